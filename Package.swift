@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// System libraries come from Debian's -dev packages, found through pkg-config.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "padgate",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "padgate", targets: ["padgate"]),
+        .library(name: "HIDCodecs", targets: ["HIDCodecs"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        systemLibrary("CUdev", pkgConfig: "libudev", apt: "libudev-dev"),
+        systemLibrary("CEvdev", pkgConfig: "libevdev", apt: "libevdev-dev"),
+        systemLibrary("CHidapi", pkgConfig: "hidapi-hidraw", apt: "libhidapi-dev"),
+        systemLibrary("COpenSSL", pkgConfig: "openssl", apt: "libssl-dev"),
+        systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
+        // Kernel UAPI headers (uhid, uinput, hidraw, evdev ioctls) as inline C helpers.
+        .target(name: "CLinuxInput", path: "Sources/CLinuxInput"),
+
+        // Pure byte-level logic: report descriptors, controller reports, calibration, trigger effects.
+        .target(name: "HIDCodecs", dependencies: ["CZlib"]),
+        // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput.
+        .target(name: "PadDevices", dependencies: [
+            "HIDCodecs", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "padgate", dependencies: [
+            "HIDCodecs", "PadDevices",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
+        // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
+        .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

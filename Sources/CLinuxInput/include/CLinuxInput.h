@@ -1,0 +1,31 @@
+// Kernel input UAPI for Swift: the request numbers below are macros built from _IOR/_IOC,
+// which Swift cannot import, so they are exposed as inline functions.
+#ifndef CLINUXINPUT_H
+#define CLINUXINPUT_H
+
+#include <linux/input.h>
+#include <linux/uinput.h>
+#include <linux/uhid.h>
+#include <linux/hidraw.h>
+#include <sys/ioctl.h>
+#include <stddef.h>
+
+static inline unsigned long padgate_HIDIOCGRDESCSIZE(void) { return HIDIOCGRDESCSIZE; }
+static inline unsigned long padgate_HIDIOCGRDESC(void) { return HIDIOCGRDESC; }
+static inline unsigned long padgate_HIDIOCGRAWINFO(void) { return HIDIOCGRAWINFO; }
+static inline unsigned long padgate_HIDIOCGRAWNAME(int len) { return HIDIOCGRAWNAME(len); }
+static inline unsigned long padgate_HIDIOCGRAWUNIQ(int len) { return HIDIOCGRAWUNIQ(len); }
+static inline unsigned long padgate_HIDIOCGFEATURE(int len) { return HIDIOCGFEATURE(len); }
+static inline unsigned long padgate_HIDIOCSFEATURE(int len) { return HIDIOCSFEATURE(len); }
+static inline unsigned long padgate_EVIOCGRAB(void) { return EVIOCGRAB; }
+static inline unsigned long padgate_EVIOCSFF(void) { return EVIOCSFF; }
+static inline unsigned long padgate_EVIOCRMFF(void) { return EVIOCRMFF; }
+
+// Thin ioctl wrappers: Swift cannot call the variadic ioctl(2) directly.
+static inline int padgate_ioctl_ptr(int fd, unsigned long request, void *arg) { return ioctl(fd, request, arg); }
+static inline int padgate_ioctl_int(int fd, unsigned long request, int arg) { return ioctl(fd, request, arg); }
+
+// struct uhid_event is a packed union; these give Swift fixed offsets into it.
+static inline size_t padgate_uhid_event_size(void) { return sizeof(struct uhid_event); }
+
+#endif

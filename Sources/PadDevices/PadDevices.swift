@@ -1,0 +1,5 @@
+import CUdev
+import CEvdev
+import CHidapi
+import CLinuxInput
+public enum PadDevices {}

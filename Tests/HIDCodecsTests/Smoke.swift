@@ -1,0 +1,3 @@
+import XCTest
+@testable import HIDCodecs
+final class SmokeTests: XCTestCase { func testX() {} }

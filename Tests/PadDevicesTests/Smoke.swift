@@ -1,0 +1,3 @@
+import XCTest
+@testable import PadDevices
+final class SmokeTests: XCTestCase { func testX() {} }
