@@ -1,0 +1,15 @@
+import ArgumentParser
+
+@main
+struct Padgate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "padgate",
+        abstract: "Linux gamepad input and haptics gateway.",
+        discussion: "Lists, watches, emulates and inspects game controllers, and forwards them to a remote host.",
+        version: "0.1.0",
+        subcommands: [
+            // device-layer commands
+            // codec commands
+        ]
+    )
+}
