@@ -1,0 +1,23 @@
+#!/bin/bash
+# Guest stage 2 (on the overlaid host root): udev, the input drivers, then the command.
+# Its exit code and output leave through the read-write 9p share.
+xfer=/run/padgate-xfer
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root
+mkdir -p /dev/pts /dev/shm /tmp /run/udev
+mount -t devpts devpts /dev/pts 2>/dev/null
+mount -t tmpfs tmpfs /dev/shm 2>/dev/null
+mount -t tmpfs tmpfs /tmp 2>/dev/null
+ip link set lo up 2>/dev/null
+/lib/systemd/systemd-udevd --daemon >/dev/null 2>&1
+modprobe -a uhid uinput hid_playstation hid_generic evdev 2>/dev/null
+udevadm trigger --action=add >/dev/null 2>&1
+udevadm settle --timeout=5 >/dev/null 2>&1
+cd "$(cat $xfer/cwd)" || exit 1
+set -a; . $xfer/env; set +a
+bash $xfer/cmd > /dev/ttyS0 2>&1 < /dev/null
+echo $? > $xfer/rc
+sync
+echo 0 > /proc/sys/kernel/printk
+echo o > /proc/sysrq-trigger
+sleep 10
