@@ -27,5 +27,11 @@ static inline int padgate_ioctl_int(int fd, unsigned long request, int arg) { re
 
 // struct uhid_event is a packed union; these give Swift fixed offsets into it.
 static inline size_t padgate_uhid_event_size(void) { return sizeof(struct uhid_event); }
+static inline size_t padgate_uhid_offset_create2_rd_size(void) { return offsetof(struct uhid_event, u.create2.rd_size); }
+static inline size_t padgate_uhid_offset_create2_rd_data(void) { return offsetof(struct uhid_event, u.create2.rd_data); }
+static inline size_t padgate_uhid_offset_output_size(void) { return offsetof(struct uhid_event, u.output.size); }
+static inline size_t padgate_uhid_offset_output_rtype(void) { return offsetof(struct uhid_event, u.output.rtype); }
+static inline size_t padgate_uhid_offset_get_report_reply_data(void) { return offsetof(struct uhid_event, u.get_report_reply.data); }
+static inline size_t padgate_uhid_offset_set_report_data(void) { return offsetof(struct uhid_event, u.set_report.data); }
 
 #endif

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Why a device could not be used, with the path involved and what the user can do about it.
+public enum DeviceError: Error, CustomStringConvertible, Equatable {
+    case permissionDenied(path: String)
+    case notFound(path: String)
+    case removed(path: String)
+    case busy(path: String)
+    case systemCall(String, path: String, errno: Int32)
+    case timedOut(String, path: String)
+    case unsupported(String)
+    case noSuchPad(selector: String, available: Int)
+    case malformed(String)
+
+    public var description: String {
+        switch self {
+        case .permissionDenied(let path):
+            return "permission denied on \(path): install udev/70-padgate.rules (sudo cp udev/70-padgate.rules /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger), then re-plug the pad; see README"
+        case .notFound(let path):
+            return "\(path) does not exist: the pad was unplugged, or its driver is not loaded (for /dev/uhid and /dev/uinput: sudo modprobe uhid uinput)"
+        case .removed(let path):
+            return "\(path) went away: the pad was unplugged"
+        case .busy(let path):
+            return "\(path) is busy: another program has grabbed it exclusively (close Steam Input or other remappers)"
+        case .systemCall(let call, let path, let code):
+            return "\(call) failed on \(path): \(String(cString: strerror(code)))"
+        case .timedOut(let what, let path):
+            return "\(what) on \(path) timed out: the pad did not answer"
+        case .unsupported(let what):
+            return what
+        case .noSuchPad(let selector, let available):
+            return available == 0
+                ? "no game controller found for '\(selector)': plug one in, or check 'padgate list' and your udev rules"
+                : "no pad matches '\(selector)': use an index from 'padgate list', a /dev node path, or vid:pid"
+        case .malformed(let what):
+            return what
+        }
+    }
+
+    /// Maps an errno from open(2) and friends to the error a user can act on.
+    public static func from(errno code: Int32, call: String, path: String) -> DeviceError {
+        switch code {
+        case EACCES, EPERM: return .permissionDenied(path: path)
+        case ENOENT, ENXIO: return .notFound(path: path)
+        case ENODEV: return .removed(path: path)
+        case EBUSY: return .busy(path: path)
+        default: return .systemCall(call, path: path, errno: code)
+        }
+    }
+}

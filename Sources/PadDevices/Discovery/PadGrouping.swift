@@ -1,0 +1,115 @@
+import Foundation
+
+/// Groups udev devices into one `Pad` per physical controller. Pure: the input is a snapshot of
+/// udev records, so it is tested without devices.
+public enum PadGrouping {
+    /// The key that ties a controller's nodes together: the HID device they all hang off, or, for
+    /// pads without one (uinput, legacy gameports), the input device itself.
+    static func groupKey(_ record: UdevRecord) -> String? {
+        if let hid = record.nearest("hid") { return hid.syspath }
+        if record.subsystem == "input" { return record.nearest("input")?.syspath }
+        return nil
+    }
+
+    static func isEventNode(_ record: UdevRecord) -> Bool {
+        record.subsystem == "input" && (record.devnode?.hasPrefix("/dev/input/event") ?? false)
+    }
+
+    static func role(of record: UdevRecord) -> EvdevRole {
+        let p = record.properties
+        if p["ID_INPUT_TOUCHPAD"] == "1" { return .touchpad }
+        if p["ID_INPUT_ACCELEROMETER"] == "1" { return .motion }
+        if p["ID_INPUT_JOYSTICK"] == "1" { return .gamepad }
+        let name = inputName(record)
+        if name.hasSuffix("Touchpad") { return .touchpad }
+        if name.hasSuffix("Motion Sensors") { return .motion }
+        return .other
+    }
+
+    static func inputName(_ record: UdevRecord) -> String {
+        let raw = record.nearest("input")?.properties["NAME"] ?? record.properties["NAME"] ?? ""
+        return raw.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+    }
+
+    public static func pads(from records: [UdevRecord]) -> [Pad] {
+        var byKey: [String: [UdevRecord]] = [:]
+        var order: [String] = []
+        for record in records {
+            guard let key = groupKey(record) else { continue }
+            if byKey[key] == nil { order.append(key) }
+            byKey[key, default: []].append(record)
+        }
+        return order.compactMap { key in makePad(key: key, members: byKey[key]!) }
+            .sorted { ($0.gamepadNode?.path ?? $0.id).naturallyPrecedes($1.gamepadNode?.path ?? $1.id) }
+    }
+
+    static func makePad(key: String, members: [UdevRecord]) -> Pad? {
+        let events = members.filter(isEventNode)
+        guard events.contains(where: { $0.properties["ID_INPUT_JOYSTICK"] == "1" }) else { return nil }
+
+        let nodes = events.map { EvdevNode(path: $0.devnode!, role: role(of: $0), name: inputName($0)) }
+            .sorted { ($0.role, $0.path.count, $0.path) < ($1.role, $1.path.count, $1.path) }
+        let hidraw = members.first { $0.subsystem == "hidraw" }?.devnode
+        let gamepadRecord = events.first { role(of: $0) == .gamepad } ?? events[0]
+
+        let ids = identity(gamepadRecord)
+        let kind = PadKind.classify(vendor: ids.vendor, product: ids.product)
+
+        var caps: PadCapabilities = []
+        let ff = gamepadRecord.nearest("input")?.attributes["capabilities/ff"] ?? ""
+        if EvdevBitmap(sysfs: ff).contains(0x50) { caps.insert(.rumble) }  // FF_RUMBLE
+        if hidraw != nil, kind.isDualSenseFamily || kind == .dualShock4 { caps.formUnion([.rumble, .lightbar]) }
+        if kind.isDualSenseFamily { caps.formUnion([.playerLEDs, .adaptiveTriggers]) }
+        let ledNames = members.filter { $0.subsystem == "leds" }.map(\.sysname)
+        if ledNames.contains(where: { $0.hasSuffix(":rgb:indicator") || $0.hasSuffix(":global") }) { caps.insert(.lightbar) }
+        if ledNames.contains(where: { $0.contains(":player-") || $0.contains(":player") }) { caps.insert(.playerLEDs) }
+        if nodes.contains(where: { $0.role == .touchpad }) { caps.insert(.touchpad) }
+        if nodes.contains(where: { $0.role == .motion }) { caps.insert(.motion) }
+        if members.contains(where: { $0.subsystem == "power_supply" }) { caps.insert(.battery) }
+
+        return Pad(id: key, kind: kind, bus: ids.bus, vendorID: ids.vendor, productID: ids.product,
+                   name: ids.name.isEmpty ? inputName(gamepadRecord) : ids.name, uniq: ids.uniq,
+                   hidraw: hidraw, evdev: nodes, capabilities: caps)
+    }
+
+    struct Identity { var bus: PadBus; var vendor: UInt16; var product: UInt16; var name: String; var uniq: String }
+
+    /// Ids come from the HID parent (`HID_ID=0003:0000054C:00000CE6`) when there is one, else from
+    /// the input device (`PRODUCT=3/54c/ce6/8111`).
+    static func identity(_ record: UdevRecord) -> Identity {
+        if let hid = record.nearest("hid"), let hidID = hid.properties["HID_ID"] {
+            let parts = hidID.split(separator: ":").map { UInt32($0, radix: 16) ?? 0 }
+            if parts.count == 3 {
+                return Identity(bus: PadBus(kernelBus: UInt16(truncatingIfNeeded: parts[0])),
+                                vendor: UInt16(truncatingIfNeeded: parts[1]), product: UInt16(truncatingIfNeeded: parts[2]),
+                                name: hid.properties["HID_NAME"] ?? "", uniq: hid.properties["HID_UNIQ"] ?? "")
+            }
+        }
+        let input = record.nearest("input")
+        let product = (input?.properties["PRODUCT"] ?? record.properties["PRODUCT"] ?? "")
+            .split(separator: "/").map { UInt16($0, radix: 16) ?? 0 }
+        let uniq = (input?.properties["UNIQ"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        return Identity(bus: PadBus(kernelBus: product.count > 0 ? product[0] : 0),
+                        vendor: product.count > 1 ? product[1] : 0, product: product.count > 2 ? product[2] : 0,
+                        name: inputName(record), uniq: uniq)
+    }
+}
+
+/// A sysfs capability bitmap ("30000 0 0 0" = words of `unsigned long`, most significant first).
+struct EvdevBitmap {
+    var words: [UInt64]  // least significant word first
+    init(sysfs: String) {
+        words = sysfs.split(separator: " ").reversed().map { UInt64($0, radix: 16) ?? 0 }
+    }
+    func contains(_ bit: Int) -> Bool {
+        let word = bit / 64
+        return word < words.count && words[word] & (1 << UInt64(bit % 64)) != 0
+    }
+}
+
+extension String {
+    /// "/dev/input/event9" before "/dev/input/event10".
+    func naturallyPrecedes(_ other: String) -> Bool {
+        compare(other, options: .numeric) == .orderedAscending
+    }
+}

@@ -1,0 +1,108 @@
+/// The kind of controller, from its USB/Bluetooth ids. Decides which report codecs and
+/// feedback paths apply.
+public enum PadKind: String, Codable, Sendable, CaseIterable {
+    case dualSense = "dualsense"
+    case dualSenseEdge = "dualsense-edge"
+    case dualShock4 = "dualshock4"
+    case switchPro = "switch-pro"
+    case xbox = "xbox"
+    case generic = "generic"
+
+    public static func classify(vendor: UInt16, product: UInt16) -> PadKind {
+        switch (vendor, product) {
+        case (0x054c, 0x0ce6): return .dualSense
+        case (0x054c, 0x0df2): return .dualSenseEdge
+        case (0x054c, 0x05c4), (0x054c, 0x09cc), (0x054c, 0x0ba0): return .dualShock4
+        case (0x057e, 0x2009): return .switchPro
+        case (0x045e, _): return .xbox
+        default: return .generic
+        }
+    }
+
+    public var displayName: String {
+        switch self {
+        case .dualSense: return "DualSense"
+        case .dualSenseEdge: return "DualSense Edge"
+        case .dualShock4: return "DualShock 4"
+        case .switchPro: return "Switch Pro"
+        case .xbox: return "Xbox"
+        case .generic: return "Gamepad"
+        }
+    }
+
+    public var isDualSenseFamily: Bool { self == .dualSense || self == .dualSenseEdge }
+}
+
+/// How the pad is attached; values follow the kernel's BUS_* numbers.
+public enum PadBus: String, Codable, Sendable {
+    case usb, bluetooth, virtual, other
+
+    public init(kernelBus: UInt16) {
+        switch kernelBus {
+        case 0x03: self = .usb
+        case 0x05: self = .bluetooth
+        case 0x06: self = .virtual
+        default: self = .other
+        }
+    }
+}
+
+/// What an evdev node of a pad carries. A DualSense has one of each.
+public enum EvdevRole: String, Codable, Sendable, Comparable {
+    case gamepad, touchpad, motion, other
+
+    public static func < (a: EvdevRole, b: EvdevRole) -> Bool { a.order < b.order }
+    private var order: Int {
+        switch self { case .gamepad: 0; case .touchpad: 1; case .motion: 2; case .other: 3 }
+    }
+}
+
+public struct EvdevNode: Codable, Sendable, Equatable {
+    public var path: String
+    public var role: EvdevRole
+    public var name: String
+    public init(path: String, role: EvdevRole, name: String) {
+        self.path = path; self.role = role; self.name = name
+    }
+}
+
+public struct PadCapabilities: OptionSet, Codable, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    public static let rumble = PadCapabilities(rawValue: 1 << 0)
+    public static let lightbar = PadCapabilities(rawValue: 1 << 1)
+    public static let playerLEDs = PadCapabilities(rawValue: 1 << 2)
+    public static let adaptiveTriggers = PadCapabilities(rawValue: 1 << 3)
+    public static let touchpad = PadCapabilities(rawValue: 1 << 4)
+    public static let motion = PadCapabilities(rawValue: 1 << 5)
+    public static let battery = PadCapabilities(rawValue: 1 << 6)
+
+    public static let named: [(String, PadCapabilities)] = [
+        ("rumble", .rumble), ("lightbar", .lightbar), ("player-leds", .playerLEDs),
+        ("adaptive-triggers", .adaptiveTriggers), ("touchpad", .touchpad), ("motion", .motion),
+        ("battery", .battery),
+    ]
+    public var names: [String] { Self.named.filter { contains($0.1) }.map(\.0) }
+}
+
+/// One physical controller: its HID parent (if any), hidraw node, and all its evdev nodes.
+public struct Pad: Codable, Sendable, Equatable {
+    /// Stable for as long as the pad stays plugged in: the HID parent's (or input device's) syspath.
+    public var id: String
+    public var kind: PadKind
+    public var bus: PadBus
+    public var vendorID: UInt16
+    public var productID: UInt16
+    public var name: String
+    public var uniq: String
+    public var hidraw: String?
+    public var evdev: [EvdevNode]
+    public var capabilities: PadCapabilities
+
+    public var gamepadNode: EvdevNode? { evdev.first { $0.role == .gamepad } }
+    public func node(_ role: EvdevRole) -> EvdevNode? { evdev.first { $0.role == role } }
+    public var vidpid: String { String(format: "%04x:%04x", vendorID, productID) }
+}
+
+import Foundation

@@ -1,0 +1,85 @@
+import CHidapi
+import Foundation
+import Glibc
+
+/// A hidraw node opened through hidapi (hidraw backend): raw input reports in, output and
+/// feature reports out, each with a timeout.
+public final class HIDRawDevice {
+    public let path: String
+    let handle: OpaquePointer
+    private static let initialised: Bool = hid_init() == 0
+
+    public init(path: String) throws {
+        guard Self.initialised else { throw DeviceError.unsupported("hidapi could not initialise") }
+        // hidapi reports failures as text; check access first so the error names the fix.
+        if access(path, R_OK | W_OK) != 0 { throw DeviceError.from(errno: errno, call: "open", path: path) }
+        guard let device = hid_open_path(path) else {
+            let code = errno
+            throw DeviceError.from(errno: code == 0 ? EIO : code, call: "hid_open_path", path: path)
+        }
+        self.path = path
+        handle = device
+    }
+
+    deinit { hid_close(handle) }
+
+    /// Reads one input report into `buffer`; returns its length, or 0 if `timeout` passed first.
+    public func read(into buffer: UnsafeMutableBufferPointer<UInt8>, timeout: Duration) throws -> Int {
+        let ms = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let n = hid_read_timeout(handle, buffer.baseAddress, buffer.count, ms)
+        if n < 0 { throw failure("read") }
+        return Int(n)
+    }
+
+    public func read(timeout: Duration, maxLength: Int = 128) throws -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: maxLength)
+        let n = try bytes.withUnsafeMutableBufferPointer { try read(into: $0, timeout: timeout) }
+        return n == 0 ? nil : Array(bytes[0..<n])
+    }
+
+    /// Sends an output report; the first byte is the report id.
+    public func write(_ report: [UInt8]) throws {
+        let n = report.withUnsafeBufferPointer { hid_write(handle, $0.baseAddress, $0.count) }
+        if n < 0 { throw failure("write") }
+    }
+
+    /// GET_REPORT for a feature report; the reply starts with the report id.
+    public func featureReport(_ id: UInt8, length: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: max(length, 1))
+        bytes[0] = id
+        let n = bytes.withUnsafeMutableBufferPointer { hid_get_feature_report(handle, $0.baseAddress, $0.count) }
+        if n < 0 { throw failure("get feature report 0x\(String(id, radix: 16))") }
+        return Array(bytes[0..<Int(n)])
+    }
+
+    public func sendFeatureReport(_ report: [UInt8]) throws {
+        let n = report.withUnsafeBufferPointer { hid_send_feature_report(handle, $0.baseAddress, $0.count) }
+        if n < 0 { throw failure("send feature report") }
+    }
+
+    private func failure(_ what: String) -> DeviceError {
+        let code = errno
+        if code == ENODEV || code == EPIPE || code == ESHUTDOWN { return .removed(path: path) }
+        if access(path, F_OK) != 0 { return .removed(path: path) }
+        let message = hid_error(handle).map { wcharString($0) } ?? "unknown error"
+        return .systemCall("\(what) (\(message))", path: path, errno: code == 0 ? EIO : code)
+    }
+
+    /// The device's report descriptor, from sysfs (hidapi 0.13 has no call for it).
+    public static func reportDescriptor(hidrawPath: String) throws -> [UInt8] {
+        let name = (hidrawPath as NSString).lastPathComponent
+        let sysfs = "/sys/class/hidraw/\(name)/device/report_descriptor"
+        guard let data = FileManager.default.contents(atPath: sysfs) else { throw DeviceError.notFound(path: sysfs) }
+        return [UInt8](data)
+    }
+}
+
+private func wcharString(_ pointer: UnsafePointer<wchar_t>) -> String {
+    var scalars = String.UnicodeScalarView()
+    var p = pointer
+    while p.pointee != 0 {
+        if let scalar = Unicode.Scalar(UInt32(bitPattern: p.pointee)) { scalars.append(scalar) }
+        p += 1
+    }
+    return String(scalars)
+}

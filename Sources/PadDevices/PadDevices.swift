@@ -1,5 +1,0 @@
-import CUdev
-import CEvdev
-import CHidapi
-import CLinuxInput
-public enum PadDevices {}
