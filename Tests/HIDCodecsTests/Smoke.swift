@@ -1,3 +1,0 @@
-import XCTest
-@testable import HIDCodecs
-final class SmokeTests: XCTestCase { func testX() {} }
