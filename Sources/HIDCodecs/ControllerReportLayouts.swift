@@ -1,0 +1,127 @@
+/// One bit of a report that means one button.
+public struct ButtonBit: Sendable {
+    public var byte: Int       // relative to the layout's button bytes
+    public var mask: UInt8
+    public var button: GamepadButtons
+}
+
+/// Byte positions of one Sony input report, in the spirit of the kernel's packed structs
+/// (`dualsense_input_report`, `dualshock4_input_report_common`): `base` is where the common
+/// part starts after the transport header, every other offset is relative to it.
+public struct PlayStationInputLayout: Sendable {
+    public var format: InputReportFormat
+    public var reportID: UInt8
+    public var length: Int
+    public var base: Int
+    public var checksummed: Bool
+    public var leftX: Int, leftY: Int, rightX: Int, rightY: Int
+    public var l2: Int, r2: Int
+    public var buttons: Int                // three bytes: hat + face, shoulders + sticks, system
+    public var buttonMap: [ButtonBit]
+    public var sequence: Int?
+    public var gyro: Int?                  // three int16 LE, then accel follows in `accel`
+    public var accel: Int?
+    public var sensorTimestamp: Int?
+    public var sensorTimestampIs32Bit: Bool
+    public var touchPoints: Int?           // two 4-byte points
+    public var status: Int?
+    public var batteryEncoding: BatteryEncoding
+
+    public enum BatteryEncoding: Sendable { case none, dualSense, dualShock4 }
+}
+
+public enum PlayStationLayouts {
+    static let faceAndShoulders: [ButtonBit] = [
+        ButtonBit(byte: 0, mask: 0x10, button: .west), ButtonBit(byte: 0, mask: 0x20, button: .south),
+        ButtonBit(byte: 0, mask: 0x40, button: .east), ButtonBit(byte: 0, mask: 0x80, button: .north),
+        ButtonBit(byte: 1, mask: 0x01, button: .l1), ButtonBit(byte: 1, mask: 0x02, button: .r1),
+        ButtonBit(byte: 1, mask: 0x04, button: .l2), ButtonBit(byte: 1, mask: 0x08, button: .r2),
+        ButtonBit(byte: 1, mask: 0x10, button: .create), ButtonBit(byte: 1, mask: 0x20, button: .options),
+        ButtonBit(byte: 1, mask: 0x40, button: .l3), ButtonBit(byte: 1, mask: 0x80, button: .r3),
+        ButtonBit(byte: 2, mask: 0x01, button: .ps), ButtonBit(byte: 2, mask: 0x02, button: .touchpad),
+    ]
+    /// DualShock 4 and the short Bluetooth reports keep a counter in the upper bits of byte 2.
+    public static let dualShock4Buttons = faceAndShoulders
+    public static let dualSenseButtons = faceAndShoulders + [ButtonBit(byte: 2, mask: 0x04, button: .mute)]
+    /// Edge extras, as SDL's HIDAPI PS5 driver reads them.
+    public static let dualSenseEdgeButtons = dualSenseButtons + [
+        ButtonBit(byte: 2, mask: 0x10, button: .fnLeft), ButtonBit(byte: 2, mask: 0x20, button: .fnRight),
+        ButtonBit(byte: 2, mask: 0x40, button: .paddleLeft), ButtonBit(byte: 2, mask: 0x80, button: .paddleRight),
+    ]
+
+    /// `struct dualsense_input_report` after report id 0x01 (USB, 64 bytes).
+    public static func dualSenseUSB(buttons: [ButtonBit] = dualSenseButtons) -> PlayStationInputLayout {
+        PlayStationInputLayout(format: .dualSenseUSB, reportID: 0x01, length: 64, base: 1, checksummed: false,
+                               leftX: 0, leftY: 1, rightX: 2, rightY: 3, l2: 4, r2: 5, buttons: 7, buttonMap: buttons,
+                               sequence: 6, gyro: 15, accel: 21, sensorTimestamp: 27, sensorTimestampIs32Bit: true,
+                               touchPoints: 32, status: 52, batteryEncoding: .dualSense)
+    }
+
+    /// Bluetooth 0x31: report id, a sequence/tag byte, then the same struct; CRC32 (seed 0xA1) in the last 4 bytes.
+    public static func dualSenseBluetooth(buttons: [ButtonBit] = dualSenseButtons) -> PlayStationInputLayout {
+        var layout = dualSenseUSB(buttons: buttons)
+        layout.format = .dualSenseBluetooth
+        layout.reportID = 0x31
+        layout.length = 78
+        layout.base = 2
+        layout.checksummed = true
+        return layout
+    }
+
+    /// The 10-byte report a Sony pad sends over Bluetooth before it is switched to full reports.
+    public static func bluetoothSimple(format: InputReportFormat) -> PlayStationInputLayout {
+        PlayStationInputLayout(format: format, reportID: 0x01, length: 10, base: 1, checksummed: false,
+                               leftX: 0, leftY: 1, rightX: 2, rightY: 3, l2: 7, r2: 8, buttons: 4, buttonMap: dualShock4Buttons,
+                               sequence: nil, gyro: nil, accel: nil, sensorTimestamp: nil, sensorTimestampIs32Bit: false,
+                               touchPoints: nil, status: nil, batteryEncoding: .none)
+    }
+
+    /// `struct dualshock4_input_report_usb`: common part at 1, touch report 0's points at common+34.
+    public static let dualShock4USB = PlayStationInputLayout(
+        format: .dualShock4USB, reportID: 0x01, length: 64, base: 1, checksummed: false,
+        leftX: 0, leftY: 1, rightX: 2, rightY: 3, l2: 7, r2: 8, buttons: 4, buttonMap: dualShock4Buttons,
+        sequence: nil, gyro: 12, accel: 18, sensorTimestamp: 9, sensorTimestampIs32Bit: false,
+        touchPoints: 34, status: 29, batteryEncoding: .dualShock4)
+
+    /// `struct dualshock4_input_report_bt`: report id 0x11, two header bytes, common part at 3, CRC32 trailer.
+    public static let dualShock4Bluetooth: PlayStationInputLayout = {
+        var layout = dualShock4USB
+        layout.format = .dualShock4Bluetooth
+        layout.reportID = 0x11
+        layout.length = 78
+        layout.base = 3
+        layout.checksummed = true
+        return layout
+    }()
+}
+
+/// Switch Pro Controller standard full report 0x30 (layout as documented by dekuNukem's
+/// Nintendo_Switch_Reverse_Engineering and read by SDL_hidapi_switch.c).
+public enum SwitchProLayout {
+    public static let reportID: UInt8 = 0x30
+    public static let minimumLength = 49
+    public static let buttons = 3          // right, shared, left bytes
+    public static let leftStick = 6        // 3 bytes, two packed 12-bit values
+    public static let rightStick = 9
+    public static let imu = 13             // 3 samples of accel xyz, gyro xyz (int16 LE)
+    public static let imuSampleSize = 12
+
+    public static let buttonMap: [ButtonBit] = [
+        ButtonBit(byte: 0, mask: 0x01, button: .west),   // Y
+        ButtonBit(byte: 0, mask: 0x02, button: .north),  // X
+        ButtonBit(byte: 0, mask: 0x04, button: .south),  // B
+        ButtonBit(byte: 0, mask: 0x08, button: .east),   // A
+        ButtonBit(byte: 0, mask: 0x40, button: .r1),     // R
+        ButtonBit(byte: 0, mask: 0x80, button: .r2),     // ZR
+        ButtonBit(byte: 1, mask: 0x01, button: .create), // Minus
+        ButtonBit(byte: 1, mask: 0x02, button: .options),// Plus
+        ButtonBit(byte: 1, mask: 0x04, button: .r3),
+        ButtonBit(byte: 1, mask: 0x08, button: .l3),
+        ButtonBit(byte: 1, mask: 0x10, button: .ps),     // Home
+        ButtonBit(byte: 1, mask: 0x20, button: .capture),
+        ButtonBit(byte: 2, mask: 0x40, button: .l1),     // L
+        ButtonBit(byte: 2, mask: 0x80, button: .l2),     // ZL
+    ]
+    /// D-pad bits of the left byte: down, up, right, left.
+    public static let dpadDown: UInt8 = 0x01, dpadUp: UInt8 = 0x02, dpadRight: UInt8 = 0x04, dpadLeft: UInt8 = 0x08
+}

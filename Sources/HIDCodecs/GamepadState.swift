@@ -1,0 +1,159 @@
+/// Buttons every supported pad can report, named by position (south = bottom face button),
+/// plus the PlayStation extras. Bit positions are stable: they are part of the wire format
+/// the gateway forwards.
+public struct GamepadButtons: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    public static let west = GamepadButtons(rawValue: 1 << 0)       // Square, Y (Nintendo)
+    public static let south = GamepadButtons(rawValue: 1 << 1)      // Cross, B (Nintendo)
+    public static let east = GamepadButtons(rawValue: 1 << 2)       // Circle, A (Nintendo)
+    public static let north = GamepadButtons(rawValue: 1 << 3)      // Triangle, X (Nintendo)
+    public static let l1 = GamepadButtons(rawValue: 1 << 4)
+    public static let r1 = GamepadButtons(rawValue: 1 << 5)
+    public static let l2 = GamepadButtons(rawValue: 1 << 6)
+    public static let r2 = GamepadButtons(rawValue: 1 << 7)
+    public static let create = GamepadButtons(rawValue: 1 << 8)     // Share on DS4, Minus on Switch
+    public static let options = GamepadButtons(rawValue: 1 << 9)    // Plus on Switch
+    public static let l3 = GamepadButtons(rawValue: 1 << 10)
+    public static let r3 = GamepadButtons(rawValue: 1 << 11)
+    public static let ps = GamepadButtons(rawValue: 1 << 12)        // Home on Switch
+    public static let touchpad = GamepadButtons(rawValue: 1 << 13)  // touchpad click
+    public static let mute = GamepadButtons(rawValue: 1 << 14)
+    public static let fnLeft = GamepadButtons(rawValue: 1 << 15)    // DualSense Edge
+    public static let fnRight = GamepadButtons(rawValue: 1 << 16)
+    public static let paddleLeft = GamepadButtons(rawValue: 1 << 17)
+    public static let paddleRight = GamepadButtons(rawValue: 1 << 18)
+    public static let capture = GamepadButtons(rawValue: 1 << 19)   // Switch capture
+
+    /// Names used by `inspect --json`, in display order.
+    public static let named: [(name: String, button: GamepadButtons)] = [
+        ("south", .south), ("east", .east), ("west", .west), ("north", .north), ("l1", .l1), ("r1", .r1),
+        ("l2", .l2), ("r2", .r2), ("create", .create), ("options", .options), ("l3", .l3), ("r3", .r3),
+        ("ps", .ps), ("touchpad", .touchpad), ("mute", .mute), ("fn_left", .fnLeft), ("fn_right", .fnRight),
+        ("paddle_left", .paddleLeft), ("paddle_right", .paddleRight), ("capture", .capture),
+    ]
+
+    public var names: [String] { Self.named.filter { contains($0.button) }.map(\.name) }
+}
+
+/// The 8-way hat as PlayStation pads encode it: 0 = up, clockwise, 8 (or more) = released.
+public enum DPad: UInt8, Sendable, CaseIterable {
+    case up = 0, upRight, right, downRight, down, downLeft, left, upLeft, none
+
+    public init(hat: UInt8) { self = DPad(rawValue: hat) ?? .none }
+
+    public var name: String {
+        switch self {
+        case .up: return "up"
+        case .upRight: return "up-right"
+        case .right: return "right"
+        case .downRight: return "down-right"
+        case .down: return "down"
+        case .downLeft: return "down-left"
+        case .left: return "left"
+        case .upLeft: return "up-left"
+        case .none: return "none"
+        }
+    }
+
+    /// ABS_HAT0X/ABS_HAT0Y values, as hid-playstation's ps_gamepad_hat_mapping.
+    public var axes: (x: Int32, y: Int32) {
+        switch self {
+        case .up: return (0, -1)
+        case .upRight: return (1, -1)
+        case .right: return (1, 0)
+        case .downRight: return (1, 1)
+        case .down: return (0, 1)
+        case .downLeft: return (-1, 1)
+        case .left: return (-1, 0)
+        case .upLeft: return (-1, -1)
+        case .none: return (0, 0)
+        }
+    }
+}
+
+/// Raw stick position as the pad sends it: 0...255 on PlayStation pads (128 ≈ centre), 0...4095 on Switch.
+public struct StickPosition: Hashable, Sendable {
+    public var x: UInt16
+    public var y: UInt16
+    public init(x: UInt16, y: UInt16) { self.x = x; self.y = y }
+    public static let zero = StickPosition(x: 0, y: 0)
+}
+
+/// One touchpad contact. `id` is the pad's own 7-bit contact counter; x/y are 12-bit.
+public struct TouchPoint: Hashable, Sendable {
+    public var id: UInt8
+    public var active: Bool
+    public var x: UInt16
+    public var y: UInt16
+    public init(id: UInt8 = 0, active: Bool = false, x: UInt16 = 0, y: UInt16 = 0) { self.id = id; self.active = active; self.x = x; self.y = y }
+}
+
+/// A raw signed sensor vector as sent by the pad, before calibration.
+public struct Vector3: Hashable, Sendable {
+    public var x: Int16
+    public var y: Int16
+    public var z: Int16
+    public init(x: Int16, y: Int16, z: Int16) { self.x = x; self.y = y; self.z = z }
+    public static let zero = Vector3(x: 0, y: 0, z: 0)
+}
+
+public struct MotionSample: Hashable, Sendable {
+    public var gyro: Vector3
+    public var accel: Vector3
+    public init(gyro: Vector3 = .zero, accel: Vector3 = .zero) { self.gyro = gyro; self.accel = accel }
+}
+
+/// Switch Pro reports carry three IMU samples 5 ms apart; PlayStation pads one.
+public struct MotionSamples: Hashable, Sendable {
+    public var first = MotionSample()
+    public var second = MotionSample()
+    public var third = MotionSample()
+    public var count: UInt8 = 0
+    public init() {}
+}
+
+public enum ChargingState: UInt8, Sendable {
+    case discharging, charging, full, notCharging, error, unknown
+}
+
+public struct BatteryStatus: Hashable, Sendable {
+    public var percent: UInt8
+    public var state: ChargingState
+    public var charging: Bool { state == .charging }
+    public init(percent: UInt8, state: ChargingState) { self.percent = percent; self.state = state }
+}
+
+/// Which report a state was decoded from.
+public enum InputReportFormat: String, Sendable {
+    case dualSenseUSB, dualSenseBluetooth, dualSenseBluetoothSimple
+    case dualShock4USB, dualShock4Bluetooth, dualShock4BluetoothSimple
+    case switchProFull
+}
+
+/// Everything a pad reports, as a fixed-size value: decoding writes into it without touching the heap.
+public struct GamepadState: Hashable, Sendable {
+    public var format: InputReportFormat = .dualSenseUSB
+    public var buttons: GamepadButtons = []
+    public var dpad: DPad = .none
+    public var leftStick: StickPosition = .zero
+    public var rightStick: StickPosition = .zero
+    public var l2: UInt8 = 0
+    public var r2: UInt8 = 0
+    public var touch0 = TouchPoint()
+    public var touch1 = TouchPoint()
+    public var hasTouch = false
+    public var hasMotion = false
+    public var motion = MotionSamples()
+    public var sensorTimestamp: UInt32 = 0
+    public var battery: BatteryStatus? = nil
+    public var headphonesConnected = false
+    public var microphoneConnected = false
+    public var sequence: UInt8 = 0
+
+    public init() {}
+
+    public var gyro: Vector3 { motion.first.gyro }
+    public var accel: Vector3 { motion.first.accel }
+}
