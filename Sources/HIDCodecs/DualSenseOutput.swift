@@ -1,0 +1,191 @@
+public struct RGBColor: Hashable, Sendable {
+    public var red: UInt8, green: UInt8, blue: UInt8
+    public init(red: UInt8, green: UInt8, blue: UInt8) { self.red = red; self.green = green; self.blue = blue }
+}
+
+/// Player indicator LEDs: five bits, left to right, plus "switch instantly instead of fading" (bit 5).
+public struct PlayerLEDs: Hashable, Sendable {
+    public var mask: UInt8
+    public var instant: Bool
+    public init(mask: UInt8, instant: Bool = false) { self.mask = mask & 0x1F; self.instant = instant }
+
+    /// dualsensectl's (and the kernel's) patterns for players 1...7; 0 = all off.
+    public static let playerPatterns: [UInt8] = [0x00, 0x04, 0x0A, 0x15, 0x1B, 0x1F, 0x11, 0x0E]
+
+    public init(player: Int, instant: Bool = false) throws(OutputStateError) {
+        guard Self.playerPatterns.indices.contains(player) else { throw .outOfRange(parameter: "player", value: player, valid: "0 (off) to 7") }
+        self.init(mask: Self.playerPatterns[player], instant: instant)
+    }
+
+    var byte: UInt8 { mask | (instant ? 0x20 : 0) }
+}
+
+public enum MicLED: UInt8, Hashable, Sendable { case off = 0, on = 1, pulse = 2 }
+
+public enum OutputStateError: Error, Equatable, Sendable, CustomStringConvertible {
+    case outOfRange(parameter: String, value: Int, valid: String)
+    case trigger(TriggerEffectError)
+    public var description: String {
+        switch self {
+        case .outOfRange(let p, let v, let valid): return "\(p) is \(v); it must be \(valid)"
+        case .trigger(let e): return e.description
+        }
+    }
+}
+
+public enum Transport: String, Sendable, CaseIterable { case usb, bt }
+
+/// Everything we can set on a DualSense, cumulatively: nil means "never set, leave it to the pad".
+public struct DualSenseOutputState: Hashable, Sendable {
+    /// Rumble in DualShock 4 compatibility mode: `low` drives the left (heavy) motor, `high` the right.
+    public var rumble: (low: UInt8, high: UInt8)? {
+        get { rumbleStorage.map { (UInt8($0 >> 8), UInt8($0 & 0xFF)) } }
+        set { rumbleStorage = newValue.map { UInt16($0.low) << 8 | UInt16($0.high) } }
+    }
+    private var rumbleStorage: UInt16?
+    public var lightbar: RGBColor?
+    /// `on`/`off` of the lightbar itself (valid_flag2 LIGHTBAR_SETUP).
+    public var lightbarEnabled: Bool?
+    public var playerLEDs: PlayerLEDs?
+    /// Player/mic LED brightness: 0 high, 1 medium, 2 low.
+    public var ledBrightness: UInt8?
+    public var micLED: MicLED?
+    public var micMuted: Bool?
+    public var rightTrigger: TriggerEffect?
+    public var leftTrigger: TriggerEffect?
+
+    public init() {}
+}
+
+/// Byte positions in `struct dualsense_output_report_common` (hid-playstation, dualsensectl, SDL's DS5EffectsState_t).
+enum DualSenseOutputOffsets {
+    static let validFlag0 = 0, validFlag1 = 1, motorRight = 2, motorLeft = 3
+    static let micLED = 8, powerSaveControl = 9, rightTrigger = 10, leftTrigger = 21
+    static let validFlag2 = 38, lightbarSetup = 41, ledBrightness = 42, playerLEDs = 43, lightbarRed = 44
+    static let commonSize = 47
+    static let usbLength = 63, usbCommon = 1
+    static let btLength = 78, btCommon = 3
+}
+
+/// Valid-flag bits (names from hid-playstation / dualsensectl).
+enum DualSenseValidFlag {
+    static let compatibleVibration: UInt8 = 1 << 0, hapticsSelect: UInt8 = 1 << 1
+    static let rightTriggerMotor: UInt8 = 1 << 2, leftTriggerMotor: UInt8 = 1 << 3
+    static let micMuteLED: UInt8 = 1 << 0, powerSaveControl: UInt8 = 1 << 1, lightbarControl: UInt8 = 1 << 2
+    static let playerIndicator: UInt8 = 1 << 4
+    static let ledBrightness: UInt8 = 1 << 0, lightbarSetup: UInt8 = 1 << 1
+    static let powerSaveMicMute: UInt8 = 1 << 4
+}
+
+/// Turns the cumulative state into output reports. Only fields that are set and changed since the
+/// last encoded report get their valid flag, so the pad does not re-run animations (e.g. player LED fades).
+/// Bluetooth reports carry a 4-bit sequence number that advances with every report.
+public struct DualSenseOutputEncoder: Sendable {
+    public private(set) var lastSent = DualSenseOutputState()
+    public private(set) var sequence: UInt8 = 0
+
+    public init() {}
+
+    /// `changedOnly: false` flags every set field (for the first report after connecting).
+    public mutating func encode(_ state: DualSenseOutputState, transport: Transport, changedOnly: Bool = true) throws(OutputStateError) -> [UInt8] {
+        typealias O = DualSenseOutputOffsets
+        typealias F = DualSenseValidFlag
+        var common = [UInt8](repeating: 0, count: O.commonSize)
+        let previous = changedOnly ? lastSent : DualSenseOutputState()
+        func changed<T: Equatable>(_ new: T?, _ old: T?) -> T? { (new != nil && (new != old || !changedOnly)) ? new : nil }
+
+        if let r = state.rumble, !(changedOnly && previous.rumble.map { $0 == r } == true) {
+            common[O.validFlag0] |= F.compatibleVibration | F.hapticsSelect
+            common[O.motorLeft] = r.low
+            common[O.motorRight] = r.high
+        }
+        for (effect, old, offset, flag) in [(state.rightTrigger, previous.rightTrigger, O.rightTrigger, F.rightTriggerMotor),
+                                            (state.leftTrigger, previous.leftTrigger, O.leftTrigger, F.leftTriggerMotor)] {
+            if let e = changed(effect, old) {
+                let block: [UInt8]
+                do { block = try e.encoded() } catch { throw .trigger(error) }
+                common.replaceSubrange(offset..<offset + TriggerEffect.blockSize, with: block)
+                common[O.validFlag0] |= flag
+            }
+        }
+        if let led = changed(state.micLED, previous.micLED) {
+            common[O.validFlag1] |= F.micMuteLED
+            common[O.micLED] = led.rawValue
+        }
+        if let muted = changed(state.micMuted, previous.micMuted) {
+            common[O.validFlag1] |= F.powerSaveControl
+            common[O.powerSaveControl] = muted ? F.powerSaveMicMute : 0
+        }
+        if let color = changed(state.lightbar, previous.lightbar) {
+            common[O.validFlag1] |= F.lightbarControl
+            common[O.lightbarRed] = color.red; common[O.lightbarRed + 1] = color.green; common[O.lightbarRed + 2] = color.blue
+        }
+        if let leds = changed(state.playerLEDs, previous.playerLEDs) {
+            common[O.validFlag1] |= F.playerIndicator
+            common[O.playerLEDs] = leds.byte
+        }
+        if let brightness = changed(state.ledBrightness, previous.ledBrightness) {
+            guard brightness <= 2 else { throw .outOfRange(parameter: "LED brightness", value: Int(brightness), valid: "0 (high), 1 or 2 (low)") }
+            common[O.validFlag2] |= F.ledBrightness
+            common[O.ledBrightness] = brightness
+        }
+        if let enabled = changed(state.lightbarEnabled, previous.lightbarEnabled) {
+            common[O.validFlag2] |= F.lightbarSetup
+            common[O.lightbarSetup] = enabled ? 0x01 : 0x02   // LIGHT_ON / LIGHT_OUT
+        }
+        lastSent = state
+
+        switch transport {
+        case .usb:
+            var report = [UInt8](repeating: 0, count: O.usbLength)
+            report[0] = 0x02
+            report.replaceSubrange(O.usbCommon..<O.usbCommon + O.commonSize, with: common)
+            return report
+        case .bt:
+            var report = [UInt8](repeating: 0, count: O.btLength)
+            report[0] = 0x31
+            report[1] = sequence << 4
+            report[2] = 0x10   // tag the firmware requires (hid-playstation: DS_OUTPUT_TAG)
+            report.replaceSubrange(O.btCommon..<O.btCommon + O.commonSize, with: common)
+            BluetoothCRC.stamp(seed: .output, report: &report)
+            sequence = (sequence + 1) & 0x0F
+            return report
+        }
+    }
+}
+
+/// DualShock 4 output: rumble and lightbar (hid-playstation's dualshock4_output_report_common).
+public struct DualShock4OutputState: Hashable, Sendable {
+    public var rumbleLow: UInt8 = 0     // left, heavy motor
+    public var rumbleHigh: UInt8 = 0    // right, light motor
+    public var lightbar: RGBColor? = nil
+    public var blinkOn: UInt8 = 0, blinkOff: UInt8 = 0
+    public init() {}
+
+    /// USB report 0x05 (32 bytes) or Bluetooth report 0x11 (78 bytes, CRC32 seed 0xA2).
+    public func encoded(transport: Transport) -> [UInt8] {
+        var common = [UInt8](repeating: 0, count: 31)
+        common[0] = 0x01                               // DS4_OUTPUT_VALID_FLAG0_MOTOR
+        common[3] = rumbleHigh
+        common[4] = rumbleLow
+        if let c = lightbar {
+            common[0] |= 0x02                          // LED
+            common[5] = c.red; common[6] = c.green; common[7] = c.blue
+        }
+        if blinkOn != 0 || blinkOff != 0 {
+            common[0] |= 0x04                          // LED_BLINK
+            common[8] = blinkOn; common[9] = blinkOff
+        }
+        switch transport {
+        case .usb:
+            return [0x05] + common
+        case .bt:
+            var report = [UInt8](repeating: 0, count: 78)
+            report[0] = 0x11
+            report[1] = 0xC0                           // DS4_OUTPUT_HWCTL_HID | DS4_OUTPUT_HWCTL_CRC32
+            report.replaceSubrange(3..<3 + common.count, with: common)
+            BluetoothCRC.stamp(seed: .output, report: &report)
+            return report
+        }
+    }
+}

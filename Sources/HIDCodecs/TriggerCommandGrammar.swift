@@ -1,0 +1,107 @@
+/// Which trigger(s) a command addresses.
+public enum TriggerSide: String, Sendable, CaseIterable {
+    case left, right, both
+}
+
+/// A parsed `trigger` command, in dualsensectl's grammar:
+/// `trigger left|right|both off | feedback POSITION STRENGTH | weapon START STOP STRENGTH |
+///  bow START STOP STRENGTH SNAPFORCE | galloping START STOP FIRST_FOOT SECOND_FOOT FREQUENCY |
+///  machine START STOP STRENGTH_A STRENGTH_B FREQUENCY PERIOD | vibration POSITION AMPLITUDE FREQUENCY |
+///  feedback-raw STRENGTH×10 | vibration-raw AMPLITUDE×10 FREQUENCY | MODE [PARAMS…]` (MODE a number, up to 9 params).
+public struct TriggerCommand: Hashable, Sendable {
+    public var side: TriggerSide
+    public var effect: TriggerEffect
+
+    public static let usage = """
+        trigger TRIGGER off
+        trigger TRIGGER feedback POSITION STRENGTH
+        trigger TRIGGER weapon START STOP STRENGTH
+        trigger TRIGGER bow START STOP STRENGTH SNAPFORCE
+        trigger TRIGGER galloping START STOP FIRST_FOOT SECOND_FOOT FREQUENCY
+        trigger TRIGGER machine START STOP STRENGTH_A STRENGTH_B FREQUENCY PERIOD
+        trigger TRIGGER vibration POSITION AMPLITUDE FREQUENCY
+        trigger TRIGGER feedback-raw STRENGTH[10]
+        trigger TRIGGER vibration-raw AMPLITUDE[10] FREQUENCY
+        trigger TRIGGER MODE [PARAMS]   (MODE a number such as 1, 2, 6 or 0x21; up to 9 parameters)
+        TRIGGER is left, right or both
+        """
+
+    public init(side: TriggerSide, effect: TriggerEffect) { self.side = side; self.effect = effect }
+
+    /// Parses the words after `trigger`. Numbers may be decimal or 0x-prefixed hex, each 0...255.
+    public init(arguments: [String]) throws(TriggerGrammarError) {
+        guard let sideWord = arguments.first else { throw .missing("TRIGGER (left, right or both)") }
+        guard let side = TriggerSide(rawValue: sideWord) else { throw .badSide(sideWord) }
+        guard arguments.count >= 2 else { throw .missing("an effect (off, feedback, weapon, bow, galloping, machine, vibration, feedback-raw, vibration-raw or a mode number)") }
+        let name = arguments[1]
+        let rest = Array(arguments.dropFirst(2))
+        func numbers(_ count: Int, _ names: String) throws(TriggerGrammarError) -> [UInt8] {
+            guard rest.count == count else { throw .wrongCount(effect: name, expected: "\(count) (\(names))", got: rest.count) }
+            var out: [UInt8] = []
+            for word in rest { out.append(try Self.byte(word)) }
+            return out
+        }
+        let effect: TriggerEffect
+        switch name {
+        case "off":
+            _ = try numbers(0, "none")
+            effect = .off
+        case "feedback":
+            let n = try numbers(2, "POSITION STRENGTH"); effect = .feedback(position: n[0], strength: n[1])
+        case "weapon":
+            let n = try numbers(3, "START STOP STRENGTH"); effect = .weapon(start: n[0], end: n[1], strength: n[2])
+        case "bow":
+            let n = try numbers(4, "START STOP STRENGTH SNAPFORCE"); effect = .bow(start: n[0], end: n[1], strength: n[2], snapForce: n[3])
+        case "galloping":
+            let n = try numbers(5, "START STOP FIRST_FOOT SECOND_FOOT FREQUENCY")
+            effect = .galloping(start: n[0], end: n[1], firstFoot: n[2], secondFoot: n[3], frequency: n[4])
+        case "machine":
+            let n = try numbers(6, "START STOP STRENGTH_A STRENGTH_B FREQUENCY PERIOD")
+            effect = .machine(start: n[0], end: n[1], amplitudeA: n[2], amplitudeB: n[3], frequency: n[4], period: n[5])
+        case "vibration":
+            let n = try numbers(3, "POSITION AMPLITUDE FREQUENCY"); effect = .vibration(position: n[0], amplitude: n[1], frequency: n[2])
+        case "feedback-raw":
+            effect = .feedbackZones(strengths: try numbers(10, "STRENGTH×10"))
+        case "vibration-raw":
+            let n = try numbers(11, "AMPLITUDE×10 FREQUENCY"); effect = .vibrationZones(amplitudes: Array(n[0..<10]), frequency: n[10])
+        default:
+            guard let mode = try? Self.byte(name) else { throw .unknownEffect(name) }
+            guard rest.count <= 9 else { throw .wrongCount(effect: name, expected: "at most 9 parameters", got: rest.count) }
+            var params: [UInt8] = []
+            for word in rest { params.append(try Self.byte(word)) }
+            // A numeric mode with its parameters is an 11-byte block; let the total parser name it.
+            do { effect = try TriggerEffect(block: [mode] + params + [UInt8](repeating: 0, count: 10 - params.count)) }
+            catch { throw .invalidEffect(error) }
+        }
+        do { _ = try effect.encoded() } catch { throw .invalidEffect(error) }
+        self.init(side: side, effect: effect)
+    }
+
+    static func byte(_ word: String) throws(TriggerGrammarError) -> UInt8 {
+        let value: Int?
+        if word.lowercased().hasPrefix("0x") { value = Int(word.dropFirst(2), radix: 16) } else { value = Int(word) }
+        guard let value else { throw .notANumber(word) }
+        guard (0...255).contains(value) else { throw .invalidEffect(.outOfRange(parameter: "'\(word)'", value: value, valid: "between 0 and 255")) }
+        return UInt8(value)
+    }
+}
+
+public enum TriggerGrammarError: Error, Equatable, Sendable, CustomStringConvertible {
+    case missing(String)
+    case badSide(String)
+    case unknownEffect(String)
+    case wrongCount(effect: String, expected: String, got: Int)
+    case notANumber(String)
+    case invalidEffect(TriggerEffectError)
+
+    public var description: String {
+        switch self {
+        case .missing(let what): return "missing \(what)"
+        case .badSide(let w): return "'\(w)' is not a trigger: use left, right or both"
+        case .unknownEffect(let w): return "unknown effect '\(w)'; known: off, feedback, weapon, bow, galloping, machine, vibration, feedback-raw, vibration-raw, or a numeric mode"
+        case .wrongCount(let e, let expected, let got): return "\(e) takes \(expected), got \(got)"
+        case .notANumber(let w): return "'\(w)' is not a number (decimal or 0x-hex)"
+        case .invalidEffect(let e): return e.description
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import XCTest
+@testable import HIDCodecs
+
+final class CalibrationTests: XCTestCase {
+    func published(_ json: [String: Any]) -> (gyro: [AxisCalibration], accel: [AxisCalibration]) {
+        func axes(_ sensor: String) -> [AxisCalibration] {
+            let s = json[sensor] as! [String: [String: Int]]
+            return ["x", "y", "z"].map { AxisCalibration(bias: Int32(s[$0]!["bias"]!), numerator: Int32(s[$0]!["numer"]!), denominator: Int32(s[$0]!["denom"]!)) }
+        }
+        return (axes("gyro"), axes("accel"))
+    }
+
+    /// calibration/*.json carry the values the kernel selftests publish (dumped from hid-playstation).
+    func testKernelConventionReproducesPublishedValues() throws {
+        let ds = try Fixture.json("calibration/dualsense_feature_0x05.json")
+        for blob in ds["blobs"] as! [[String: Any]] {
+            let result = try CalibrationParser.dualSense(Fixture.hex(blob["hex"] as! String), convention: .kernel,
+                                                         transport: blob["id"] as? String == "A_bt" ? .bluetooth : .usb)
+            let expected = published(blob["expected_published"] as! [String: Any])
+            XCTAssertEqual(result.calibration.gyro.all, expected.gyro, blob["id"] as! String)
+            XCTAssertEqual(result.calibration.accel.all, expected.accel, blob["id"] as! String)
+            XCTAssertTrue(result.warnings.isEmpty)
+        }
+        let ds4 = try Fixture.json("calibration/ds4_feature_calibration.json")
+        let expected = published(ds4["expected_published"] as! [String: Any])
+        for blob in ds4["blobs"] as! [[String: Any]] {
+            let result = try CalibrationParser.dualShock4(Fixture.hex(blob["hex"] as! String))
+            XCTAssertEqual(result.calibration.gyro.all, expected.gyro, blob["id"] as! String)
+            XCTAssertEqual(result.calibration.accel.all, expected.accel, blob["id"] as! String)
+        }
+    }
+
+    /// Legacy (SDL, kernels before ~6.2): gyro bias is the blob's bias, denominator plus - minus. The fixture notes say
+    /// the denominators coincide for these blobs and only the bias differs; biases are read from the blob bytes 1...6.
+    func testLegacyConventionSubtractsGyroBias() throws {
+        let ds = try Fixture.json("calibration/dualsense_feature_0x05.json")
+        let blob = Fixture.hex((ds["blobs"] as! [[String: Any]])[0]["hex"] as! String)
+        let kernel = try CalibrationParser.dualSense(blob, convention: .kernel).calibration
+        let legacy = try CalibrationParser.dualSense(blob, convention: .legacy).calibration
+        let biases = [1, 3, 5].map { Int32(Int16(bitPattern: UInt16(blob[$0]) | UInt16(blob[$0 + 1]) << 8)) }
+        XCTAssertEqual(legacy.gyro.all.map(\.bias), biases)
+        XCTAssertEqual(legacy.gyro.all.map(\.denominator), kernel.gyro.all.map(\.denominator))
+        XCTAssertEqual(legacy.accel, kernel.accel)
+        XCTAssertEqual(legacy.convention, .legacy)
+    }
+
+    func testZeroDenominatorFallsBackWithWarning() throws {
+        var blob = [UInt8](repeating: 0, count: 41)
+        blob[0] = 0x05
+        let result = try CalibrationParser.dualSense(blob)
+        XCTAssertEqual(result.calibration.gyro.x, MotionCalibration.nominalGyro)
+        XCTAssertEqual(result.calibration.accel.z, MotionCalibration.nominalAccel)
+        XCTAssertEqual(result.warnings.count, 6)
+        XCTAssertEqual(result.calibration.accel.x.apply(100), MotionCalibration.nominalAccel.apply(100))
+    }
+
+    func testBadInputIsRefused() {
+        XCTAssertThrowsError(try CalibrationParser.dualSense([0x05, 1, 2])) { XCTAssertEqual($0 as? CalibrationError, .tooShort(got: 3, need: 35)) }
+        XCTAssertThrowsError(try CalibrationParser.dualSense([UInt8](repeating: 0, count: 41))) { XCTAssertEqual($0 as? CalibrationError, .unexpectedReportID(0, expected: [5])) }
+        var bt = [UInt8](repeating: 1, count: 41); bt[0] = 0x05
+        XCTAssertThrowsError(try CalibrationParser.dualSense(bt, transport: .bluetooth)) { XCTAssertEqual($0 as? CalibrationError, .badChecksum(reportID: 5)) }
+    }
+
+    func testJSONShape() throws {
+        let ds = try Fixture.json("calibration/dualsense_feature_0x05.json")
+        let blob = Fixture.hex((ds["blobs"] as! [[String: Any]])[0]["hex"] as! String)
+        let text = CalibrationParser.json(try CalibrationParser.dualSense(blob)).serialized()
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        XCTAssertEqual(parsed["convention"] as? String, "kernel")
+        XCTAssertEqual((parsed["gyro"] as? [[String: Int]])?.first?["denom"], 17727)
+        XCTAssertEqual((parsed["accel"] as? [[String: Int]])?[1]["bias"], -114)
+    }
+}

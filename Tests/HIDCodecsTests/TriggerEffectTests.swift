@@ -1,0 +1,78 @@
+import XCTest
+@testable import HIDCodecs
+
+/// Expected blocks follow dualsensectl's main.c (command_trigger_* and trigger_bitpacking_array), which
+/// implements Nielk1's TriggerEffectGenerator encodings; pydualsense's raw blocks are in OutputReportTests.
+final class TriggerEffectTests: XCTestCase {
+    func testEncodingsFollowDualsensectl() throws {
+        XCTAssertEqual(try TriggerEffect.off.encoded(), [0x05, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+        // feedback 3 5: zones 3...9 active (0x03f8), strength-1 = 4 packed 3 bits per zone.
+        XCTAssertEqual(try TriggerEffect.feedback(position: 3, strength: 5).encoded(), [0x21, 0xF8, 0x03, 0x00, 0x48, 0x92, 0x24, 0, 0, 0, 0])
+        // vibration 2 8 40: zones 2...9, amplitude-1 = 7, frequency in parameter 9.
+        XCTAssertEqual(try TriggerEffect.vibration(position: 2, amplitude: 8, frequency: 40).encoded(), [0x26, 0xFC, 0x03, 0xC0, 0xFF, 0xFF, 0x3F, 0, 0, 40, 0])
+        // weapon 2 5 8: start/stop bits (1<<2 | 1<<5) = 0x24, strength-1.
+        XCTAssertEqual(try TriggerEffect.weapon(start: 2, end: 5, strength: 8).encoded(), [0x25, 0x24, 0x00, 7, 0, 0, 0, 0, 0, 0, 0])
+        // bow 1 8 3 6: zones 0x0102, (3-1) | (6-1)<<3 = 0x2a.
+        XCTAssertEqual(try TriggerEffect.bow(start: 1, end: 8, strength: 3, snapForce: 6).encoded(), [0x22, 0x02, 0x01, 0x2A, 0, 0, 0, 0, 0, 0, 0])
+        // galloping 0 9 2 5 3: zones 0x0201, second | first<<3 = 5 | 16 = 0x15, frequency.
+        XCTAssertEqual(try TriggerEffect.galloping(start: 0, end: 9, firstFoot: 2, secondFoot: 5, frequency: 3).encoded(), [0x23, 0x01, 0x02, 0x15, 3, 0, 0, 0, 0, 0, 0])
+        // machine 1 9 7 1 5 10: zones 0x0202, a | b<<3 = 0x0f, frequency, period.
+        XCTAssertEqual(try TriggerEffect.machine(start: 1, end: 9, amplitudeA: 7, amplitudeB: 1, frequency: 5, period: 10).encoded(), [0x27, 0x02, 0x02, 0x0F, 5, 10, 0, 0, 0, 0, 0])
+        XCTAssertEqual(try TriggerEffect.feedbackZones(strengths: [0, 0, 0, 5, 5, 5, 5, 5, 5, 5]).encoded(),
+                       try TriggerEffect.feedback(position: 3, strength: 5).encoded())
+    }
+
+    func testRangeErrorsSayTheValidRange() {
+        XCTAssertThrowsError(try TriggerEffect.weapon(start: 1, end: 5, strength: 3).encoded()) {
+            XCTAssertEqual(($0 as? TriggerEffectError)?.description, "start is 1; it must be between 2 and 7")
+        }
+        XCTAssertThrowsError(try TriggerEffect.weapon(start: 4, end: 4, strength: 3).encoded()) {
+            XCTAssertEqual($0 as? TriggerEffectError, .outOfRange(parameter: "end", value: 4, valid: "between 5 and 8"))
+        }
+        XCTAssertThrowsError(try TriggerEffect.feedback(position: 10, strength: 1).encoded())
+        XCTAssertThrowsError(try TriggerEffect.vibration(position: 0, amplitude: 1, frequency: 0).encoded())
+        XCTAssertThrowsError(try TriggerEffect.feedbackZones(strengths: [1, 2]).encoded()) { XCTAssertEqual($0 as? TriggerEffectError, .wrongZoneCount(2)) }
+        XCTAssertThrowsError(try TriggerEffect.raw(mode: 0xFD, parameters: []).encoded()) { XCTAssertEqual($0 as? TriggerEffectError, .debugMode(0xFD)) }
+    }
+
+    func testParserIsTotalAndRoundTrips() throws {
+        let typed: [TriggerEffect] = [.off, .feedback(position: 3, strength: 5), .weapon(start: 2, end: 5, strength: 8),
+                                      .vibration(position: 2, amplitude: 8, frequency: 40), .bow(start: 1, end: 8, strength: 3, snapForce: 6),
+                                      .galloping(start: 0, end: 9, firstFoot: 2, secondFoot: 5, frequency: 3),
+                                      .machine(start: 1, end: 9, amplitudeA: 7, amplitudeB: 1, frequency: 5, period: 10),
+                                      .feedbackZones(strengths: [8, 0, 1, 0, 2, 0, 3, 0, 4, 0]), .simpleFeedback(position: 0, strength: 255)]
+        for effect in typed {
+            XCTAssertEqual(try TriggerEffect(block: effect.encoded()), effect)
+        }
+        // pydualsense's Rigid_AB block is not a valid weapon effect (zones 0 and 9): it stays raw.
+        let rigidAB: [UInt8] = [0x25, 1, 2, 3, 4, 5, 6, 0, 0, 7, 0]
+        XCTAssertEqual(try TriggerEffect(block: rigidAB), .raw(mode: 0x25, parameters: Array(rigidAB[1...])))
+        for mode in 0xFC...0xFE {
+            XCTAssertThrowsError(try TriggerEffect(block: [UInt8(mode)] + [UInt8](repeating: 0, count: 10)))
+        }
+        XCTAssertThrowsError(try TriggerEffect(block: [0x21]))
+        for _ in 0..<5000 {
+            let block = (0..<11).map { _ in UInt8.random(in: 0...255) }
+            if let effect = try? TriggerEffect(block: block) { XCTAssertEqual(try effect.encoded(), block) }
+        }
+    }
+
+    func testDualsensectlGrammar() throws {
+        XCTAssertEqual(try TriggerCommand(arguments: ["left", "off"]), TriggerCommand(side: .left, effect: .off))
+        XCTAssertEqual(try TriggerCommand(arguments: ["both", "feedback", "3", "5"]).effect, .feedback(position: 3, strength: 5))
+        XCTAssertEqual(try TriggerCommand(arguments: ["right", "weapon", "2", "5", "8"]).effect, .weapon(start: 2, end: 5, strength: 8))
+        XCTAssertEqual(try TriggerCommand(arguments: ["right", "machine", "1", "9", "7", "1", "5", "10"]).effect,
+                       .machine(start: 1, end: 9, amplitudeA: 7, amplitudeB: 1, frequency: 5, period: 10))
+        XCTAssertEqual(try TriggerCommand(arguments: ["left", "vibration-raw"] + (0..<10).map { String($0 % 9) } + ["30"]).effect,
+                       .vibrationZones(amplitudes: (0..<10).map { UInt8($0 % 9) }, frequency: 30))
+        XCTAssertEqual(try TriggerCommand(arguments: ["left", "1", "0", "255"]).effect, .simpleFeedback(position: 0, strength: 255))
+        XCTAssertEqual(try TriggerCommand(arguments: ["left", "0x21", "0xf8", "0x03", "0x00", "0x48", "0x92", "0x24"]).effect, .feedback(position: 3, strength: 5))
+        XCTAssertThrowsError(try TriggerCommand(arguments: ["up", "off"])) { XCTAssertEqual($0 as? TriggerGrammarError, .badSide("up")) }
+        XCTAssertThrowsError(try TriggerCommand(arguments: ["left", "feedback", "3"]))
+        XCTAssertThrowsError(try TriggerCommand(arguments: ["left", "bogus"]))
+        XCTAssertThrowsError(try TriggerCommand(arguments: ["left", "252"])) { XCTAssertEqual($0 as? TriggerGrammarError, .invalidEffect(.debugMode(0xFC))) }
+        XCTAssertThrowsError(try TriggerCommand(arguments: ["left", "weapon", "1", "5", "3"])) {
+            XCTAssertEqual(($0 as? TriggerGrammarError)?.description, "start is 1; it must be between 2 and 7")
+        }
+    }
+}
