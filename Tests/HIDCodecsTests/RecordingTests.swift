@@ -100,3 +100,35 @@ final class RecordingTests: XCTestCase {
         XCTAssertEqual(compared, 1972 + 195 + 5)
     }
 }
+
+final class ReportInspectionTests: XCTestCase {
+    func testEdgeReportJSONCarriesSemanticFields() throws {
+        let recording = try HIDRecording(text: Fixture.text("recordings/dualsense_edge_usb_dsegde.hid"))
+        var inspector = ReportInspector(device: recording.devices[0])
+        let event = recording.events[0]
+        let text = inspector.inspect(event.data, time: event.time).serialized()
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        // Values straight from the hid-tools comment above this report: X 131, Y 132, Z 126, Rz 129, hat 8.
+        XCTAssertEqual(json["report_id"] as? Int, 1)
+        XCTAssertEqual(json["length"] as? Int, 64)
+        XCTAssertEqual(json["left_stick"] as? [Int], [131, 132])
+        XCTAssertEqual(json["right_stick"] as? [Int], [126, 129])
+        XCTAssertEqual(json["dpad"] as? String, "none")
+        XCTAssertEqual(json["buttons"] as? [String], [])
+        XCTAssertEqual((json["touch"] as? [[String: Any]])?.count, 2)
+        // gyro x = bytes 16-17 = fc ff = -4 in the recorded report.
+        XCTAssertEqual((json["gyro"] as? [Int])?.first, -4)
+        XCTAssertNotNil(json["battery"] as? [String: Any])
+    }
+
+    func testUnknownPadFallsBackToDescriptorFields() throws {
+        let recording = try HIDRecording(text: Fixture.text("recordings/xbox_elite2_bt_djm00n.hid"))
+        var inspector = ReportInspector(device: recording.devices[0])
+        let text = inspector.inspect(recording.events[1].data, time: recording.events[1].time).serialized()
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        // hid-tools: "ReportID: 4 / Battery Strength:  139"
+        let fields = try XCTUnwrap(json["fields"] as? [[String: Any]])
+        XCTAssertEqual(fields.first?["usage"] as? String, "Battery Strength")
+        XCTAssertEqual(fields.first?["values"] as? [Int], [139])
+    }
+}

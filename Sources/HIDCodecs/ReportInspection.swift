@@ -1,0 +1,78 @@
+/// Per-report JSON for `padgate inspect`: time, id and length, then the pad's semantic fields when we
+/// have a typed decoder for it, or the descriptor's fields otherwise.
+public struct ReportInspector: Sendable {
+    public let descriptor: ReportDescriptor?
+    public private(set) var decoder: ControllerInputDecoder?
+
+    public init(descriptor: ReportDescriptor?, model: PadModel?) {
+        self.descriptor = descriptor
+        decoder = model.map(ControllerInputDecoder.init(model:))
+    }
+
+    /// Chooses a typed decoder from the recording's ids when it knows the pad.
+    public init(device: RecordedDevice) {
+        let descriptor = try? ReportDescriptor(bytes: device.descriptor)
+        let model = device.vendorID.flatMap { vid in device.productID.flatMap { PadModel(vendorID: vid, productID: $0) } }
+        self.init(descriptor: descriptor, model: model)
+    }
+
+    public mutating func inspect(_ report: [UInt8], time: Double?) -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        if let time { members.append(("time", .double((time * 1_000_000).rounded() / 1_000_000))) }
+        members.append(("report_id", report.first.map { .integer($0) } ?? .null))
+        members.append(("length", .integer(report.count)))
+        if decoder != nil {
+            var state = GamepadState()
+            do {
+                try decoder!.decode(report, into: &state)
+                members += Self.semanticFields(state)
+                return .object(members)
+            } catch {
+                // Reports the typed decoder does not know (feature replies, other ids) fall through to the descriptor.
+                if descriptor == nil { members.append(("error", .string(error.description))); return .object(members) }
+            }
+        }
+        if let descriptor {
+            do {
+                let (_, fields) = try GenericReportDecoder.decodeInput(report, descriptor: descriptor)
+                members.append(("fields", .array(fields.filter { !$0.field.isConstant }.map { decoded in
+                    .object([("usage", .string(UsageNames.name(of: decoded.field.usage))),
+                             ("usage_code", .integer(decoded.field.usage.rawValue)),
+                             ("values", .array(decoded.values.map { .integer($0) }))])
+                })))
+            } catch {
+                members.append(("error", .string(error.description)))
+            }
+        } else {
+            members.append(("error", .string("no descriptor and no known pad model: nothing to decode with")))
+        }
+        return .object(members)
+    }
+
+    public static func semanticFields(_ s: GamepadState) -> [(String, JSONValue)] {
+        var m: [(String, JSONValue)] = [
+            ("format", .string(s.format.rawValue)),
+            ("buttons", .array(s.buttons.names.map(JSONValue.string))),
+            ("dpad", .string(s.dpad.name)),
+            ("left_stick", .array([.integer(s.leftStick.x), .integer(s.leftStick.y)])),
+            ("right_stick", .array([.integer(s.rightStick.x), .integer(s.rightStick.y)])),
+            ("l2", .integer(s.l2)),
+            ("r2", .integer(s.r2)),
+        ]
+        if s.hasTouch {
+            m.append(("touch", .array([s.touch0, s.touch1].map { t in
+                .object([("id", .integer(t.id)), ("active", .bool(t.active)), ("x", .integer(t.x)), ("y", .integer(t.y))])
+            })))
+        }
+        if s.hasMotion {
+            let v = { (v: Vector3) -> JSONValue in .array([.integer(v.x), .integer(v.y), .integer(v.z)]) }
+            m.append(("gyro", v(s.gyro)))
+            m.append(("accel", v(s.accel)))
+            m.append(("sensor_time", .integer(s.sensorTimestamp)))
+        }
+        if let battery = s.battery {
+            m.append(("battery", .object([("percent", .integer(battery.percent)), ("charging", .bool(battery.charging))])))
+        }
+        return m
+    }
+}
