@@ -10,6 +10,8 @@ struct Padgate: ParsableCommand {
         subcommands: [
             // device-layer commands
             // codec commands
+            InspectCommand.self, CalibrateCommand.self, LightbarCommand.self, PlayerLEDsCommand.self,
+            TriggerSubcommand.self, RumbleCommand.self,
         ]
     )
 }

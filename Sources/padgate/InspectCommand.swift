@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import HIDCodecs
+
+/// `padgate inspect`: decode a report descriptor, or every report of a hid-recorder file.
+/// SOURCE is generic on purpose: a regular file is decoded offline; anything else is meant to name a
+/// live pad, which the device layer will resolve.
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Decode a report descriptor or a hid-recorder recording.",
+        discussion: """
+            padgate inspect --descriptor FILE [--json]   print the reports and fields a descriptor declares
+            padgate inspect FILE.hid [--json]            decode every report of a hid-recorder recording
+            The descriptor file may be raw bytes or hex text. With --json, descriptors print in hid-tools' shape
+            and recordings print one JSON object per report.
+            """)
+
+    @Argument(help: "A hid-recorder file (live pads will be accepted once the device layer is wired).")
+    var source: String?
+
+    @Option(name: .customLong("descriptor"), help: "A report descriptor file (binary or hex text).")
+    var descriptorPath: String?
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        if source == nil && descriptorPath == nil { throw ValidationError("give a recording to decode, or --descriptor FILE") }
+        if source != nil && descriptorPath != nil { throw ValidationError("give either a recording or --descriptor, not both") }
+    }
+
+    func run() throws {
+        if let descriptorPath {
+            try inspectDescriptor(at: descriptorPath)
+        } else if let source {
+            try inspect(source: source)
+        }
+    }
+
+    static func isRegularFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+
+    private func inspect(source: String) throws {
+        guard Self.isRegularFile(source) else {
+            throw ValidationError("'\(source)' is not a file. Inspecting a live pad needs the device layer, which is not wired into inspect yet; record it with hid-recorder and inspect the file.")
+        }
+        let text = try String(contentsOfFile: source, encoding: .utf8)
+        let recording: HIDRecording
+        do { recording = try HIDRecording(text: text) } catch { throw ValidationError("\(source): \(error)") }
+        var inspectors: [Int: ReportInspector] = [:]
+        for device in recording.devices { inspectors[device.index] = ReportInspector(device: device) }
+        if !json {
+            for device in recording.devices {
+                let ids = [device.bus, device.vendorID, device.productID].compactMap { $0.map { String($0, radix: 16) } }.joined(separator: ":")
+                print("device \(device.index): \(device.name ?? "(no name)") [\(ids)], descriptor \(device.descriptor.count) bytes")
+            }
+        }
+        for event in recording.events {
+            var inspector = inspectors[event.deviceIndex] ?? ReportInspector(descriptor: nil, model: nil)
+            let value = inspector.inspect(event.data, time: event.time)
+            inspectors[event.deviceIndex] = inspector
+            print(json ? value.serialized() : Self.line(value))
+        }
+    }
+
+    /// One human-readable line per report: `time id len  key=value ...`.
+    static func line(_ value: JSONValue) -> String {
+        guard case .object(let members) = value else { return value.serialized() }
+        return members.map { key, v in
+            if case .string(let s) = v { return "\(key)=\(s)" }
+            return "\(key)=\(v.serialized())"
+        }.joined(separator: " ")
+    }
+
+    private func inspectDescriptor(at path: String) throws {
+        guard Self.isRegularFile(path) else { throw ValidationError("'\(path)' is not a file") }
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        var bytes = [UInt8](data)
+        // Hex text (e.g. from /sys/.../report_descriptor dumps or hid-tools) is accepted too.
+        if let text = String(data: data, encoding: .utf8), let hex = try? Hex.decode(text), !hex.isEmpty { bytes = hex }
+        let descriptor: ReportDescriptor
+        do { descriptor = try ReportDescriptor(bytes: bytes) } catch { throw ValidationError("\(path): \(error)") }
+        if json {
+            print(DescriptorJSON.encode(descriptor).serialized(pretty: true))
+            return
+        }
+        for kind in ReportKind.allCases {
+            for layout in descriptor.reports(kind) {
+                print("\(kind.rawValue) report \(layout.id.map(\.description) ?? "(unnumbered)"): \(layout.sizeBytes) bytes, application \(layout.application.map(UsageNames.name(of:)) ?? "Vendor")")
+                for (field, n) in DescriptorJSON.foldedFields(layout.fields) {
+                    let name = field.isConstant ? "padding" : UsageNames.name(of: field.usage)
+                    let repeatText = n > 1 ? " x\(n)" : ""
+                    let countText = field.count > 1 ? "[\(field.count)]" : ""
+                    print("  bit \(field.startBit): \(name)\(countText)\(repeatText) \(field.sizeBits) bits, logical \(field.logicalMinimum)...\(field.logicalMaximum)\(field.isArray && !field.isConstant ? ", array" : "")")
+                }
+            }
+        }
+    }
+}
