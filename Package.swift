@@ -12,6 +12,12 @@ let package = Package(
     products: [
         .executable(name: "padgate", targets: ["padgate"]),
         .library(name: "HIDCodecs", targets: ["HIDCodecs"]),
+        // HIDCodecs fuzzers (tools/fuzz.sh) and benchmark (tools/bench-codecs.sh)
+        .executable(name: "FuzzDescriptor", targets: ["FuzzDescriptor"]),
+        .executable(name: "FuzzInputReports", targets: ["FuzzInputReports"]),
+        .executable(name: "FuzzRecording", targets: ["FuzzRecording"]),
+        .executable(name: "FuzzTrigger", targets: ["FuzzTrigger"]),
+        .executable(name: "CodecBench", targets: ["CodecBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,6 +49,16 @@ let package = Package(
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
         .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs"]),
+
+        // HIDCodecs fuzz targets: libFuzzer entry points; a plain build replays input files instead.
+        .target(name: "FuzzReplay", path: "Fuzz/FuzzReplay"),
+        .executableTarget(name: "FuzzDescriptor", dependencies: ["HIDCodecs", "FuzzReplay"], path: "Fuzz/FuzzDescriptor"),
+        .executableTarget(name: "FuzzInputReports", dependencies: ["HIDCodecs", "FuzzReplay"], path: "Fuzz/FuzzInputReports"),
+        .executableTarget(name: "FuzzRecording", dependencies: ["HIDCodecs", "FuzzReplay"], path: "Fuzz/FuzzRecording"),
+        .executableTarget(name: "FuzzTrigger", dependencies: ["HIDCodecs", "FuzzReplay"], path: "Fuzz/FuzzTrigger"),
+        // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
+        .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
+        .executableTarget(name: "CodecBench", dependencies: ["HIDCodecs", "CMallocCounter"], path: "Benchmarks/CodecBench"),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -33,6 +33,26 @@ public enum InputReportError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 }
 
+/// A button map turned into one table per button byte: three loads per report instead of a loop over bits.
+struct ButtonLookup: Sendable {
+    private let table: [UInt32]   // 3 × 256 entries
+
+    init(_ map: [ButtonBit]) {
+        var table = [UInt32](repeating: 0, count: 3 * 256)
+        for bit in map where bit.byte < 3 {
+            for value in 0..<256 where UInt8(value) & bit.mask != 0 { table[bit.byte * 256 + value] |= bit.button.rawValue }
+        }
+        self.table = table
+    }
+
+    @inline(__always)
+    func buttons(_ b0: UInt8, _ b1: UInt8, _ b2: UInt8) -> GamepadButtons {
+        table.withUnsafeBufferPointer { t in
+            GamepadButtons(rawValue: t[Int(b0)] | t[256 + Int(b1)] | t[512 + Int(b2)])
+        }
+    }
+}
+
 /// Decodes a pad's input reports into a `GamepadState` without allocating.
 /// Keeps counts so a caller can tell a noisy link (bad CRCs) from a quiet one.
 public struct ControllerInputDecoder: Sendable {
@@ -43,6 +63,10 @@ public struct ControllerInputDecoder: Sendable {
     private let full: PlayStationInputLayout
     private let bluetooth: PlayStationInputLayout
     private let simple: PlayStationInputLayout
+    /// Lookup tables built once from the layouts' button maps (same map for USB and Bluetooth full reports).
+    private let fullButtons: ButtonLookup
+    private let simpleButtons: ButtonLookup
+    private enum LayoutChoice { case full, simple, bluetooth }
 
     public init(model: PadModel) {
         self.model = model
@@ -60,6 +84,8 @@ public struct ControllerInputDecoder: Sendable {
             bluetooth = PlayStationLayouts.dualShock4Bluetooth
             simple = PlayStationLayouts.bluetoothSimple(format: .dualShock4BluetoothSimple)
         }
+        fullButtons = ButtonLookup(full.buttonMap)
+        simpleButtons = ButtonLookup(simple.buttonMap)
     }
 
     public mutating func decode(_ report: [UInt8], into state: inout GamepadState) throws(InputReportError) {
@@ -78,23 +104,31 @@ public struct ControllerInputDecoder: Sendable {
             decodedReports += 1
             return
         }
-        let layout: PlayStationInputLayout
+        // Pick the layout without copying it (a copy would retain its button table on every report).
+        let choice: LayoutChoice
         if id == bluetooth.reportID {
-            layout = bluetooth
+            choice = .bluetooth
         } else if id == 0x01 {
             // USB full reports and Bluetooth short reports share id 0x01; the length tells them apart.
-            layout = report.count >= full.length ? full : simple
+            choice = report.count >= full.length ? .full : .simple
         } else {
             throw .unknownReport(id: id, length: report.count, model: model)
         }
-        guard report.count >= layout.length else { throw .tooShort(id: id, got: report.count, need: layout.length) }
-        if layout.checksummed {
-            guard BluetoothCRC.verify(seed: .input, report: UnsafeRawBufferPointer(rebasing: report[0..<layout.length])) else {
+        switch choice {
+        case .full:
+            guard report.count >= full.length else { throw .tooShort(id: id, got: report.count, need: full.length) }
+            Self.decodePlayStation(report, layout: full, buttons: fullButtons, into: &state)
+        case .simple:
+            guard report.count >= simple.length else { throw .tooShort(id: id, got: report.count, need: simple.length) }
+            Self.decodePlayStation(report, layout: simple, buttons: simpleButtons, into: &state)
+        case .bluetooth:
+            guard report.count >= bluetooth.length else { throw .tooShort(id: id, got: report.count, need: bluetooth.length) }
+            guard BluetoothCRC.verify(seed: .input, report: UnsafeRawBufferPointer(rebasing: report[0..<bluetooth.length])) else {
                 rejectedChecksums += 1
                 throw .badChecksum(id: id)
             }
+            Self.decodePlayStation(report, layout: bluetooth, buttons: fullButtons, into: &state)
         }
-        Self.decodePlayStation(report, layout: layout, into: &state)
         decodedReports += 1
     }
 
@@ -119,7 +153,8 @@ public struct ControllerInputDecoder: Sendable {
         Vector3(x: r.loadLittleEndianInt16(at: o), y: r.loadLittleEndianInt16(at: o + 2), z: r.loadLittleEndianInt16(at: o + 4))
     }
 
-    static func decodePlayStation(_ r: UnsafeRawBufferPointer, layout l: PlayStationInputLayout, into s: inout GamepadState) {
+    static func decodePlayStation(_ r: UnsafeRawBufferPointer, layout l: PlayStationInputLayout, buttons lookup: ButtonLookup,
+                                  into s: inout GamepadState) {
         let b = l.base
         s.format = l.format
         s.leftStick = StickPosition(x: UInt16(r[b + l.leftX]), y: UInt16(r[b + l.leftY]))
@@ -127,7 +162,7 @@ public struct ControllerInputDecoder: Sendable {
         s.l2 = r[b + l.l2]
         s.r2 = r[b + l.r2]
         s.dpad = DPad(hat: r[b + l.buttons] & 0x0F)
-        s.buttons = buttons(r, at: b + l.buttons, map: l.buttonMap)
+        s.buttons = lookup.buttons(r[b + l.buttons], r[b + l.buttons + 1], r[b + l.buttons + 2])
         s.sequence = l.sequence.map { r[b + $0] } ?? (r[b + l.buttons + 2] >> 2)
         if let gyro = l.gyro, let accel = l.accel {
             s.hasMotion = true
