@@ -22,3 +22,21 @@ public enum FuzzReplay {
         }
     }
 }
+
+#if FUZZING
+/// libFuzzer's documented entry for programs that keep their own main(); SwiftPM routes an executable's
+/// main to `<Target>_main`, so the fuzz build defines that and hands control to libFuzzer here.
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
+                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+
+extension FuzzReplay {
+    public static func runLibFuzzer(argc: CInt, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt {
+        var count = argc
+        var vector = argv
+        return LLVMFuzzerRunDriver(&count, &vector, callback)
+    }
+}
+#endif

@@ -55,8 +55,13 @@ extension TriggerEffect {
     public static let zoneCount = 10
 
     private static func check(_ name: String, _ value: UInt8, _ range: ClosedRange<Int>) throws(TriggerEffectError) {
-        guard range.contains(Int(value)) else {
-            throw .outOfRange(parameter: name, value: Int(value), valid: "between \(range.lowerBound) and \(range.upperBound)")
+        try check(name, value, from: range.lowerBound, to: range.upperBound)
+    }
+
+    /// Bounds that depend on another parameter (end > start) can be empty: that is an error, never a trap.
+    private static func check(_ name: String, _ value: UInt8, from lower: Int, to upper: Int) throws(TriggerEffectError) {
+        guard lower <= upper, (lower...upper).contains(Int(value)) else {
+            throw .outOfRange(parameter: name, value: Int(value), valid: "between \(lower) and \(upper)")
         }
     }
 
@@ -89,7 +94,7 @@ extension TriggerEffect {
             return Self.packZones((0..<10).map { $0 >= Int(position) ? strength : 0 }, mode: TriggerMode.feedback.rawValue, frequency: 0)
         case .weapon(let start, let end, let strength):
             try Self.check("start", start, 2...7)
-            try Self.check("end", end, Int(start) + 1...8)
+            try Self.check("end", end, from: Int(start) + 1, to: 8)
             try Self.check("strength", strength, 1...8)
             let (lo, hi) = Self.startStop(start, end)
             return [TriggerMode.weapon.rawValue, lo, hi, strength - 1, 0, 0, 0, 0, 0, 0, 0]
@@ -100,22 +105,22 @@ extension TriggerEffect {
             return Self.packZones((0..<10).map { $0 >= Int(position) ? amplitude : 0 }, mode: TriggerMode.vibration.rawValue, frequency: frequency)
         case .bow(let start, let end, let strength, let snapForce):
             try Self.check("start", start, 1...8)
-            try Self.check("end", end, Int(start) + 1...8)
+            try Self.check("end", end, from: Int(start) + 1, to: 8)
             try Self.check("strength", strength, 1...8)
             try Self.check("snap force", snapForce, 1...8)
             let (lo, hi) = Self.startStop(start, end)
             return [TriggerMode.bow.rawValue, lo, hi, (strength - 1) & 0x07 | ((snapForce - 1) & 0x07) << 3, 0, 0, 0, 0, 0, 0, 0]
         case .galloping(let start, let end, let firstFoot, let secondFoot, let frequency):
             try Self.check("start", start, 0...8)
-            try Self.check("end", end, Int(start) + 1...9)
+            try Self.check("end", end, from: Int(start) + 1, to: 9)
             try Self.check("first foot", firstFoot, 0...6)
-            try Self.check("second foot", secondFoot, Int(firstFoot) + 1...7)
+            try Self.check("second foot", secondFoot, from: Int(firstFoot) + 1, to: 7)
             try Self.check("frequency", frequency, 1...255)
             let (lo, hi) = Self.startStop(start, end)
             return [TriggerMode.galloping.rawValue, lo, hi, secondFoot & 0x07 | (firstFoot & 0x07) << 3, frequency, 0, 0, 0, 0, 0, 0]
         case .machine(let start, let end, let a, let b, let frequency, let period):
             try Self.check("start", start, 1...8)
-            try Self.check("end", end, Int(start) + 1...9)
+            try Self.check("end", end, from: Int(start) + 1, to: 9)
             try Self.check("amplitude A", a, 0...7)
             try Self.check("amplitude B", b, 0...7)
             try Self.check("frequency", frequency, 1...255)

@@ -76,3 +76,12 @@ final class TriggerEffectTests: XCTestCase {
         }
     }
 }
+
+extension TriggerEffectTests {
+    /// Found by tools/fuzz.sh (FuzzTrigger): a bow block with start zone 8 made the end range 9...8 and trapped.
+    func testDependentRangesThatAreEmptyThrowInsteadOfTrapping() {
+        XCTAssertThrowsError(try TriggerEffect.bow(start: 8, end: 9, strength: 1, snapForce: 1).encoded())
+        XCTAssertEqual(try TriggerEffect(block: [0x22, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0]), .raw(mode: 0x22, parameters: [0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0]))
+        XCTAssertThrowsError(try TriggerEffect.galloping(start: 0, end: 1, firstFoot: 7, secondFoot: 7, frequency: 1).encoded())
+    }
+}

@@ -10,7 +10,18 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-#if !FUZZING
 import FuzzReplay
-FuzzReplay.run(fuzzOneInput)
+
+#if FUZZING
+// SwiftPM links an executable's main() to `<Target>_main`; hand it to libFuzzer's driver.
+@_cdecl("FuzzRecording_main")
+func fuzzerMain(argc: CInt, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    FuzzReplay.runLibFuzzer(argc: argc, argv: argv) { fuzzOneInput($0, $1) }
+}
+#else
+// A plain build replays input files (e.g. crashes found by tools/fuzz.sh).
+@main
+enum Replay {
+    static func main() { FuzzReplay.run(fuzzOneInput) }
+}
 #endif

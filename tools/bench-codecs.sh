@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Decoder benchmark: ns/report and heap allocations/report for DualSense USB input reports from the
+# Edge recording, typed decoder vs generic descriptor decoder, and the ratio to hid-tools (python).
+#   tools/bench-codecs.sh [ITERATIONS=200]
+# hid-tools is optional (pip install hid-tools); without it the ratio is skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+iterations="${1:-200}"
+recording=Tests/HIDCodecsTests/Fixtures/recordings/dualsense_edge_usb_dsegde.hid
+
+swift build -c release --product CodecBench >/dev/null
+out=$(.build/release/CodecBench "$recording" "$iterations")
+echo "$out"
+ours=$(echo "$out" | awk '/^typed_decoder/ { for (i = 1; i <= NF; i++) if ($i ~ /^ns_per_report=/) { split($i, a, "="); print a[2] } }')
+allocs=$(echo "$out" | awk '/^typed_decoder/ { for (i = 1; i <= NF; i++) if ($i ~ /^allocations_per_report=/) { split($i, a, "="); print a[2] } }')
+
+if python3 -c 'import hidtools' 2>/dev/null; then
+    theirs=$(python3 - "$recording" <<'PY'
+import sys, time
+from hidtools.hid import ReportDescriptor
+rdesc = None; reports = []
+for line in open(sys.argv[1]):
+    if line.startswith('R: '):
+        p = line.split()[1:]; rdesc = bytes(int(x, 16) for x in p[1:1 + int(p[0])])
+    elif line.startswith('E: '):
+        p = line.split(); reports.append([int(x, 16) for x in p[3:3 + int(p[2])]])
+rd = ReportDescriptor.from_bytes(rdesc)
+def generic():   # the same work as our generic decoder: every field's values
+    for r in reports:
+        report = rd.get(r[0], len(r))
+        for f in report.fields: f.get_values(r)
+start = time.perf_counter(); generic(); elapsed = time.perf_counter() - start
+print(elapsed / len(reports) * 1e9)
+PY
+)
+    echo "hidtools_generic ns_per_report=$theirs"
+    python3 -c "print('ratio hid-tools/typed = %.0fx' % ($theirs / $ours))"
+else
+    echo "hid-tools not installed (pip install hid-tools): ratio skipped"
+fi
+python3 -c "import sys; ns=float('$ours'); a=float('$allocs'); print('target <=100 ns and 0 allocations:', 'met' if ns <= 100 and a == 0 else 'NOT met'); sys.exit(0 if ns <= 100 and a == 0 else 1)"
