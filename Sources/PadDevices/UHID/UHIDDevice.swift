@@ -1,4 +1,5 @@
 import CLinuxInput
+import Foundation
 import Glibc
 
 /// Kind of HID report, as uhid numbers them (enum uhid_report_type).
@@ -24,7 +25,10 @@ public enum UHIDEvent: Equatable, Sendable {
 public final class UHIDDevice {
     public static let path = "/dev/uhid"
     public let fileDescriptor: Int32
+    // Reads come from one pump thread; writes (input, replies) may come from any thread.
     private var buffer = [UInt8](repeating: 0, count: UHIDLayout.eventSize)
+    private var readBuffer = [UInt8](repeating: 0, count: UHIDLayout.eventSize)
+    private let writeLock = NSLock()
     private(set) var created = false
 
     public init(path: String = UHIDDevice.path) throws {
@@ -53,6 +57,7 @@ public final class UHIDDevice {
     }
 
     public func create(_ identity: Identity, descriptor: [UInt8]) throws {
+        writeLock.lock(); defer { writeLock.unlock() }
         guard descriptor.count <= UHIDLayout.maxData else { throw DeviceError.malformed("report descriptor longer than 4096 bytes") }
         reset(type: UHIDLayout.create2)
         put(string: identity.name, at: UHIDLayout.create2Name, capacity: 128)
@@ -74,6 +79,7 @@ public final class UHIDDevice {
     }
 
     public func input(_ report: UnsafeBufferPointer<UInt8>) throws {
+        writeLock.lock(); defer { writeLock.unlock() }
         guard report.count <= UHIDLayout.maxData else { throw DeviceError.malformed("input report longer than 4096 bytes") }
         reset(type: UHIDLayout.input2)
         put(UInt16(report.count), at: UHIDLayout.input2Size)
@@ -82,6 +88,7 @@ public final class UHIDDevice {
     }
 
     public func replyGetReport(requestID: UInt32, data: [UInt8], error: UInt16 = 0) throws {
+        writeLock.lock(); defer { writeLock.unlock() }
         reset(type: UHIDLayout.getReportReply)
         put(requestID, at: UHIDLayout.getReportReplyID)
         put(error, at: UHIDLayout.getReportReplyError)
@@ -92,6 +99,7 @@ public final class UHIDDevice {
     }
 
     public func replySetReport(requestID: UInt32, error: UInt16 = 0) throws {
+        writeLock.lock(); defer { writeLock.unlock() }
         reset(type: UHIDLayout.setReportReply)
         put(requestID, at: UHIDLayout.setReportReplyID)
         put(error, at: UHIDLayout.setReportReplyError)
@@ -100,6 +108,7 @@ public final class UHIDDevice {
 
     /// Unplugs the device; the driver unbinds and its nodes disappear.
     public func destroy() throws {
+        writeLock.lock(); defer { writeLock.unlock() }
         guard created else { return }
         created = false
         reset(type: UHIDLayout.destroy)
@@ -108,28 +117,29 @@ public final class UHIDDevice {
 
     /// The next event from the kernel, or nil if none is queued.
     public func read() throws -> UHIDEvent? {
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
+        let n = readBuffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
         if n < 0 {
             if errno == EAGAIN || errno == EINTR { return nil }
             throw DeviceError.from(errno: errno, call: "read", path: UHIDDevice.path)
         }
         guard n >= 4 else { return nil }
-        let type: UInt32 = get(at: 0)
+        let buffer = readBuffer
+        let type: UInt32 = get(at: 0, in: buffer)
         switch type {
         case UHIDLayout.start: return .start
         case UHIDLayout.stop: return .stop
         case UHIDLayout.open: return .open
         case UHIDLayout.close: return .close
         case UHIDLayout.output:
-            let size = min(Int(get(at: UHIDLayout.outputSize) as UInt16), UHIDLayout.maxData)
+            let size = min(Int(get(at: UHIDLayout.outputSize, in: buffer) as UInt16), UHIDLayout.maxData)
             return .output(Array(buffer[UHIDLayout.outputData..<UHIDLayout.outputData + size]),
                            HIDReportType(rawValue: buffer[UHIDLayout.outputType]) ?? .output)
         case UHIDLayout.getReport:
-            return .getReport(requestID: get(at: UHIDLayout.getReportID), reportNumber: buffer[UHIDLayout.getReportNumber],
+            return .getReport(requestID: get(at: UHIDLayout.getReportID, in: buffer), reportNumber: buffer[UHIDLayout.getReportNumber],
                               type: HIDReportType(rawValue: buffer[UHIDLayout.getReportType]) ?? .feature)
         case UHIDLayout.setReport:
-            let size = min(Int(get(at: UHIDLayout.setReportSize) as UInt16), UHIDLayout.maxData)
-            return .setReport(requestID: get(at: UHIDLayout.setReportID), reportNumber: buffer[UHIDLayout.setReportNumber],
+            let size = min(Int(get(at: UHIDLayout.setReportSize, in: buffer) as UInt16), UHIDLayout.maxData)
+            return .setReport(requestID: get(at: UHIDLayout.setReportID, in: buffer), reportNumber: buffer[UHIDLayout.setReportNumber],
                               type: HIDReportType(rawValue: buffer[UHIDLayout.setReportType]) ?? .feature,
                               data: Array(buffer[UHIDLayout.setReportData..<UHIDLayout.setReportData + size]))
         default: return .other(type)
@@ -160,7 +170,7 @@ public final class UHIDDevice {
         buffer.replaceSubrange(offset..<offset + bytes.count, with: bytes)
     }
 
-    private func get<T: FixedWidthInteger>(at offset: Int) -> T {
+    private func get<T: FixedWidthInteger>(at offset: Int, in buffer: [UInt8]) -> T {
         var value: T = 0
         withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: buffer[offset..<offset + MemoryLayout<T>.size]) }
         return T(littleEndian: value)

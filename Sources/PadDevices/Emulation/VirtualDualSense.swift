@@ -1,0 +1,152 @@
+import Foundation
+import Glibc
+import HIDCodecs
+
+/// A DualSense made through /dev/uhid. The real hid-playstation driver binds to it and gives it
+/// real evdev nodes, a hidraw node, LEDs and force feedback, so it is both the device tests'
+/// fixture and the host's way to present a DualSense to games.
+///
+/// A pump thread answers the driver's probe-time GET_REPORTs and collects every output report.
+public final class VirtualDualSense {
+    public enum Bus: String, Sendable, CaseIterable { case usb, bt }
+
+    public let bus: Bus
+    public let macAddress: [UInt8]
+    let uhid: UHIDDevice
+    private let lock = NSLock()
+    private var outputs: [[UInt8]] = []
+    private var outputWaiters = 0
+    private let outputSignal = NSCondition()
+    private var pumpThread: Thread?
+    private var running = false
+    private var bluetoothSequence: UInt8 = 0
+    /// Called on the pump thread for every output report the kernel or a program sends.
+    public var onOutput: (([UInt8]) -> Void)?
+    /// True once the driver has opened the device (hid_hw_open at the end of its probe).
+    public private(set) var opened = false
+
+    public var uniq: String { macAddress.map { String(format: "%02x", $0) }.joined(separator: ":") }
+
+    /// - Parameter macAddress: the pad's address; hid-playstation refuses a second pad with the same
+    ///   one, so each emulated pad gets a random locally administered address unless given one.
+    public init(bus: Bus = .usb, name: String = "Sony Interactive Entertainment DualSense Wireless Controller",
+                macAddress: [UInt8]? = nil) throws {
+        self.bus = bus
+        var mac = macAddress ?? (0..<6).map { _ in UInt8.random(in: 0...255) }
+        if macAddress == nil { mac[0] = (mac[0] & 0xfc) | 0x02 }
+        self.macAddress = mac
+        uhid = try UHIDDevice()
+        running = true
+        let thread = Thread { [weak self] in self?.pump() }
+        thread.name = "padgate-uhid"
+        pumpThread = thread
+        thread.start()
+        let identity = UHIDDevice.Identity(
+            name: name, phys: "padgate/virtual-dualsense", uniq: uniq,
+            bus: bus == .usb ? 0x03 : 0x05, vendorID: 0x054c, productID: 0x0ce6, version: 0x8111)
+        do {
+            try uhid.create(identity, descriptor: bus == .usb ? DualSenseIdentityData.usbDescriptor
+                                                               : DualSenseIdentityData.bluetoothDescriptor)
+        } catch {
+            running = false
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    /// Unplugs the pad. Its nodes disappear; the driver sees a removal.
+    public func stop() {
+        lock.lock()
+        let wasRunning = running
+        running = false
+        lock.unlock()
+        if wasRunning { try? uhid.destroy() }
+    }
+
+    /// Feeds one input report, as the pad would send it.
+    public func send(_ report: [UInt8]) throws { try uhid.input(report) }
+
+    /// Every output report received so far (and clears the list).
+    public func takeOutputs() -> [[UInt8]] {
+        outputSignal.lock(); defer { outputSignal.unlock() }
+        let result = outputs
+        outputs.removeAll()
+        return result
+    }
+
+    /// Waits until an output report satisfying `match` arrives, returning it; nil on timeout.
+    /// Reports that arrived before the call count too; those looked at are consumed.
+    public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
+        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        outputSignal.lock(); defer { outputSignal.unlock() }
+        while true {
+            while !outputs.isEmpty {
+                let report = outputs.removeFirst()
+                if match(report) { return report }
+            }
+            if !outputSignal.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Waits for the driver's probe to finish (it opens the device last).
+    public func waitUntilOpened(timeout: Duration = .seconds(10)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if lock.withLock({ opened }) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    private func pump() {
+        while lock.withLock({ running }) {
+            let ready = Poll.wait([uhid.fileDescriptor], timeout: .milliseconds(100))
+            guard ready[0].readable else { continue }
+            do {
+                while let event = try uhid.read() { handle(event) }
+            } catch {
+                FileHandle.standardError.write(Data("padgate: uhid: \(error)\n".utf8))
+                return
+            }
+        }
+    }
+
+    private func handle(_ event: UHIDEvent) {
+        switch event {
+        case .open: lock.withLock { opened = true }
+        case .close: lock.withLock { opened = false }
+        case .getReport(let id, let number, _):
+            if let reply = featureReport(number) {
+                try? uhid.replyGetReport(requestID: id, data: reply)
+            } else {
+                try? uhid.replyGetReport(requestID: id, data: [], error: UInt16(EIO))
+            }
+        case .setReport(let id, _, _, _):
+            try? uhid.replySetReport(requestID: id)
+        case .output(let report, _):
+            onOutput?(report)
+            outputSignal.lock()
+            outputs.append(report)
+            outputSignal.broadcast()
+            outputSignal.unlock()
+        case .start, .stop, .other: break
+        }
+    }
+
+    /// The feature reports hid-playstation reads at probe. Over Bluetooth each ends in a CRC32
+    /// (seed 0xA3) that the driver checks.
+    func featureReport(_ number: UInt8) -> [UInt8]? {
+        var report: [UInt8]
+        switch number {
+        case 0x05: report = DualSenseIdentityData.calibration
+        case 0x09:
+            // Pairing info: the pad's MAC, least significant byte first.
+            report = [0x09] + macAddress.reversed() + [UInt8](repeating: 0, count: 13)
+        case 0x20: report = DualSenseIdentityData.firmwareInfo
+        default: return nil
+        }
+        if bus == .bt { BluetoothCRC.stamp(seed: .feature, report: &report) }
+        return report
+    }
+}

@@ -1,0 +1,49 @@
+/// The evdev codes padgate reads (linux/input-event-codes.h), kept as typed constants so the
+/// button table below reads like the header it comes from.
+public enum EvdevCode {
+    public static let EV_SYN: UInt32 = 0x00, EV_KEY: UInt32 = 0x01, EV_ABS: UInt32 = 0x03, EV_MSC: UInt32 = 0x04, EV_FF: UInt32 = 0x15
+    public static let SYN_REPORT: UInt32 = 0, SYN_DROPPED: UInt32 = 3
+    public static let MSC_TIMESTAMP: UInt32 = 0x05
+
+    public static let ABS_X: UInt32 = 0x00, ABS_Y: UInt32 = 0x01, ABS_Z: UInt32 = 0x02
+    public static let ABS_RX: UInt32 = 0x03, ABS_RY: UInt32 = 0x04, ABS_RZ: UInt32 = 0x05
+    public static let ABS_GAS: UInt32 = 0x09, ABS_BRAKE: UInt32 = 0x0a
+    public static let ABS_HAT0X: UInt32 = 0x10, ABS_HAT0Y: UInt32 = 0x11
+    public static let ABS_MT_SLOT: UInt32 = 0x2f, ABS_MT_POSITION_X: UInt32 = 0x35, ABS_MT_POSITION_Y: UInt32 = 0x36
+    public static let ABS_MT_TRACKING_ID: UInt32 = 0x39
+
+    public static let BTN_LEFT: UInt32 = 0x110
+    public static let BTN_SOUTH: UInt32 = 0x130, BTN_EAST: UInt32 = 0x131, BTN_NORTH: UInt32 = 0x133, BTN_WEST: UInt32 = 0x134
+    public static let BTN_TL: UInt32 = 0x136, BTN_TR: UInt32 = 0x137, BTN_TL2: UInt32 = 0x138, BTN_TR2: UInt32 = 0x139
+    public static let BTN_SELECT: UInt32 = 0x13a, BTN_START: UInt32 = 0x13b, BTN_MODE: UInt32 = 0x13c
+    public static let BTN_THUMBL: UInt32 = 0x13d, BTN_THUMBR: UInt32 = 0x13e
+    public static let BTN_DPAD_UP: UInt32 = 0x220, BTN_DPAD_DOWN: UInt32 = 0x221, BTN_DPAD_LEFT: UInt32 = 0x222, BTN_DPAD_RIGHT: UInt32 = 0x223
+    public static let KEY_MICMUTE: UInt32 = 248
+    public static let BTN_TRIGGER_HAPPY1: UInt32 = 0x2c0
+    public static let FF_RUMBLE: UInt32 = 0x50
+}
+
+/// Gamepad buttons by the names padgate uses everywhere (JSON, the wire, scripts), and the evdev
+/// key each one arrives as on the gamepad node.
+public enum GamepadButtonMap {
+    public static let gamepadKeys: [(name: String, code: UInt32)] = [
+        ("south", EvdevCode.BTN_SOUTH), ("east", EvdevCode.BTN_EAST), ("west", EvdevCode.BTN_WEST),
+        ("north", EvdevCode.BTN_NORTH), ("l1", EvdevCode.BTN_TL), ("r1", EvdevCode.BTN_TR),
+        ("l2", EvdevCode.BTN_TL2), ("r2", EvdevCode.BTN_TR2), ("create", EvdevCode.BTN_SELECT),
+        ("options", EvdevCode.BTN_START), ("l3", EvdevCode.BTN_THUMBL), ("r3", EvdevCode.BTN_THUMBR),
+        ("ps", EvdevCode.BTN_MODE), ("mute", EvdevCode.KEY_MICMUTE),
+        // DualSense Edge back paddles and Fn buttons, as newer kernels report them.
+        ("paddle_left", EvdevCode.BTN_TRIGGER_HAPPY1), ("paddle_right", EvdevCode.BTN_TRIGGER_HAPPY1 + 1),
+        ("fn_left", EvdevCode.BTN_TRIGGER_HAPPY1 + 2), ("fn_right", EvdevCode.BTN_TRIGGER_HAPPY1 + 3),
+    ]
+
+    /// Hat positions as (x, y) in evdev's -1/0/1, in the order of the names.
+    public static let dpadNames: [(name: String, x: Int32, y: Int32)] = [
+        ("none", 0, 0), ("up", 0, -1), ("up-right", 1, -1), ("right", 1, 0), ("down-right", 1, 1),
+        ("down", 0, 1), ("down-left", -1, 1), ("left", -1, 0), ("up-left", -1, -1),
+    ]
+
+    public static func dpadName(x: Int32, y: Int32) -> String {
+        dpadNames.first { $0.x == x.signum() && $0.y == y.signum() }?.name ?? "none"
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// One JSON object per line, keys sorted, for `--json` modes that scripts read as a stream.
+enum JSONLines {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func print<T: Encodable>(_ value: T) {
+        guard let data = try? encoder.encode(value) else { return }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    static func string<T: Encodable>(_ value: T, pretty: Bool = false) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).flatMap { String(data: $0, encoding: .utf8) } ?? "null"
+    }
+}
+
+/// A message on standard error, for progress that must not mix with --json output.
+func note(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }

@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import PadDevices
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Show a pad's live state: buttons, sticks, triggers, touch points, motion.",
+        discussion: """
+            PAD is an index from 'padgate list', one of the pad's /dev nodes, or vid:pid; the first pad \
+            if omitted. The pad being unplugged is reported, and watching resumes when it comes back.
+            """)
+
+    @Argument(help: "The pad: index, /dev node, or vid:pid.")
+    var pad: String?
+
+    @Flag(help: "Print one JSON object per change (events: arrived, state, removed).")
+    var json = false
+
+    @Flag(help: "Ignore motion-sensor changes (they arrive hundreds of times a second).")
+    var noMotion = false
+
+    @Flag(help: "Wait for a matching pad to be plugged in instead of failing when there is none.")
+    var wait = false
+
+    @Option(help: "Stop after this many seconds.")
+    var duration: Double?
+
+    struct Event: Encodable {
+        var event: String
+        var time: Double
+        var pad: PadInfo?
+        var state: LivePadState?
+    }
+
+    struct PadInfo: Encodable {
+        var type: String, name: String, vendor_id: String, product_id: String, bus: String, uniq: String
+        var hidraw: String?
+        var evdev: [String]
+        init(_ pad: Pad) {
+            type = pad.kind.rawValue; name = pad.name; bus = pad.bus.rawValue; uniq = pad.uniq
+            vendor_id = String(format: "%04x", pad.vendorID); product_id = String(format: "%04x", pad.productID)
+            hidraw = pad.hidraw; evdev = pad.evdev.map(\.path)
+        }
+    }
+
+    func run() throws {
+        let selector = try pad.map(PadSelector.init)
+        let monitor = try PadMonitor()
+        let start = ContinuousClock.now
+        let deadline = duration.map { start + .milliseconds(Int($0 * 1000)) }
+        let view = TerminalView(enabled: !json && standardOutputIsTerminal)
+        var reader: LivePadReader?
+        var uniq: String?
+        var last: LivePadState?
+
+        func now() -> Double {
+            let elapsed = ContinuousClock.now - start
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        func emit(_ kind: String, _ pad: Pad, _ state: LivePadState? = nil) {
+            if json { JSONLines.print(Event(event: kind, time: now(), pad: kind == "state" ? nil : PadInfo(pad), state: state)) }
+            else if kind == "state", let state { view.draw(pad, state) }
+            else { view.message("\(kind): \(pad.kind.displayName) [\(pad.vidpid)] \(pad.name)") }
+        }
+        func attach() throws {
+            // After a re-plug, find the same controller by its serial; node paths may differ.
+            let candidates = monitor.pads
+            let found = uniq.flatMap { u in candidates.first { $0.uniq == u && !u.isEmpty } }
+                ?? (try? PadSelector.select(selector, from: candidates))
+            guard let found else { return }
+            let opened = try LivePadReader(pad: found)
+            reader = opened; uniq = found.uniq; last = nil
+            emit("arrived", found)
+            last = opened.snapshot()
+            emit("state", found, last)
+        }
+
+        try attach()
+        if reader == nil && !wait {
+            throw DeviceError.noSuchPad(selector: selector?.description ?? "any", available: monitor.pads.count)
+        }
+        while true {
+            let remaining = deadline.map { $0 - ContinuousClock.now }
+            if let remaining, remaining <= .zero { return }
+            let fds = [monitor.fileDescriptor] + (reader?.fileDescriptors ?? [])
+            let ready = Poll.wait(fds, timeout: remaining)
+            if ready[0].readable {
+                for change in monitor.handleEvents() {
+                    if case .removed(let gone) = change, gone.id == reader?.pad.id {
+                        reader = nil
+                        emit("removed", gone)
+                    }
+                }
+                if reader == nil { try? attach() }
+            }
+            guard let current = reader, ready.dropFirst().contains(where: { $0.readable || $0.hungUp }) else { continue }
+            do {
+                guard try current.readAvailable() else { continue }
+            } catch DeviceError.removed {
+                reader = nil
+                emit("removed", current.pad)
+                continue
+            }
+            var state = current.snapshot()
+            if noMotion { state.gyro = nil; state.accel = nil; state.sensor_time = nil }
+            if state != last {
+                last = state
+                emit("state", current.pad, state)
+            }
+        }
+    }
+}
+
+/// Redraws a compact view of one pad in place on a terminal; prints plain lines otherwise.
+final class TerminalView {
+    let enabled: Bool
+    private var linesDrawn = 0
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func message(_ text: String) {
+        linesDrawn = 0
+        print(text)
+    }
+
+    func draw(_ pad: Pad, _ s: LivePadState) {
+        var lines = [
+            "\(pad.kind.displayName) [\(pad.vidpid)] \(pad.bus.rawValue)  \(pad.gamepadNode?.path ?? "")",
+            "buttons: \(s.buttons.isEmpty ? "-" : s.buttons.joined(separator: " "))   dpad: \(s.dpad)",
+            "left (\(s.left_stick[0]),\(s.left_stick[1]))  right (\(s.right_stick[0]),\(s.right_stick[1]))  l2 \(s.l2)  r2 \(s.r2)",
+        ]
+        if pad.node(.touchpad) != nil {
+            lines.append("touch: " + (s.touch.isEmpty ? "-" : s.touch.map { "#\($0.id) (\($0.x),\($0.y))" }.joined(separator: "  ")))
+        }
+        if let gyro = s.gyro, let accel = s.accel {
+            lines.append("gyro \(gyro)  accel \(accel)  t \(s.sensor_time.map(String.init) ?? "-")")
+        }
+        if enabled {
+            var out = linesDrawn > 0 ? "\u{1b}[\(linesDrawn)A" : ""
+            for line in lines { out += "\r\u{1b}[K" + line + "\n" }
+            FileHandle.standardOutput.write(Data(out.utf8))
+            linesDrawn = lines.count
+        } else {
+            print(lines.joined(separator: " | "))
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import XCTest
+import PadDevices
+
+/// Device tests need the kernel's uhid and uinput. Where they are missing (a container, CI host)
+/// they skip loudly; `make test` runs them again inside the test guest, where they are present.
+func requireDeviceAccess(_ paths: [String] = [UHIDDevice.path, UInputGamepad.path]) throws {
+    for path in paths where access(path, R_OK | W_OK) != 0 {
+        let message = "SKIPPED LOUDLY: \(path) is not writable here; this test runs in the test guest (make test-devices)"
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
+        throw XCTSkip(message)
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes (udev needs a moment to name new nodes).
+func eventually<T>(timeout: Duration = .seconds(5), _ condition: () throws -> T?) rethrows -> T? {
+    let deadline = ContinuousClock.now + timeout
+    repeat {
+        if let value = try condition() { return value }
+        usleep(20_000)
+    } while ContinuousClock.now < deadline
+    return nil
+}
+
+/// The pad that udev groups for an emulated DualSense, once all three evdev nodes are there.
+func padFor(_ virtual: VirtualDualSense, udev: Udev, nodes: Int = 3) -> Pad? {
+    eventually { udev.pads().first { $0.uniq == virtual.uniq && $0.evdev.count == nodes && $0.hidraw != nil } }
+}
+
+/// Reads a pad's evdev nodes until `condition` holds on its state.
+func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), _ condition: (LivePadState) -> Bool) throws -> LivePadState? {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        _ = Poll.wait(reader.fileDescriptors, timeout: .milliseconds(50))
+        _ = try reader.readAvailable()
+        let state = reader.snapshot()
+        if condition(state) { return state }
+    }
+    return nil
+}
+
+/// The built `padgate` executable, next to the test bundle.
+var padgateExecutable: URL {
+    var url = Bundle(for: DeviceTestAnchor.self).bundleURL
+    while url.pathExtension == "xctest" || url.lastPathComponent.hasSuffix(".xctest") { url.deleteLastPathComponent() }
+    return url.appendingPathComponent("padgate")
+}
+final class DeviceTestAnchor {}
+
+/// A running `padgate` subprocess whose standard output is collected line by line.
+final class PadgateProcess {
+    let process = Process()
+    private let pipe = Pipe()
+    private let lock = NSLock()
+    private var buffer = Data()
+    private(set) var lines: [String] = []
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = padgateExecutable
+        process.arguments = arguments
+        process.standardOutput = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.lock(); defer { self.lock.unlock() }
+            self.buffer.append(data)
+            while let newline = self.buffer.firstIndex(of: 0x0a) {
+                self.lines.append(String(decoding: self.buffer[..<newline], as: UTF8.self))
+                self.buffer.removeSubrange(...newline)
+            }
+        }
+        try process.run()
+    }
+
+    func snapshot() -> [String] { lock.withLock { lines } }
+
+    /// Waits for an output line satisfying `match`.
+    func waitForLine(timeout: Duration = .seconds(10), _ match: (String) -> Bool) -> String? {
+        eventually(timeout: timeout) { snapshot().first(where: match) }
+    }
+
+    func interrupt() {
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+        pipe.fileHandleForReading.readabilityHandler = nil
+    }
+    deinit { if process.isRunning { process.terminate() } }
+}

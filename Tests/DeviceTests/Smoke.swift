@@ -1,3 +1,0 @@
-import XCTest
-@testable import PadDevices
-final class DeviceSmokeTests: XCTestCase { func testX() {} }

@@ -1,0 +1,133 @@
+import Foundation
+import XCTest
+@testable import PadDevices
+
+/// Against the real hid-playstation driver: the emulated DualSense is bound, grouped, read and
+/// unplugged the way a real one would be.
+final class VirtualDualSenseTests: XCTestCase {
+    override func setUpWithError() throws { try requireDeviceAccess([UHIDDevice.path]) }
+
+    func testUSBDualSenseIsOnePadWithHidrawAndThreeEvdevNodes() throws {
+        let virtual = try VirtualDualSense(bus: .usb)
+        defer { virtual.stop() }
+        XCTAssertTrue(virtual.waitUntilOpened(), "hid-playstation did not open the device")
+        let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()), "udev never showed the DualSense with 3 nodes")
+        XCTAssertEqual(pad.kind, .dualSense)
+        XCTAssertEqual(pad.bus, .usb)
+        XCTAssertEqual(pad.vendorID, 0x054c)
+        XCTAssertEqual(pad.productID, 0x0ce6)
+        XCTAssertEqual(pad.evdev.map(\.role), [.gamepad, .touchpad, .motion])
+        XCTAssertTrue(pad.hidraw?.hasPrefix("/dev/hidraw") ?? false)
+        XCTAssertTrue(pad.capabilities.isSuperset(of: [.rumble, .lightbar, .playerLEDs, .adaptiveTriggers, .touchpad, .motion, .battery]),
+                      "capabilities: \(pad.capabilities.names)")
+    }
+
+    func testInputReportsReachEvdev() throws {
+        let virtual = try VirtualDualSense(bus: .usb)
+        defer { virtual.stop() }
+        let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
+        let reader = try LivePadReader(pad: pad)
+        var writer = DualSenseInputWriter(bus: .usb)
+        var input = EmulatedInput()
+        input.buttons = ["south", "l1"]
+        input.dpad = "up-right"
+        input.leftStick = (200, 50)
+        input.r2 = 180
+        input.apply(.touch(slot: 0, x: 500, y: 300))
+        input.gyro = (100, -200, 300)
+        input.accel = (10, 8000, -20)
+        let expected: (LivePadState) -> Bool = {
+            $0.buttons.contains("south") && $0.buttons.contains("l1") && $0.dpad == "up-right"
+                && $0.left_stick == [200, 50] && $0.r2 == 180 && $0.touch.first.map { $0.x == 500 && $0.y == 300 } == true
+        }
+        var seen: LivePadState?
+        for _ in 0..<100 where seen == nil {
+            try virtual.send(writer.report(input))
+            seen = try waitForState(reader, timeout: .milliseconds(100), expected)
+        }
+        let state = try XCTUnwrap(seen, "evdev never showed the fed report: \(reader.snapshot())")
+        XCTAssertFalse(state.buttons.contains("east"))
+        XCTAssertNotNil(state.gyro)
+    }
+
+    func testBluetoothDualSenseChecksInputCRC() throws {
+        let virtual = try VirtualDualSense(bus: .bt)
+        defer { virtual.stop() }
+        XCTAssertTrue(virtual.waitUntilOpened(), "hid-playstation did not accept the Bluetooth probe replies (CRC?)")
+        let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
+        XCTAssertEqual(pad.bus, .bluetooth)
+        let reader = try LivePadReader(pad: pad)
+        var writer = DualSenseInputWriter(bus: .bt)
+        var input = EmulatedInput()
+        input.buttons = ["north"]
+        // A corrupted CRC: the driver must drop the report.
+        var corrupt = writer.report(input)
+        corrupt[corrupt.count - 1] ^= 0xff
+        for _ in 0..<5 { try virtual.send(corrupt) }
+        XCTAssertNil(try waitForState(reader, timeout: .milliseconds(500)) { $0.buttons.contains("north") },
+                     "a report with a bad CRC reached evdev")
+        var seen: LivePadState?
+        for _ in 0..<50 where seen == nil {
+            try virtual.send(writer.report(input))
+            seen = try waitForState(reader, timeout: .milliseconds(100)) { $0.buttons.contains("north") }
+        }
+        XCTAssertNotNil(seen, "a valid Bluetooth report never reached evdev")
+    }
+
+    func testUnplugIsReportedWithinOneSecondAndReplugIsFound() throws {
+        let monitor = try PadMonitor()
+        let mac: [UInt8] = [0x02, 0x11, 0x22, 0x33, 0x44, 0x55]
+        var virtual: VirtualDualSense? = try VirtualDualSense(bus: .usb, macAddress: mac)
+        let arrived = try XCTUnwrap(waitForArrival(monitor, uniq: virtual!.uniq), "arrival not reported")
+        XCTAssertEqual(arrived.kind, .dualSense)
+
+        let unplugged = ContinuousClock.now
+        virtual?.stop()
+        virtual = nil
+        var removedAfter: Duration?
+        while removedAfter == nil, ContinuousClock.now - unplugged < .seconds(3) {
+            for case .removed(let pad) in monitor.waitForChanges(timeout: .seconds(1)) where pad.id == arrived.id {
+                removedAfter = ContinuousClock.now - unplugged
+            }
+        }
+        let elapsed = try XCTUnwrap(removedAfter, "removal never reported")
+        XCTAssertLessThan(elapsed, .seconds(1), "removal took \(elapsed)")
+
+        let again = try VirtualDualSense(bus: .usb, macAddress: mac)
+        defer { again.stop() }
+        XCTAssertNotNil(waitForArrival(monitor, uniq: again.uniq), "re-plugged pad not found again")
+    }
+
+    func testOutputReportsFromTheDriverArriveAtTheEmulatedPad() throws {
+        let virtual = try VirtualDualSense(bus: .usb)
+        defer { virtual.stop() }
+        let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
+        _ = virtual.takeOutputs()  // the driver's own start-up reports (lightbar reset, player LED)
+        // The lightbar through the kernel's LED class device becomes an output report 0x02.
+        let led = try XCTUnwrap(ledDirectory(of: pad, suffix: ":rgb:indicator"), "no rgb LED class device")
+        try "255 16 32".write(toFile: led + "/multi_intensity", atomically: false, encoding: .ascii)
+        try "255".write(toFile: led + "/brightness", atomically: false, encoding: .ascii)
+        // struct dualsense_output_report_common at offset 1: valid_flag1 bit 2 = lightbar, RGB at 45..47.
+        let report = virtual.waitForOutput(timeout: .seconds(3)) { $0.first == 0x02 && $0[2] & 0x04 != 0 }
+        let lightbar = try XCTUnwrap(report, "no lightbar output report")
+        XCTAssertEqual(Array(lightbar[45...47]), [255, 16, 32])
+    }
+
+    private func waitForArrival(_ monitor: PadMonitor, uniq: String) -> Pad? {
+        if let pad = monitor.pads.first(where: { $0.uniq == uniq && $0.evdev.count == 3 }) { return pad }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            for case .arrived(let pad) in monitor.waitForChanges(timeout: .seconds(1)) where pad.uniq == uniq && pad.evdev.count == 3 {
+                return pad
+            }
+        }
+        return nil
+    }
+
+    private func ledDirectory(of pad: Pad, suffix: String) -> String? {
+        let leds = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/leds")) ?? []
+        return leds.filter { $0.hasSuffix(suffix) }
+            .map { "/sys/class/leds/" + $0 }
+            .first { (try? FileManager.default.destinationOfSymbolicLink(atPath: $0))?.contains(pad.id.split(separator: "/").last.map(String.init) ?? "?") ?? false }
+    }
+}

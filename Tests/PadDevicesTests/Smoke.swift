@@ -1,3 +1,0 @@
-import XCTest
-@testable import PadDevices
-final class SmokeTests: XCTestCase { func testX() {} }
