@@ -14,9 +14,9 @@ struct EmulateCommand: ParsableCommand {
             printed. Needs write access to /dev/uhid (sudo modprobe uhid; udev/70-padgate.rules).
             """)
 
-    enum Model: String, ExpressibleByArgument, CaseIterable { case dualsense }
+    enum Model: String, ExpressibleByArgument, CaseIterable { case dualsense, xbox }
 
-    @Argument(help: "The controller to emulate: dualsense.")
+    @Argument(help: "The controller to emulate: dualsense (uhid, real hid-playstation driver) or xbox (uinput, evdev only).")
     var model: Model
 
     @Option(help: "Bus to present: usb or bt.")
@@ -36,9 +36,13 @@ struct EmulateCommand: ParsableCommand {
 
     func validate() throws {
         if script != nil && replay != nil { throw ValidationError("use either --script or --replay, not both") }
+        if model == .xbox && (script != nil || replay != nil) {
+            throw ValidationError("--script and --replay drive an emulated DualSense; the xbox pad is held neutral")
+        }
     }
 
     func run() throws {
+        if model == .xbox { return try runUInputPad() }
         let pad = try VirtualDualSense(bus: bus)
         let started = ContinuousClock.now
         pad.onOutput = { report in OutputPrinter.print(report, bus: bus, json: json, since: started) }
@@ -55,4 +59,18 @@ struct EmulateCommand: ParsableCommand {
         pad.stop()
     }
 }
+extension EmulateCommand {
+    /// A generic evdev pad: present until the deadline or a signal, every node real.
+    func runUInputPad() throws {
+        let pad = try UInputGamepad()
+        SignalTrap.install {}
+        note("padgate: virtual Xbox 360 pad is up at \(pad.devnode ?? "a new /dev/input node"); Ctrl-C unplugs it")
+        let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+        while !SignalTrap.fired {
+            if let deadline, ContinuousClock.now >= deadline { break }
+            _ = Poll.wait([pad.fileDescriptor], timeout: .milliseconds(200))
+        }
+    }
+}
+
 extension VirtualDualSense.Bus: ExpressibleByArgument {}

@@ -30,14 +30,13 @@ struct InputFeeder {
     }
 
     func run(until deadline: ContinuousClock.Instant?, stop: () -> Bool) throws {
-        var writer = DualSenseInputWriter(bus: pad.bus)
-        var input = EmulatedInput()
+        var input = GamepadState.dualSenseAtRest
         let start = ContinuousClock.now
         var next = start
         func pastDeadline() -> Bool { stop() || deadline.map { ContinuousClock.now >= $0 } ?? false }
         func tick() throws {
             input.sensorTimestamp &+= UInt32(interval.components.attoseconds / 1_000_000_000_000 * 3)  // 0.33 µs units
-            try pad.send(writer.report(input))
+            try pad.send(input)
             next += interval
             let wait = next - ContinuousClock.now
             if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)) }
@@ -74,6 +73,15 @@ struct InputFeeder {
 
     /// The recording's input reports that this bus can carry, with times relative to the first.
     static func loadRecording(_ path: String, bus: VirtualDualSense.Bus) throws -> [(time: Double, bytes: [UInt8])] {
-        throw DeviceError.unsupported("replay needs the hid-recorder reader")
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw DeviceError.notFound(path: path) }
+        let recording = try HIDRecording(text: text)
+        // Only the reports this bus's driver parses; a USB recording cannot drive a Bluetooth pad.
+        let (id, length) = bus == .usb ? (UInt8(0x01), 64) : (UInt8(0x31), 78)
+        let events = recording.events(forDevice: recording.devices.first?.index ?? 0)
+            .filter { $0.data.first == id && $0.data.count == length }
+        guard let first = events.first else {
+            throw DeviceError.malformed("\(path) has no \(bus == .usb ? "USB 0x01 (64-byte)" : "Bluetooth 0x31 (78-byte)") DualSense input reports to replay; try --bus \(bus == .usb ? "bt" : "usb")")
+        }
+        return events.map { (time: $0.time - first.time, bytes: $0.data) }
     }
 }

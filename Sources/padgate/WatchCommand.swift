@@ -63,6 +63,11 @@ struct WatchCommand: ParsableCommand {
             else if kind == "state", let state { view.draw(pad, state) }
             else { view.message("\(kind): \(pad.kind.displayName) [\(pad.vidpid)] \(pad.name)") }
         }
+        func snapshot(_ reader: LivePadReader) -> LivePadState {
+            var state = reader.snapshot()
+            if noMotion { state.gyro = nil; state.accel = nil; state.sensor_time = nil }
+            return state
+        }
         func attach() throws {
             // After a re-plug, find the same controller by its serial; node paths may differ.
             let candidates = monitor.pads
@@ -72,7 +77,7 @@ struct WatchCommand: ParsableCommand {
             let opened = try LivePadReader(pad: found)
             reader = opened; uniq = found.uniq; last = nil
             emit("arrived", found)
-            last = opened.snapshot()
+            last = snapshot(opened)
             emit("state", found, last)
         }
 
@@ -102,8 +107,7 @@ struct WatchCommand: ParsableCommand {
                 emit("removed", current.pad)
                 continue
             }
-            var state = current.snapshot()
-            if noMotion { state.gyro = nil; state.accel = nil; state.sensor_time = nil }
+            let state = snapshot(current)
             if state != last {
                 last = state
                 emit("state", current.pad, state)

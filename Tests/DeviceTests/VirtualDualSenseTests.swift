@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PadDevices
+import HIDCodecs
 
 /// Against the real hid-playstation driver: the emulated DualSense is bound, grouped, read and
 /// unplugged the way a real one would be.
@@ -27,22 +28,20 @@ final class VirtualDualSenseTests: XCTestCase {
         defer { virtual.stop() }
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
         let reader = try LivePadReader(pad: pad)
-        var writer = DualSenseInputWriter(bus: .usb)
-        var input = EmulatedInput()
-        input.buttons = ["south", "l1"]
-        input.dpad = "up-right"
-        input.leftStick = (200, 50)
+        var input = GamepadState.dualSenseAtRest
+        input.buttons = [.south, .l1]
+        input.dpad = .upRight
+        input.leftStick = StickPosition(x: 200, y: 50)
         input.r2 = 180
         input.apply(.touch(slot: 0, x: 500, y: 300))
-        input.gyro = (100, -200, 300)
-        input.accel = (10, 8000, -20)
+        input.motion.first = MotionSample(gyro: Vector3(x: 100, y: -200, z: 300), accel: Vector3(x: 10, y: 8000, z: -20))
         let expected: (LivePadState) -> Bool = {
             $0.buttons.contains("south") && $0.buttons.contains("l1") && $0.dpad == "up-right"
                 && $0.left_stick == [200, 50] && $0.r2 == 180 && $0.touch.first.map { $0.x == 500 && $0.y == 300 } == true
         }
         var seen: LivePadState?
         for _ in 0..<100 where seen == nil {
-            try virtual.send(writer.report(input))
+            try virtual.send(input)
             seen = try waitForState(reader, timeout: .milliseconds(100), expected)
         }
         let state = try XCTUnwrap(seen, "evdev never showed the fed report: \(reader.snapshot())")
@@ -57,18 +56,18 @@ final class VirtualDualSenseTests: XCTestCase {
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
         XCTAssertEqual(pad.bus, .bluetooth)
         let reader = try LivePadReader(pad: pad)
-        var writer = DualSenseInputWriter(bus: .bt)
-        var input = EmulatedInput()
-        input.buttons = ["north"]
+        let encoder = PlayStationInputEncoder(layout: PlayStationLayouts.dualSenseBluetooth())
+        var input = GamepadState.dualSenseAtRest
+        input.buttons = [.north]
         // A corrupted CRC: the driver must drop the report.
-        var corrupt = writer.report(input)
+        var corrupt = encoder.encode(input)
         corrupt[corrupt.count - 1] ^= 0xff
         for _ in 0..<5 { try virtual.send(corrupt) }
         XCTAssertNil(try waitForState(reader, timeout: .milliseconds(500)) { $0.buttons.contains("north") },
                      "a report with a bad CRC reached evdev")
         var seen: LivePadState?
         for _ in 0..<50 where seen == nil {
-            try virtual.send(writer.report(input))
+            try virtual.send(input)
             seen = try waitForState(reader, timeout: .milliseconds(100)) { $0.buttons.contains("north") }
         }
         XCTAssertNotNil(seen, "a valid Bluetooth report never reached evdev")

@@ -14,13 +14,14 @@ timeout_s=${PADGATE_GUEST_TIMEOUT:-1200}
 xfer=$(mktemp -d "$out/xfer.XXXXXX")
 trap 'rm -rf "$xfer"' EXIT
 cp "$here/stage2.sh" "$xfer/stage2.sh"
+mkdir -p "$xfer/results"  # the guest's PADGATE_GUEST_OUT: copied to $PADGATE_GUEST_RESULTS
 printf '%s\n' "$*" > "$xfer/cmd"
 pwd > "$xfer/cwd"
 env | grep -E '^(PADGATE_|SWIFT_|XCT)' | sed -E "s/^([^=]*)=(.*)$/\1='\2'/" > "$xfer/env" || true
 log="$xfer/serial.log"; : > "$log"
 
 vmlinux="$out/vmlinux"
-qemu-system-x86_64 \
+timeout "$timeout_s" qemu-system-x86_64 \
     -machine q35 -accel tcg,thread=multi,tb-size=256 -cpu max -smp 2 -m 1536 \
     -nodefaults -no-user-config -display none -no-reboot \
     -serial "file:$log" \
@@ -31,13 +32,16 @@ qemu-system-x86_64 \
     -fsdev local,id=x,path="$xfer",security_model=none \
     -device virtio-9p-pci,fsdev=x,mount_tag=xfer &
 qemu=$!
-tail -n +1 -f --pid=$qemu "$log" &
+# The kernel's own power-off lines are noise in a test log.
+tail -n +1 -f --pid=$qemu "$log" | grep --line-buffered -v -E 'sysrq: Power Off|reboot: Power down' &
 tailer=$!
-( sleep "$timeout_s"; echo "guest: timed out after ${timeout_s}s" >&2; kill $qemu 2>/dev/null ) &
-watchdog=$!
-wait $qemu || true
-kill $watchdog 2>/dev/null || true
+qemu_rc=0
+wait $qemu || qemu_rc=$?
 wait $tailer 2>/dev/null || true
+[ "$qemu_rc" = 124 ] && echo "guest: timed out after ${timeout_s}s" >&2
+if [ -n "${PADGATE_GUEST_RESULTS:-}" ] && [ -d "$xfer/results" ]; then
+    mkdir -p "$PADGATE_GUEST_RESULTS" && cp -r "$xfer/results/." "$PADGATE_GUEST_RESULTS/"
+fi
 if [ -f "$xfer/rc" ]; then
     exit "$(cat "$xfer/rc")"
 fi

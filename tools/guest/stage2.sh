@@ -15,6 +15,7 @@ udevadm trigger --action=add >/dev/null 2>&1
 udevadm settle --timeout=5 >/dev/null 2>&1
 cd "$(cat $xfer/cwd)" || exit 1
 set -a; . $xfer/env; set +a
+export PADGATE_GUEST_OUT=$xfer/results PADGATE_IN_GUEST=1
 bash $xfer/cmd > /dev/ttyS0 2>&1 < /dev/null
 echo $? > $xfer/rc
 sync

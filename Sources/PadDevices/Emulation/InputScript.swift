@@ -1,3 +1,5 @@
+import HIDCodecs
+
 /// A small text script of inputs for an emulated pad, one step a line (docs/emulate-script.md):
 ///
 ///     press south l1      release south      dpad up       left 200 128     right 128 0
@@ -45,7 +47,7 @@ public struct InputScript: Equatable, Sendable {
             return v
         }
         func buttons() throws -> [String] {
-            let known = DualSenseInputWriter.buttonNames
+            let known = GamepadButtons.named.map(\.name)
             guard !args.isEmpty else { throw ScriptProblem("'\(verb)' needs button names: \(known.joined(separator: ", "))") }
             for name in args where !known.contains(name) { throw ScriptProblem("unknown button '\(name)'; known: \(known.joined(separator: ", "))") }
             return args
@@ -54,7 +56,7 @@ public struct InputScript: Equatable, Sendable {
         case "press": return .set(.press(try buttons()))
         case "release": return .set(.release(try buttons()))
         case "dpad":
-            let names = DualSenseInputWriter.hatOrder + ["none"]
+            let names = DPad.allCases.map(\.name)
             guard args.count == 1, names.contains(args[0]) else { throw ScriptProblem("'dpad' needs one of \(names.joined(separator: ", "))") }
             return .set(.dpad(args[0]))
         case "left": return .set(.leftStick(try number(0, "x"), try number(1, "y")))
@@ -89,25 +91,48 @@ struct ScriptProblem: Error {
     init(_ message: String) { self.message = message }
 }
 
-extension EmulatedInput {
+extension GamepadState {
+    /// A DualSense lying still on a table: sticks centred, +1 g on the accelerometer's Y axis
+    /// (8192 counts per g), battery full, no touch.
+    public static var dualSenseAtRest: GamepadState {
+        var state = GamepadState()
+        state.leftStick = StickPosition(x: 128, y: 128)
+        state.rightStick = StickPosition(x: 128, y: 128)
+        state.hasMotion = true
+        state.motion.count = 1
+        state.motion.first.accel = Vector3(x: 0, y: 8192, z: 0)
+        state.hasTouch = true
+        state.battery = BatteryStatus(percent: 100, state: .discharging)
+        return state
+    }
+
     public mutating func apply(_ change: InputScript.Change) {
         switch change {
-        case .press(let names): buttons.formUnion(names)
-        case .release(let names): buttons.subtract(names)
-        case .dpad(let name): dpad = name
-        case .leftStick(let x, let y): leftStick = (x, y)
-        case .rightStick(let x, let y): rightStick = (x, y)
+        case .press(let names): for name in names { buttons.insert(GamepadButtons(named: name)) }
+        case .release(let names): for name in names { buttons.remove(GamepadButtons(named: name)) }
+        case .dpad(let name): dpad = DPad.allCases.first { $0.name == name } ?? .none
+        case .leftStick(let x, let y): leftStick = StickPosition(x: UInt16(x), y: UInt16(y))
+        case .rightStick(let x, let y): rightStick = StickPosition(x: UInt16(x), y: UInt16(y))
         case .l2(let v): l2 = v
         case .r2(let v): r2 = v
         case .touch(let slot, let x, let y):
-            // A new contact gets a new id, as the pad does; moving keeps it.
-            let id = touches[slot]?.id ?? nextTouchID
-            if touches[slot] == nil { nextTouchID = (nextTouchID + 1) & 0x7f }
-            touches[slot] = Touch(id: id, x: x, y: y)
-        case .untouch(let slot): touches[slot] = nil
-        case .gyro(let x, let y, let z): gyro = (x, y, z)
-        case .accel(let x, let y, let z): accel = (x, y, z)
-        case .battery(let percent, let charging): batteryPercent = percent; self.charging = charging
+            // A new contact takes the next id from the pad's 7-bit counter; moving keeps it.
+            let current = slot == 0 ? touch0 : touch1
+            let id = current.active ? current.id : (max(touch0.id, touch1.id) &+ 1) & 0x7f
+            let point = TouchPoint(id: id, active: true, x: x, y: y)
+            if slot == 0 { touch0 = point } else { touch1 = point }
+        case .untouch(let slot):
+            if slot == 0 { touch0.active = false } else { touch1.active = false }
+        case .gyro(let x, let y, let z): motion.first.gyro = Vector3(x: x, y: y, z: z)
+        case .accel(let x, let y, let z): motion.first.accel = Vector3(x: x, y: y, z: z)
+        case .battery(let percent, let charging):
+            battery = BatteryStatus(percent: percent, state: charging ? .charging : .discharging)
         }
+    }
+}
+
+extension GamepadButtons {
+    init(named name: String) {
+        self = GamepadButtons.named.first { $0.name == name }?.button ?? []
     }
 }

@@ -19,7 +19,8 @@ public final class VirtualDualSense {
     private let outputSignal = NSCondition()
     private var pumpThread: Thread?
     private var running = false
-    private var bluetoothSequence: UInt8 = 0
+    private var encoder: PlayStationInputEncoder
+    private var sequence: UInt8 = 0
     /// Called on the pump thread for every output report the kernel or a program sends.
     public var onOutput: (([UInt8]) -> Void)?
     /// True once the driver has opened the device (hid_hw_open at the end of its probe).
@@ -35,6 +36,7 @@ public final class VirtualDualSense {
         var mac = macAddress ?? (0..<6).map { _ in UInt8.random(in: 0...255) }
         if macAddress == nil { mac[0] = (mac[0] & 0xfc) | 0x02 }
         self.macAddress = mac
+        encoder = PlayStationInputEncoder(layout: bus == .usb ? PlayStationLayouts.dualSenseUSB() : PlayStationLayouts.dualSenseBluetooth())
         uhid = try UHIDDevice()
         running = true
         let thread = Thread { [weak self] in self?.pump() }
@@ -66,6 +68,14 @@ public final class VirtualDualSense {
 
     /// Feeds one input report, as the pad would send it.
     public func send(_ report: [UInt8]) throws { try uhid.input(report) }
+
+    /// Feeds `state` as the pad's next input report (USB 0x01 or Bluetooth 0x31 with its CRC).
+    public func send(_ state: GamepadState) throws {
+        var state = state
+        state.sequence = sequence
+        sequence &+= 1
+        try send(encoder.encode(state))
+    }
 
     /// Every output report received so far (and clears the list).
     public func takeOutputs() -> [[UInt8]] {

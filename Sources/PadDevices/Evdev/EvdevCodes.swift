@@ -1,3 +1,5 @@
+import HIDCodecs
+
 /// The evdev codes padgate reads (linux/input-event-codes.h), kept as typed constants so the
 /// button table below reads like the header it comes from.
 public enum EvdevCode {
@@ -37,13 +39,7 @@ public enum GamepadButtonMap {
         ("fn_left", EvdevCode.BTN_TRIGGER_HAPPY1 + 2), ("fn_right", EvdevCode.BTN_TRIGGER_HAPPY1 + 3),
     ]
 
-    /// Hat positions as (x, y) in evdev's -1/0/1, in the order of the names.
-    public static let dpadNames: [(name: String, x: Int32, y: Int32)] = [
-        ("none", 0, 0), ("up", 0, -1), ("up-right", 1, -1), ("right", 1, 0), ("down-right", 1, 1),
-        ("down", 0, 1), ("down-left", -1, 1), ("left", -1, 0), ("up-left", -1, -1),
-    ]
-
     public static func dpadName(x: Int32, y: Int32) -> String {
-        dpadNames.first { $0.x == x.signum() && $0.y == y.signum() }?.name ?? "none"
+        DPad.allCases.first { $0.axes == (x.signum(), y.signum()) }?.name ?? DPad.none.name
     }
 }

@@ -180,7 +180,7 @@ public final class UHIDDevice {
 /// Byte offsets into `struct uhid_event` (linux/uhid.h): a 4-byte type, then the packed union.
 enum UHIDLayout {
     static let maxData = 4096
-    static let eventSize = 4 + 128 + 64 + 64 + 2 + 2 + 4 * 4 + maxData
+    static let eventSize = 4380  // sizeof(struct uhid_event) on every architecture (packed)
 
     // enum uhid_event_type
     static let destroy: UInt32 = 1, start: UInt32 = 2, stop: UInt32 = 3, open: UInt32 = 4, close: UInt32 = 5
