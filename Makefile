@@ -1,0 +1,50 @@
+# padgate: the two commands a person needs are `make demo` and `make test`; both install what
+# they need first (Debian packages through apt, the test guest's kernel).
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+export PATH := $(dir $(SWIFT)):$(PATH)
+
+.PHONY: all deps build test test-unit test-devices demo bench fuzz install-udev clean guest
+
+all: build
+
+deps:
+	@tools/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+# Unit tests on this machine (device tests skip loudly here if /dev/uhid is missing), then the
+# device tests against the real kernel drivers: directly, or in the QEMU guest.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel --num-workers 2
+	tools/guest/setup.sh
+	tools/test-devices.sh
+
+test-unit: deps
+	$(SWIFT) test
+
+test-devices: deps
+	$(SWIFT) build --build-tests
+	tools/test-devices.sh
+
+guest: deps
+	tools/guest/setup.sh
+
+demo: deps
+	$(SWIFT) build
+	tools/demo.sh
+
+bench: deps
+	tools/bench-codecs.sh
+
+fuzz: deps
+	tools/fuzz.sh $(or $(SECONDS),30)
+
+install-udev:
+	install -m 0644 udev/70-padgate.rules /etc/udev/rules.d/70-padgate.rules
+	install -m 0644 udev/modules-load.d/padgate.conf /etc/modules-load.d/padgate.conf
+	udevadm control --reload && udevadm trigger
+
+clean:
+	rm -rf .build .build-fuzz .guest

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs the device tests (Tests/DeviceTests) against real kernel drivers: directly where /dev/uhid
+# and /dev/uinput are writable (a desktop Linux with the udev rules), else inside the test guest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(swift build --show-bin-path)
+bundle="$bin/padgatePackageTests.xctest"
+[ -x "$bundle" ] || { echo "build the tests first: swift build --build-tests" >&2; exit 1; }
+selected=$("$bundle" --list-tests | grep -E '^ *DeviceTests\.' | sed -E 's/^ *//; s#/.*##' | sort -u | paste -sd, -)
+[ -n "$selected" ] || { echo "no device tests found in $bundle" >&2; exit 1; }
+run="'$bundle' '$selected'"
+if [ -w /dev/uhid ] && [ -w /dev/uinput ] && [ -z "${PADGATE_FORCE_GUEST:-}" ]; then
+    echo "device tests: running directly (/dev/uhid is writable here)"
+    eval "$run"
+else
+    echo "device tests: no writable /dev/uhid here; booting the test guest (tools/guest)"
+    PADGATE_GUEST_TIMEOUT=${PADGATE_GUEST_TIMEOUT:-1500} tools/guest/run.sh "$run"
+fi
