@@ -39,6 +39,8 @@ let package = Package(
             "HIDCodecs", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Pure: the forwarding protocol's messages, their encoding, and snapshot-diff state.
+        .target(name: "WireProtocol"),
         .executableTarget(name: "padgate", dependencies: [
             "HIDCodecs", "PadDevices",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -46,6 +48,7 @@ let package = Package(
         ]),
 
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
         .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs"]),

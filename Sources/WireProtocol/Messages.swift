@@ -1,0 +1,236 @@
+/// padgate wire protocol v1 (docs/wire.md): the messages that travel inside sealed datagrams.
+/// Every message is `type u8 | length u16 | body`, big-endian, so a receiver skips types it does
+/// not know and ignores trailing fields a newer sender added.
+
+public let wireVersion: UInt8 = 1
+
+/// Which of a client's pads a message is about. Assigned by the client, 0...maxPads-1.
+public struct PadSlot: Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt8
+    public init(_ rawValue: UInt8) { self.rawValue = rawValue }
+    public var description: String { "slot \(rawValue)" }
+}
+
+/// A per-pad 16-bit sequence that wraps; "newer" is serial-number arithmetic (RFC 1982), so a
+/// reordered or replayed old snapshot never overwrites a newer one.
+public struct WireSequence: Hashable, Sendable {
+    public var rawValue: UInt16
+    public init(_ rawValue: UInt16) { self.rawValue = rawValue }
+    public func isNewer(than other: WireSequence) -> Bool {
+        let distance = rawValue &- other.rawValue
+        return distance != 0 && distance < 0x8000
+    }
+    public var next: WireSequence { WireSequence(rawValue &+ 1) }
+}
+
+public enum WirePadType: UInt8, Sendable, CaseIterable {
+    case generic = 0, dualSense = 1, dualSenseEdge = 2, dualShock4 = 3, switchPro = 4, xbox = 5
+}
+
+public struct WireCapabilities: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let analogTriggers = WireCapabilities(rawValue: 1 << 0)
+    public static let rumble = WireCapabilities(rawValue: 1 << 1)
+    public static let triggerRumble = WireCapabilities(rawValue: 1 << 2)
+    public static let touchpad = WireCapabilities(rawValue: 1 << 3)
+    public static let accelerometer = WireCapabilities(rawValue: 1 << 4)
+    public static let gyro = WireCapabilities(rawValue: 1 << 5)
+    public static let battery = WireCapabilities(rawValue: 1 << 6)
+    public static let rgbLED = WireCapabilities(rawValue: 1 << 7)
+    public static let playerLEDs = WireCapabilities(rawValue: 1 << 8)
+    public static let adaptiveTriggers = WireCapabilities(rawValue: 1 << 9)
+}
+
+public struct PadArrival: Equatable, Sendable {
+    public var slot: PadSlot
+    public var type: WirePadType
+    public var vendorID: UInt16
+    public var productID: UInt16
+    public var capabilities: WireCapabilities
+    /// At most 64 bytes of UTF-8 on the wire.
+    public var name: String
+    public init(slot: PadSlot, type: WirePadType, vendorID: UInt16, productID: UInt16, capabilities: WireCapabilities, name: String) {
+        self.slot = slot; self.type = type; self.vendorID = vendorID; self.productID = productID
+        self.capabilities = capabilities; self.name = name
+    }
+}
+
+/// The whole button/stick/trigger state: idempotent, so any one that arrives is enough.
+/// Sticks are signed 16-bit with 0 at rest and +y down (evdev's convention); triggers 0...255.
+public struct PadStateSnapshot: Equatable, Sendable {
+    public var slot: PadSlot
+    public var sequence: WireSequence
+    /// `GamepadButtons` bits (HIDCodecs): south, east, ..., paddles.
+    public var buttons: UInt32
+    /// `DPad` raw value: 0 = up, clockwise, 8 = none.
+    public var dpad: UInt8
+    public var leftX: Int16, leftY: Int16, rightX: Int16, rightY: Int16
+    public var l2: UInt8, r2: UInt8
+    public init(slot: PadSlot, sequence: WireSequence = WireSequence(0), buttons: UInt32 = 0, dpad: UInt8 = 8,
+                leftX: Int16 = 0, leftY: Int16 = 0, rightX: Int16 = 0, rightY: Int16 = 0, l2: UInt8 = 0, r2: UInt8 = 0) {
+        self.slot = slot; self.sequence = sequence; self.buttons = buttons; self.dpad = dpad
+        self.leftX = leftX; self.leftY = leftY; self.rightX = rightX; self.rightY = rightY; self.l2 = l2; self.r2 = r2
+    }
+    /// Everything but the sequence: what "changed" means.
+    public func sameControls(as other: PadStateSnapshot) -> Bool {
+        buttons == other.buttons && dpad == other.dpad && leftX == other.leftX && leftY == other.leftY
+            && rightX == other.rightX && rightY == other.rightY && l2 == other.l2 && r2 == other.r2
+    }
+    public static func neutral(_ slot: PadSlot) -> PadStateSnapshot { PadStateSnapshot(slot: slot) }
+}
+
+/// Touch contacts in the DualSense's own 1920×1080 touchpad space.
+public struct WireTouchContact: Equatable, Sendable {
+    public var id: UInt8
+    public var active: Bool
+    public var x: UInt16
+    public var y: UInt16
+    public init(id: UInt8 = 0, active: Bool = false, x: UInt16 = 0, y: UInt16 = 0) { self.id = id; self.active = active; self.x = x; self.y = y }
+}
+
+public struct TouchSnapshot: Equatable, Sendable {
+    public var slot: PadSlot
+    public var sequence: WireSequence
+    public var first: WireTouchContact
+    public var second: WireTouchContact
+    public init(slot: PadSlot, sequence: WireSequence = WireSequence(0), first: WireTouchContact = .init(), second: WireTouchContact = .init()) {
+        self.slot = slot; self.sequence = sequence; self.first = first; self.second = second
+    }
+}
+
+/// One IMU sample in physical units: gyro in degrees per second, accelerometer in g (docs/wire.md
+/// says why). Calibrated on the client, which knows the pad.
+public struct WireMotionSample: Equatable, Sendable {
+    public var timestampMicros: UInt32
+    public var gyroX: Float, gyroY: Float, gyroZ: Float
+    public var accelX: Float, accelY: Float, accelZ: Float
+    public init(timestampMicros: UInt32 = 0, gyroX: Float = 0, gyroY: Float = 0, gyroZ: Float = 0,
+                accelX: Float = 0, accelY: Float = 0, accelZ: Float = 0) {
+        self.timestampMicros = timestampMicros
+        self.gyroX = gyroX; self.gyroY = gyroY; self.gyroZ = gyroZ
+        self.accelX = accelX; self.accelY = accelY; self.accelZ = accelZ
+    }
+}
+
+/// Up to four samples batched in one message.
+public struct MotionBatch: Equatable, Sendable {
+    public static let capacity = 4
+    public var slot: PadSlot
+    public var count: Int = 0
+    public var samples: (WireMotionSample, WireMotionSample, WireMotionSample, WireMotionSample) = (.init(), .init(), .init(), .init())
+    public init(slot: PadSlot) { self.slot = slot }
+
+    public subscript(i: Int) -> WireMotionSample {
+        get { precondition(i < count); return withUnsafeBytes(of: samples) { $0.load(fromByteOffset: i * MemoryLayout<WireMotionSample>.stride, as: WireMotionSample.self) } }
+    }
+    public mutating func append(_ sample: WireMotionSample) -> Bool {
+        guard count < Self.capacity else { return false }
+        withUnsafeMutableBytes(of: &samples) { $0.storeBytes(of: sample, toByteOffset: count * MemoryLayout<WireMotionSample>.stride, as: WireMotionSample.self) }
+        count += 1
+        return true
+    }
+    public static func == (a: MotionBatch, b: MotionBatch) -> Bool {
+        a.slot == b.slot && a.count == b.count && (0..<a.count).allSatisfy { a[$0] == b[$0] }
+    }
+}
+
+public struct BatteryReport: Equatable, Sendable {
+    public var slot: PadSlot
+    public var percent: UInt8
+    /// `ChargingState` raw value (HIDCodecs).
+    public var state: UInt8
+    public init(slot: PadSlot, percent: UInt8, state: UInt8) { self.slot = slot; self.percent = percent; self.state = state }
+}
+
+/// Host → client: keep the motors at these levels until `ttlMillis` after arrival, unless renewed.
+/// Levels are 0...65535 (evdev FF magnitudes); a stop is an explicit zero lease.
+public struct RumbleLease: Equatable, Sendable {
+    public var slot: PadSlot
+    public var sequence: WireSequence
+    public var low: UInt16
+    public var high: UInt16
+    public var leftTrigger: UInt16
+    public var rightTrigger: UInt16
+    public var ttlMillis: UInt16
+    public init(slot: PadSlot, sequence: WireSequence, low: UInt16, high: UInt16, leftTrigger: UInt16 = 0, rightTrigger: UInt16 = 0, ttlMillis: UInt16) {
+        self.slot = slot; self.sequence = sequence; self.low = low; self.high = high
+        self.leftTrigger = leftTrigger; self.rightTrigger = rightTrigger; self.ttlMillis = ttlMillis
+    }
+    public var isStop: Bool { low == 0 && high == 0 && leftTrigger == 0 && rightTrigger == 0 }
+}
+
+/// An adaptive-trigger block: mode byte + 10 parameters, as the DualSense takes it.
+public struct TriggerBlock: Equatable, Sendable {
+    public var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+    public init(_ array: [UInt8]) {
+        var b = [UInt8](repeating: 0, count: 11)
+        for (i, v) in array.prefix(11).enumerated() { b[i] = v }
+        bytes = (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10])
+    }
+    public var array: [UInt8] { withUnsafeBytes(of: bytes) { Array($0) } }
+    public var mode: UInt8 { bytes.0 }
+    func write(into w: inout WireWriter) throws(WireError) {
+        var copy = bytes
+        for i in 0..<11 { try w.u8(withUnsafeBytes(of: &copy) { $0[i] }) }
+    }
+    public static func == (a: TriggerBlock, b: TriggerBlock) -> Bool { a.array == b.array }
+}
+
+/// Host → client: HID-level feedback. Only the fields named in `fields` apply.
+public struct HIDOutputMessage: Equatable, Sendable {
+    public struct Fields: OptionSet, Hashable, Sendable {
+        public var rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let lightbar = Fields(rawValue: 1 << 0)
+        public static let playerLEDs = Fields(rawValue: 1 << 1)
+        public static let micLED = Fields(rawValue: 1 << 2)
+        public static let leftTrigger = Fields(rawValue: 1 << 3)
+        public static let rightTrigger = Fields(rawValue: 1 << 4)
+    }
+    public var slot: PadSlot
+    public var sequence: WireSequence
+    public var fields: Fields = []
+    public var red: UInt8 = 0, green: UInt8 = 0, blue: UInt8 = 0
+    public var playerLEDMask: UInt8 = 0
+    public var micLED: UInt8 = 0
+    public var leftTrigger = TriggerBlock([])
+    public var rightTrigger = TriggerBlock([])
+    public init(slot: PadSlot, sequence: WireSequence) { self.slot = slot; self.sequence = sequence }
+}
+
+public struct MotionRateRequest: Equatable, Sendable {
+    public var slot: PadSlot
+    /// 0 turns motion off.
+    public var hertz: UInt16
+    public init(slot: PadSlot, hertz: UInt16) { self.slot = slot; self.hertz = hertz }
+}
+
+/// Round-trip probe: the client sends `ping`, the host echoes it as `pong`.
+public struct Probe: Equatable, Sendable {
+    public var id: UInt32
+    public var sentMicros: UInt64
+    public init(id: UInt32, sentMicros: UInt64) { self.id = id; self.sentMicros = sentMicros }
+}
+
+public enum WireMessage: Equatable, Sendable {
+    // client → host
+    case arrival(PadArrival)
+    case removal(PadSlot)
+    case state(PadStateSnapshot)
+    case touch(TouchSnapshot)
+    case motion(MotionBatch)
+    case battery(BatteryReport)
+    case ping(Probe)
+    // host → client
+    case rumble(RumbleLease)
+    case hidOutput(HIDOutputMessage)
+    case motionRate(MotionRateRequest)
+    case pong(Probe)
+}
+
+/// Message type numbers. Never reuse one; add new ones at the end.
+public enum WireMessageType: UInt8, Sendable {
+    case arrival = 0x01, removal = 0x02, state = 0x03, touch = 0x04, motion = 0x05, battery = 0x06, ping = 0x07
+    case rumble = 0x20, hidOutput = 0x21, motionRate = 0x22, pong = 0x23
+}

@@ -1,0 +1,169 @@
+/// Encodes and decodes `WireMessage`s inside a datagram payload: `version u8`, then messages.
+public enum WireCodec {
+    /// Room for a name on the wire; longer names are cut at a character boundary.
+    public static let maxNameBytes = 64
+
+    public static func beginPayload(_ w: inout WireWriter) throws(WireError) { try w.u8(wireVersion) }
+
+    public static func encode(_ message: WireMessage, into w: inout WireWriter) throws(WireError) {
+        let type: WireMessageType
+        switch message {
+        case .arrival: type = .arrival
+        case .removal: type = .removal
+        case .state: type = .state
+        case .touch: type = .touch
+        case .motion: type = .motion
+        case .battery: type = .battery
+        case .ping: type = .ping
+        case .rumble: type = .rumble
+        case .hidOutput: type = .hidOutput
+        case .motionRate: type = .motionRate
+        case .pong: type = .pong
+        }
+        try w.u8(type.rawValue)
+        let lengthAt = try w.reserveU16()
+        let start = w.count
+        switch message {
+        case .arrival(let a):
+            try w.u8(a.slot.rawValue); try w.u8(a.type.rawValue); try w.u16(a.vendorID); try w.u16(a.productID)
+            try w.u32(a.capabilities.rawValue)
+            var name = Array(a.name.utf8)
+            if name.count > maxNameBytes { name = utf8Prefix(name, maxBytes: maxNameBytes) }
+            try w.u8(UInt8(name.count))
+            for byte in name { try w.u8(byte) }
+        case .removal(let slot):
+            try w.u8(slot.rawValue)
+        case .state(let s):
+            try w.u8(s.slot.rawValue); try w.u16(s.sequence.rawValue); try w.u32(s.buttons); try w.u8(s.dpad)
+            try w.i16(s.leftX); try w.i16(s.leftY); try w.i16(s.rightX); try w.i16(s.rightY); try w.u8(s.l2); try w.u8(s.r2)
+        case .touch(let t):
+            try w.u8(t.slot.rawValue); try w.u16(t.sequence.rawValue)
+            try write(t.first, &w); try write(t.second, &w)
+        case .motion(let m):
+            try w.u8(m.slot.rawValue); try w.u8(UInt8(m.count))
+            for i in 0..<m.count {
+                let s = m[i]
+                try w.u32(s.timestampMicros)
+                try w.f32(s.gyroX); try w.f32(s.gyroY); try w.f32(s.gyroZ)
+                try w.f32(s.accelX); try w.f32(s.accelY); try w.f32(s.accelZ)
+            }
+        case .battery(let b):
+            try w.u8(b.slot.rawValue); try w.u8(b.percent); try w.u8(b.state)
+        case .ping(let p), .pong(let p):
+            try w.u32(p.id); try w.u64(p.sentMicros)
+        case .rumble(let r):
+            try w.u8(r.slot.rawValue); try w.u16(r.sequence.rawValue); try w.u16(r.low); try w.u16(r.high)
+            try w.u16(r.leftTrigger); try w.u16(r.rightTrigger); try w.u16(r.ttlMillis)
+        case .hidOutput(let h):
+            try w.u8(h.slot.rawValue); try w.u16(h.sequence.rawValue); try w.u8(h.fields.rawValue)
+            try w.u8(h.red); try w.u8(h.green); try w.u8(h.blue); try w.u8(h.playerLEDMask); try w.u8(h.micLED)
+            try h.leftTrigger.write(into: &w)
+            try h.rightTrigger.write(into: &w)
+        case .motionRate(let m):
+            try w.u8(m.slot.rawValue); try w.u16(m.hertz)
+        }
+        w.patchU16(at: lengthAt, UInt16(w.count - start))
+    }
+
+    /// The longest prefix of valid UTF-8 `bytes` that fits, never splitting a character.
+    static func utf8Prefix(_ bytes: [UInt8], maxBytes: Int) -> [UInt8] {
+        var end = min(bytes.count, maxBytes)
+        guard end < bytes.count else { return bytes }
+        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // back to the lead byte of the cut character
+        return Array(bytes[0..<end])
+    }
+
+    static func write(_ c: WireTouchContact, _ w: inout WireWriter) throws(WireError) {
+        try w.u8(c.id); try w.u8(c.active ? 1 : 0); try w.u16(c.x); try w.u16(c.y)
+    }
+
+    public struct Counters: Equatable, Sendable {
+        public var messages = 0
+        public var unknownTypes = 0
+        public var malformed = 0
+        public var unknownVersions = 0
+        public init() {}
+    }
+
+    /// Calls `body` for each message of a payload. Unknown types are skipped; a message that is
+    /// malformed is dropped and counted, and the rest of the payload still decodes.
+    public static func decode(_ payload: UnsafeRawBufferPointer, counters: inout Counters, _ body: (WireMessage) -> Void) {
+        var r = WireReader(payload)
+        guard let version = try? r.u8(), version == wireVersion else { counters.unknownVersions += 1; return }
+        while r.remaining > 0 {
+            guard let typeByte = try? r.u8(), let length = try? r.u16(), let bodyBytes = try? r.slice(Int(length)) else {
+                counters.malformed += 1
+                return
+            }
+            guard let type = WireMessageType(rawValue: typeByte) else { counters.unknownTypes += 1; continue }
+            do {
+                body(try decodeBody(type, WireReader(bodyBytes)))
+                counters.messages += 1
+            } catch {
+                counters.malformed += 1
+            }
+        }
+    }
+
+    static func decodeBody(_ type: WireMessageType, _ reader: WireReader) throws(WireError) -> WireMessage {
+        var r = reader
+        switch type {
+        case .arrival:
+            let slot = PadSlot(try r.u8())
+            let typeByte = try r.u8()
+            let vendor = try r.u16(), product = try r.u16()
+            let caps = WireCapabilities(rawValue: try r.u32())
+            let nameLength = Int(try r.u8())
+            guard nameLength <= maxNameBytes else { throw .malformed("pad name longer than \(maxNameBytes) bytes") }
+            let name = String(decoding: try r.slice(nameLength), as: UTF8.self)
+            return .arrival(PadArrival(slot: slot, type: WirePadType(rawValue: typeByte) ?? .generic, vendorID: vendor,
+                                       productID: product, capabilities: caps, name: name))
+        case .removal:
+            return .removal(PadSlot(try r.u8()))
+        case .state:
+            let slot = PadSlot(try r.u8()), seq = WireSequence(try r.u16()), buttons = try r.u32(), dpad = try r.u8()
+            guard dpad <= 8 else { throw .malformed("d-pad value \(dpad) out of range") }
+            return .state(PadStateSnapshot(slot: slot, sequence: seq, buttons: buttons, dpad: dpad,
+                                           leftX: try r.i16(), leftY: try r.i16(), rightX: try r.i16(), rightY: try r.i16(),
+                                           l2: try r.u8(), r2: try r.u8()))
+        case .touch:
+            let slot = PadSlot(try r.u8()), seq = WireSequence(try r.u16())
+            func contact() throws(WireError) -> WireTouchContact {
+                WireTouchContact(id: try r.u8(), active: try r.u8() != 0, x: try r.u16(), y: try r.u16())
+            }
+            return .touch(TouchSnapshot(slot: slot, sequence: seq, first: try contact(), second: try contact()))
+        case .motion:
+            var batch = MotionBatch(slot: PadSlot(try r.u8()))
+            let count = Int(try r.u8())
+            guard count <= MotionBatch.capacity else { throw .malformed("\(count) motion samples in one batch") }
+            for _ in 0..<count {
+                _ = batch.append(WireMotionSample(timestampMicros: try r.u32(), gyroX: try r.f32(), gyroY: try r.f32(), gyroZ: try r.f32(),
+                                                  accelX: try r.f32(), accelY: try r.f32(), accelZ: try r.f32()))
+            }
+            return .motion(batch)
+        case .battery:
+            return .battery(BatteryReport(slot: PadSlot(try r.u8()), percent: min(try r.u8(), 100), state: try r.u8()))
+        case .ping:
+            return .ping(Probe(id: try r.u32(), sentMicros: try r.u64()))
+        case .pong:
+            return .pong(Probe(id: try r.u32(), sentMicros: try r.u64()))
+        case .rumble:
+            return .rumble(RumbleLease(slot: PadSlot(try r.u8()), sequence: WireSequence(try r.u16()), low: try r.u16(), high: try r.u16(),
+                                       leftTrigger: try r.u16(), rightTrigger: try r.u16(), ttlMillis: try r.u16()))
+        case .hidOutput:
+            var h = HIDOutputMessage(slot: PadSlot(try r.u8()), sequence: WireSequence(try r.u16()))
+            h.fields = HIDOutputMessage.Fields(rawValue: try r.u8())
+            h.red = try r.u8(); h.green = try r.u8(); h.blue = try r.u8(); h.playerLEDMask = try r.u8(); h.micLED = try r.u8()
+            h.leftTrigger = TriggerBlock(Array(try r.slice(11)))
+            h.rightTrigger = TriggerBlock(Array(try r.slice(11)))
+            for (field, block) in [(HIDOutputMessage.Fields.leftTrigger, h.leftTrigger), (.rightTrigger, h.rightTrigger)] where h.fields.contains(field) {
+                // Debug modes wedge the trigger until the pad is reset; an all-zero block is no effect at all.
+                if (0xFC...0xFE).contains(block.mode) { throw .malformed("trigger debug mode 0x\(String(block.mode, radix: 16)) refused") }
+                if block.array.allSatisfy({ $0 == 0 }) { throw .malformed("empty trigger block") }
+            }
+            return .hidOutput(h)
+        case .motionRate:
+            return .motionRate(MotionRateRequest(slot: PadSlot(try r.u8()), hertz: try r.u16()))
+        }
+    }
+}
