@@ -17,7 +17,7 @@ build: deps
 # device tests against the real kernel drivers: directly, or in the QEMU guest.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel --num-workers 2
+	$(SWIFT) test --skip-build
 	tools/guest/setup.sh
 	tools/test-devices.sh
 

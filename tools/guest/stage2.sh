@@ -7,18 +7,14 @@ export HOME=/root
 mkdir -p /dev/pts /dev/shm /tmp /run/udev
 mount -t devpts devpts /dev/pts 2>/dev/null
 mount -t tmpfs tmpfs /dev/shm 2>/dev/null
-mount -t tmpfs tmpfs /tmp 2>/dev/null
 ip link set lo up 2>/dev/null
 /lib/systemd/systemd-udevd --daemon >/dev/null 2>&1
 modprobe -a uhid uinput hid_playstation hid_generic evdev 2>/dev/null
 udevadm trigger --action=add >/dev/null 2>&1
 udevadm settle --timeout=5 >/dev/null 2>&1
-cd "$(cat $xfer/cwd)" || exit 1
+finish() { echo "$1" > $xfer/rc; sync; echo 0 > /proc/sys/kernel/printk; echo o > /proc/sysrq-trigger; sleep 10; }
+cd "$(cat $xfer/cwd)" || { echo "guest: $(cat $xfer/cwd) is not visible in the guest"; finish 1; }
 set -a; . $xfer/env; set +a
 export PADGATE_GUEST_OUT=$xfer/results PADGATE_IN_GUEST=1
 bash $xfer/cmd > /dev/ttyS0 2>&1 < /dev/null
-echo $? > $xfer/rc
-sync
-echo 0 > /proc/sys/kernel/printk
-echo o > /proc/sysrq-trigger
-sleep 10
+finish $?
