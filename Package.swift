@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "FuzzRecording", targets: ["FuzzRecording"]),
         .executable(name: "FuzzTrigger", targets: ["FuzzTrigger"]),
         .executable(name: "CodecBench", targets: ["CodecBench"]),
+        .executable(name: "RumbleBench", targets: ["RumbleBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,24 +35,30 @@ let package = Package(
 
         // Pure byte-level logic: report descriptors, controller reports, calibration, trigger effects.
         .target(name: "HIDCodecs", dependencies: ["CZlib"]),
+        // Pure feedback logic (rumble renderer, patterns): no system library, only HIDCodecs.
+        .target(name: "Feedback", dependencies: ["HIDCodecs"]),
         // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput.
         .target(name: "PadDevices", dependencies: [
-            "HIDCodecs", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
+            "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Pure: the forwarding protocol's messages, their encoding, and snapshot-diff state.
         .target(name: "WireProtocol"),
+        // The link: sealed UDP datagrams (AES-GCM, replay window), TLS control, pairing.
+        .target(name: "Transport", dependencies: ["COpenSSL"]),
         .executableTarget(name: "padgate", dependencies: [
-            "HIDCodecs", "PadDevices",
+            "HIDCodecs", "PadDevices", "Feedback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport"]),
+        .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
-        .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs"]),
+        .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs", "Feedback"]),
 
         // HIDCodecs fuzz targets: libFuzzer entry points; a plain build replays input files instead.
         .target(name: "FuzzReplay", path: "Fuzz/FuzzReplay"),
@@ -61,6 +68,8 @@ let package = Package(
         .executableTarget(name: "FuzzTrigger", dependencies: ["HIDCodecs", "FuzzReplay"], path: "Fuzz/FuzzTrigger"),
         // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
+        // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).
+        .executableTarget(name: "RumbleBench", dependencies: ["Feedback"], path: "Benchmarks/RumbleBench"),
         .executableTarget(name: "CodecBench", dependencies: ["HIDCodecs", "CMallocCounter"], path: "Benchmarks/CodecBench"),
     ],
     swiftLanguageModes: [.v5]

@@ -9,15 +9,15 @@ final class CommandLineTests: XCTestCase {
     func testEmulatedPadIsListedAndItsScriptedInputIsWatched() throws {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-\(UUID()).script")
         try """
-            wait 1500
+            wait 400
             press south
             left 255 0
             touch 0 800 400
-            wait 300
+            wait 400
             release south
             untouch 0
             left 128 128
-            wait 100000
+            repeat
             """.write(to: script, atomically: true, encoding: .utf8)
         let emulate = try PadgateProcess(["emulate", "dualsense", "--script", script.path, "--json"])
         defer { emulate.interrupt() }
@@ -37,12 +37,13 @@ final class CommandLineTests: XCTestCase {
         func states() -> [LivePadState] {
             watch.snapshot().compactMap { try? JSONDecoder().decode(Event.self, from: Data($0.utf8)) }.compactMap(\.state)
         }
-        let pressed = eventually(timeout: .seconds(15)) {
-            states().first { $0.buttons.contains("south") && $0.left_stick == [255, 0] && $0.touch.contains { $0.x == 800 && $0.y == 400 } }
+        // The script presses and releases in a loop; watch must show a press, then a release after it.
+        let pressedAt = eventually(timeout: .seconds(15)) {
+            states().firstIndex { $0.buttons.contains("south") && $0.left_stick == [255, 0] && $0.touch.contains { $0.x == 800 && $0.y == 400 } }
         }
-        XCTAssertNotNil(pressed, "watch never showed the scripted press; saw \(watch.snapshot().suffix(5))")
+        XCTAssertNotNil(pressedAt, "watch never showed the scripted press; saw \(watch.snapshot().suffix(5))")
         let released = eventually(timeout: .seconds(10)) {
-            states().last.flatMap { $0.buttons.isEmpty && $0.touch.isEmpty && $0.left_stick == [128, 128] ? $0 : nil }
+            states().dropFirst((pressedAt ?? 0) + 1).first { $0.buttons.isEmpty && $0.touch.isEmpty && $0.left_stick == [128, 128] }
         }
         XCTAssertNotNil(released, "watch never showed the release")
 

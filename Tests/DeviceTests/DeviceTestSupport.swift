@@ -22,9 +22,12 @@ func eventually<T>(timeout: Duration = .seconds(5), _ condition: () throws -> T?
     return nil
 }
 
-/// The pad that udev groups for an emulated DualSense, once all three evdev nodes are there.
+/// The pad that udev groups for an emulated DualSense, once all three evdev nodes, the hidraw node
+/// and the battery (the driver registers it last) are there.
 func padFor(_ virtual: VirtualDualSense, udev: Udev, nodes: Int = 3) -> Pad? {
-    eventually { udev.pads().first { $0.uniq == virtual.uniq && $0.evdev.count == nodes && $0.hidraw != nil } }
+    eventually {
+        udev.pads().first { $0.uniq == virtual.uniq && $0.evdev.count == nodes && $0.hidraw != nil && $0.capabilities.contains(.battery) }
+    }
 }
 
 /// Reads a pad's evdev nodes until `condition` holds on its state.
