@@ -3,7 +3,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 export PATH := $(dir $(SWIFT)):$(PATH)
 
-.PHONY: all deps build test test-unit test-devices demo bench fuzz install-udev clean guest
+.PHONY: all deps build test test-unit test-devices demo bench bench-rumble fuzz install-udev clean guest
 
 all: build
 
@@ -37,6 +37,10 @@ demo: deps
 
 bench: deps
 	tools/bench-codecs.sh
+	tools/bench-rumble.sh
+
+bench-rumble: deps
+	tools/bench-rumble.sh
 
 fuzz: deps
 	tools/fuzz.sh $(or $(SECONDS),30)
