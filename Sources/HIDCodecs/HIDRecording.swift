@@ -159,6 +159,17 @@ public struct HIDRecording: Hashable, Sendable {
 
     /// Text hid-recorder and hid-replay accept. Comments are written back where they were.
     public func text() -> String {
+        var out = headerText()
+        var current = devices.first?.index ?? 0
+        for event in events {
+            if devices.count > 1 && event.deviceIndex != current { out += "D: \(event.deviceIndex)\n"; current = event.deviceIndex }
+            out += Self.eventText(event)
+        }
+        return out
+    }
+
+    /// The comment, descriptor and id lines, before any event: what a live recorder writes first.
+    public func headerText() -> String {
         var out = ""
         for c in leadingComments { out += "# \(c)\n" }
         let multiple = devices.count > 1
@@ -172,12 +183,14 @@ public struct HIDRecording: Hashable, Sendable {
                 out += "I: \(String(bus, radix: 16)) \(Self.hex4(vid)) \(Self.hex4(pid))\n"
             }
         }
-        var current = devices.first?.index ?? 0
-        for event in events {
-            if multiple && event.deviceIndex != current { out += "D: \(event.deviceIndex)\n"; current = event.deviceIndex }
-            for c in event.comments { out += "# \(c)\n" }
-            out += "E: \(Self.pad(event.seconds, 6)).\(Self.pad(event.microseconds, 6)) \(event.data.count) \(Hex.encode(event.data, separator: " "))\n"
-        }
+        return out
+    }
+
+    /// One event's comment lines and its `E:` line.
+    public static func eventText(_ event: RecordedEvent) -> String {
+        var out = ""
+        for c in event.comments { out += "# \(c)\n" }
+        out += "E: \(pad(event.seconds, 6)).\(pad(event.microseconds, 6)) \(event.data.count) \(Hex.encode(event.data, separator: " "))\n"
         return out
     }
 

@@ -3,21 +3,24 @@ import Foundation
 import HIDCodecs
 
 /// `padgate inspect`: decode a report descriptor, or every report of a hid-recorder file.
-/// SOURCE is generic on purpose: a regular file is decoded offline; anything else is meant to name a
-/// live pad, which the device layer will resolve.
+/// SOURCE is a hid-recorder file, or a live pad (index, /dev node, vid:pid) read from its hidraw node.
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Decode a report descriptor or a hid-recorder recording.",
+        abstract: "Decode a report descriptor, a hid-recorder recording, or a live pad's reports.",
         discussion: """
             padgate inspect --descriptor FILE [--json]   print the reports and fields a descriptor declares
             padgate inspect FILE.hid [--json]            decode every report of a hid-recorder recording
+            padgate inspect PAD [--json] [--duration S]  decode a pad's reports live (index, /dev node or vid:pid)
             The descriptor file may be raw bytes or hex text. With --json, descriptors print in hid-tools' shape
             and recordings print one JSON object per report.
             """)
 
-    @Argument(help: "A hid-recorder file (live pads will be accepted once the device layer is wired).")
+    @Argument(help: "A hid-recorder file, or a live pad: index from 'padgate list', a /dev node, or vid:pid.")
     var source: String?
+
+    @Option(help: "With a live pad: stop after this many seconds.")
+    var duration: Double?
 
     @Option(name: .customLong("descriptor"), help: "A report descriptor file (binary or hex text).")
     var descriptorPath: String?
@@ -44,9 +47,7 @@ struct InspectCommand: ParsableCommand {
     }
 
     private func inspect(source: String) throws {
-        guard Self.isRegularFile(source) else {
-            throw ValidationError("'\(source)' is not a file. Inspecting a live pad needs the device layer, which is not wired into inspect yet; record it with hid-recorder and inspect the file.")
-        }
+        guard Self.isRegularFile(source) else { return try inspectLive(selector: source) }
         let text = try String(contentsOfFile: source, encoding: .utf8)
         let recording: HIDRecording
         do { recording = try HIDRecording(text: text) } catch { throw ValidationError("\(source): \(error)") }
@@ -63,6 +64,17 @@ struct InspectCommand: ParsableCommand {
             let value = inspector.inspect(event.data, time: event.time)
             inspectors[event.deviceIndex] = inspector
             print(json ? value.serialized() : Self.line(value))
+        }
+    }
+
+    private func inspectLive(selector: String) throws {
+        let live = try LiveReports(selector: selector)
+        var inspector = ReportInspector(device: live.device)
+        if !json { print("\(live.pad.name) [\(live.pad.vidpid)] on \(live.pad.hidraw ?? "")") }
+        try live.run(duration: duration) { event in
+            let value = inspector.inspect(event.data, time: event.time)
+            print(json ? value.serialized() : Self.line(value))
+            fflush(stdout)
         }
     }
 

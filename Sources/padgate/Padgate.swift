@@ -9,7 +9,7 @@ struct Padgate: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             // device-layer commands
-            ListCommand.self, WatchCommand.self, EmulateCommand.self,
+            ListCommand.self, WatchCommand.self, EmulateCommand.self, RecordCommand.self,
             // codec commands
             InspectCommand.self, CalibrateCommand.self, LightbarCommand.self, PlayerLEDsCommand.self,
             TriggerSubcommand.self, RumbleCommand.self,

@@ -52,6 +52,34 @@ final class CommandLineTests: XCTestCase {
                         "unplugging was not reported by watch")
     }
 
+    func testRecordAndInspectALivePadFromItsHidrawNode() throws {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-\(UUID()).script")
+        try "press east\nr2 200\nwait 100\nrelease east\nr2 0\nwait 100\nrepeat\n".write(to: script, atomically: true, encoding: .utf8)
+        let emulate = try PadgateProcess(["emulate", "dualsense", "--script", script.path])
+        defer { emulate.interrupt() }
+        XCTAssertNotNil(eventually(timeout: .seconds(10)) { () -> Bool? in
+            (try? runPadgate(["list", "--json"]))?.contains("\"dualsense\"") == true ? true : nil
+        })
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-\(UUID()).hid")
+        _ = try runPadgate(["record", "054c:0ce6", "-o", file.path, "--duration", "2"])
+        let text = try String(contentsOf: file, encoding: .utf8)
+        XCTAssertTrue(text.contains("\nR: 257 05 01 09 05 a1 01"), "the kernel's copy of the DualSense descriptor heads the file")
+        XCTAssertTrue(text.contains("\nI: 3 054c 0ce6\n"))
+        XCTAssertGreaterThan(text.components(separatedBy: "\nE: ").count, 20, "2 s of a 125 Hz pad")
+
+        struct Report: Decodable { var report_id: Int; var length: Int; var buttons: [String]?; var r2: Int? }
+        let decoded = try runPadgate(["inspect", file.path, "--json"]).split(separator: "\n")
+            .compactMap { try? JSONDecoder().decode(Report.self, from: Data($0.utf8)) }
+        XCTAssertTrue(decoded.allSatisfy { $0.report_id == 1 && $0.length == 64 })
+        XCTAssertTrue(decoded.contains { $0.buttons == ["east"] && $0.r2 == 200 }, "a pressed report decodes as east + r2 200")
+        XCTAssertTrue(decoded.contains { $0.buttons == [] && $0.r2 == 0 })
+
+        let live = try runPadgate(["inspect", "054c:0ce6", "--json", "--duration", "1.5"]).split(separator: "\n")
+            .compactMap { try? JSONDecoder().decode(Report.self, from: Data($0.utf8)) }
+        XCTAssertTrue(live.contains { $0.buttons == ["east"] }, "live inspect decodes the pad's reports")
+    }
+
     private func runPadgate(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = padgateExecutable

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import HIDCodecs
+import PadDevices
+
+/// Raw input reports read live from a pad's hidraw node, for `inspect PAD` and `record PAD`.
+struct LiveReports {
+    let pad: Pad
+    let device: RecordedDevice
+    let hidraw: HIDRawDevice
+
+    init(selector: String) throws {
+        let pads = try Udev().pads()
+        pad = try PadSelector.select(try PadSelector(selector), from: pads)
+        guard let path = pad.hidraw else {
+            throw DeviceError.unsupported("\(pad.name) has no hidraw node (an evdev-only pad): use 'padgate watch' for it")
+        }
+        hidraw = try HIDRawDevice(path: path)
+        let busNumber: UInt16 = pad.bus == .usb ? 0x03 : pad.bus == .bluetooth ? 0x05 : pad.bus == .virtual ? 0x06 : 0
+        device = RecordedDevice(index: 0, name: pad.name, bus: busNumber, vendorID: pad.vendorID, productID: pad.productID,
+                                descriptor: try HIDRawDevice.reportDescriptor(hidrawPath: path))
+    }
+
+    /// Calls `body` with each report and its time since the start, until the deadline or a signal.
+    func run(duration: Double?, _ body: (RecordedEvent) throws -> Void) throws {
+        SignalTrap.install {}
+        let start = ContinuousClock.now
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !SignalTrap.fired {
+            let elapsed = ContinuousClock.now - start
+            if let duration, elapsed >= .milliseconds(Int(duration * 1000)) { return }
+            let n = try buffer.withUnsafeMutableBufferPointer { try hidraw.read(into: $0, timeout: .milliseconds(200)) }
+            guard n > 0 else { continue }
+            let micros = Int((ContinuousClock.now - start) / .microseconds(1))
+            try body(RecordedEvent(seconds: micros / 1_000_000, microseconds: micros % 1_000_000, data: Array(buffer[0..<n])))
+        }
+    }
+}
+
+struct RecordCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record a pad's raw HID input reports to a hid-recorder file.",
+        discussion: "The file opens in hid-tools (hid-replay, hid-decode) and in 'padgate inspect'. Each report is preceded by its decoded fields as comment lines, as hid-recorder does.")
+
+    @Argument(help: "The pad: index from 'padgate list', a /dev node, or vid:pid.")
+    var pad: String
+
+    @Option(name: .shortAndLong, help: "The file to write (default: standard output).")
+    var output: String?
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    var duration: Double?
+
+    func run() throws {
+        let live = try LiveReports(selector: pad)
+        let sink: FileHandle
+        if let output {
+            guard FileManager.default.createFile(atPath: output, contents: nil) else {
+                throw DeviceError.systemCall("create", path: output, errno: errno)
+            }
+            sink = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        } else {
+            sink = FileHandle.standardOutput
+        }
+        var inspector = ReportInspector(device: live.device)
+        let header = HIDRecording(devices: [live.device], events: [], leadingComments: ["recorded by padgate from \(live.pad.hidraw ?? "")"])
+        sink.write(Data(header.headerText().utf8))
+        var count = 0
+        try live.run(duration: duration) { event in
+            var annotated = event
+            annotated.comments = [InspectCommand.line(inspector.inspect(event.data, time: nil))]
+            sink.write(Data(HIDRecording.eventText(annotated).utf8))
+            count += 1
+        }
+        if output != nil { note("padgate: recorded \(count) reports to \(output!)") }
+    }
+}
