@@ -43,7 +43,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Pure: the forwarding protocol's messages, their encoding, and snapshot-diff state.
-        .target(name: "WireProtocol"),
+        .target(name: "WireProtocol", dependencies: ["HIDCodecs"]),
         // The link: sealed UDP datagrams (AES-GCM, replay window), TLS control, pairing.
         .target(name: "Transport", dependencies: ["COpenSSL"]),
         .executableTarget(name: "padgate", dependencies: [
@@ -53,7 +53,7 @@ let package = Package(
         ]),
 
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
