@@ -1,26 +1,53 @@
 import ArgumentParser
+import Feedback
+import Foundation
 import HIDCodecs
+import PadDevices
 
 extension Transport: ExpressibleByArgument {}
 
-/// Options every command that acts on a pad's outputs shares. The device layer will add `--pad SELECTOR`
-/// here; until then only `--dry-run` (print the report instead of sending it) works.
+extension PadFeedback.RumblePath: ExpressibleByArgument {}
+
+/// Options every command that acts on a pad's outputs shares: which pad (`--pad`), or `--dry-run`
+/// to print the report for a model and bus instead of sending it.
 struct PadOutputOptions: ParsableArguments {
-    @Flag(help: "Print the output report as hex instead of sending it.")
+    @Option(help: ArgumentHelp("The pad: an index from 'padgate list', one of its /dev nodes, or vid:pid. Default: the first pad.",
+                               valueName: "PAD"))
+    var pad: String?
+
+    @Flag(help: "Print the output report as hex instead of sending it (no pad needed; see --bus and --model).")
     var dryRun = false
 
-    @Option(help: "Transport to build the report for: usb or bt.")
+    @Option(help: "With --dry-run: transport to build the report for, usb or bt.")
     var bus: Transport = .usb
 
-    @Option(help: "Pad model: dualsense or dualshock4 (DualShock 4 supports lightbar and rumble).")
+    @Option(help: "With --dry-run: pad model, dualsense or dualshock4 (DualShock 4 supports lightbar and rumble).")
     var model: OutputModel = .dualsense
+
+    @Flag(help: "Bluetooth PlayStation pads not bound to hid-playstation: accept that output reports switch them to full reports.")
+    var btFullReports = false
+
+    @Option(help: "Rumble path: auto (evdev force feedback where the driver has it, else hidraw), evdev or hidraw.")
+    var rumblePath: PadFeedback.RumblePath = .automatic
 
     enum OutputModel: String, ExpressibleByArgument, CaseIterable { case dualsense, dualshock4 }
 
-    /// Prints the report (dry run) or refuses: sending needs the device layer.
+    /// Prints the report; only called with --dry-run.
     func deliver(_ report: [UInt8]) throws {
-        guard dryRun else { throw ValidationError("acting on a pad needs a device: pass --dry-run to print the report instead") }
         print(Hex.encode(report))
+    }
+
+    /// The selected pad's feedback, closed (motors stopped) when `body` returns or throws.
+    func withPad(_ body: (PadFeedback) throws -> Void) throws {
+        let selector = try pad.map { try PadSelector($0) }
+        let target = try PadSelector.select(selector, from: try Udev().pads())
+        var options = PadFeedback.Options()
+        options.allowBluetoothFullReports = btFullReports
+        options.rumblePath = rumblePath
+        let feedback = PadFeedback(pad: target, options: options)
+        SignalTrap.install { feedback.close() }
+        defer { feedback.close() }
+        try body(feedback)
     }
 
     func dualSenseReport(_ state: DualSenseOutputState) throws -> [UInt8] {
@@ -52,6 +79,7 @@ struct LightbarCommand: ParsableCommand {
 
     func run() throws {
         if values.count == 1, let word = values.first, word == "on" || word == "off" {
+            if !output.dryRun { return try output.withPad { try $0.setLightbar(enabled: word == "on") } }
             var state = DualSenseOutputState()
             state.lightbarEnabled = word == "on"
             return try output.deliver(output.dualSenseReport(state))
@@ -61,6 +89,7 @@ struct LightbarCommand: ParsableCommand {
         let brightness = values.count == 4 ? try parseByte(values[3], "BRIGHTNESS") : 255
         let scale = { (c: UInt8) in UInt8(Int(brightness) * Int(c) / 255) }
         let color = RGBColor(red: scale(r), green: scale(g), blue: scale(b))
+        if !output.dryRun { return try output.withPad { try $0.setLightbar(color) } }
         if output.model == .dualshock4 {
             var ds4 = DualShock4OutputState()
             ds4.lightbar = color
@@ -89,6 +118,7 @@ struct PlayerLEDsCommand: ParsableCommand {
         if let instant, instant != "instant" { throw ValidationError("the second argument can only be 'instant'") }
         var state = DualSenseOutputState()
         do { state.playerLEDs = try PlayerLEDs(player: player, instant: instant != nil) } catch { throw ValidationError("\(error)") }
+        if !output.dryRun, let leds = state.playerLEDs { return try output.withPad { try $0.setPlayerLEDs(leds) } }
         try output.deliver(output.dualSenseReport(state))
     }
 }
@@ -110,6 +140,9 @@ struct TriggerSubcommand: ParsableCommand {
         var state = DualSenseOutputState()
         if command.side != .left { state.rightTrigger = command.effect }
         if command.side != .right { state.leftTrigger = command.effect }
+        if !output.dryRun {
+            return try output.withPad { try $0.setTriggers(left: state.leftTrigger, right: state.rightTrigger) }
+        }
         try output.deliver(output.dualSenseReport(state))
     }
 }
@@ -117,18 +150,48 @@ struct TriggerSubcommand: ParsableCommand {
 struct RumbleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rumble",
-        abstract: "Run the rumble motors: LOW drives the heavy left motor, HIGH the light right one (0-255).")
+        abstract: "Run the rumble motors: LOW drives the heavy left motor, HIGH the light right one (0-255).",
+        discussion: """
+            padgate rumble [--pad PAD] LOW HIGH [--for DURATION]     hold a level (default 1s), then stop
+            padgate rumble [--pad PAD] --pattern NAME|FILE [--for DURATION]
+                built-in patterns: pulse, ramp, heartbeat; a FILE has one 'LOW HIGH MILLISECONDS' per line.
+                Without --for a pattern plays once; with it, it repeats for that long.
+            padgate rumble LOW HIGH --dry-run [--bus usb|bt] [--model dualsense|dualshock4]
+            DURATION: 500ms, 2s, 1.5s or a number of seconds. Ctrl-C stops the motors at once; a killed
+            padgate stops them within one 200 ms segment where the pad's driver offers force feedback.
+            """)
 
     @Argument(help: "Low-frequency (left) motor strength 0-255.")
-    var low: String
+    var low: String?
 
     @Argument(help: "High-frequency (right) motor strength 0-255.")
-    var high: String
+    var high: String?
+
+    @Option(name: .customLong("for"), help: "How long to rumble: 500ms, 2s, 1.5s.")
+    var duration: String?
+
+    @Option(help: "A built-in pattern (pulse, ramp, heartbeat) or a pattern file.")
+    var pattern: String?
 
     @OptionGroup var output: PadOutputOptions
 
     func run() throws {
+        let length = try duration.map(parseDuration)
+        if let pattern {
+            guard low == nil && high == nil else { throw ValidationError("give either LOW HIGH or --pattern, not both") }
+            guard !output.dryRun else { throw ValidationError("--dry-run prints one report; it takes LOW HIGH, not --pattern") }
+            let track = try loadPattern(pattern)
+            return try output.withPad { feedback in
+                try feedback.play(track: track.steps.map { ($0.levels, $0.duration) }, repeatUntil: length) { SignalTrap.fired }
+            }
+        }
+        guard let low, let high else { throw ValidationError("rumble takes LOW HIGH (0-255 each) or --pattern NAME|FILE") }
         let l = try parseByte(low, "LOW"), h = try parseByte(high, "HIGH")
+        if !output.dryRun {
+            return try output.withPad { feedback in
+                try feedback.rumble(MotorLevels(low: l, high: h), for: length ?? .seconds(1)) { SignalTrap.fired }
+            }
+        }
         if output.model == .dualshock4 {
             var ds4 = DualShock4OutputState()
             ds4.rumbleLow = l; ds4.rumbleHigh = h
@@ -138,4 +201,23 @@ struct RumbleCommand: ParsableCommand {
         state.rumble = (l, h)
         try output.deliver(output.dualSenseReport(state))
     }
+
+    private func loadPattern(_ name: String) throws -> RumblePattern {
+        if let builtIn = RumblePattern.builtIn[name] { return builtIn }
+        guard let text = try? String(contentsOfFile: name, encoding: .utf8) else {
+            throw ValidationError("'\(name)' is neither a built-in pattern (\(RumblePattern.builtIn.keys.sorted().joined(separator: ", "))) nor a readable file")
+        }
+        do { return try RumblePattern(text: text) } catch { throw ValidationError("\(name): \(error)") }
+    }
+}
+
+/// "500ms", "2s", "1.5s" or plain seconds.
+func parseDuration(_ text: String) throws -> Duration {
+    let lower = text.lowercased()
+    let (number, scale): (Substring, Double) = lower.hasSuffix("ms") ? (lower.dropLast(2), 0.001)
+        : lower.hasSuffix("s") ? (lower.dropLast(), 1) : (Substring(lower), 1)
+    guard let value = Double(number), value >= 0, value * scale <= 3600 else {
+        throw ValidationError("'\(text)' is not a duration: write 500ms, 2s or 1.5s (at most an hour)")
+    }
+    return .milliseconds(Int((value * scale * 1000).rounded()))
 }

@@ -1,0 +1,197 @@
+import Feedback
+import Foundation
+import HIDCodecs
+
+/// All feedback for one pad: rumble (through the renderer and a sink), lightbar, player LEDs and
+/// triggers, over one cumulative output state. Motors go to zero on `close()`, which callers run
+/// on exit, SIGINT/SIGTERM and pad removal; a write error first reopens the output path and
+/// retries, and if that fails silences through any other path before reporting the error.
+public final class PadFeedback {
+    public enum RumblePath: String, Sendable, CaseIterable {
+        /// evdev force feedback where the driver offers it, else the PlayStation hidraw reports.
+        case automatic = "auto"
+        case evdev, hidraw
+    }
+
+    public struct Options: Sendable {
+        public var rumblePath: RumblePath = .automatic
+        /// Bluetooth PlayStation pads without hid-playstation: allow the switch to full reports.
+        public var allowBluetoothFullReports = false
+        /// Wait for a Bluetooth DualSense's connection animation before setting the lightbar.
+        public var waitForStartupAnimation = true
+        public var renderer = RumbleRenderer.Configuration()
+        public init() {}
+    }
+
+    public let pad: Pad
+    public let options: Options
+    public private(set) var renderer: RumbleRenderer
+    private var playStation: PlayStationOutput?
+    private var rumbleSink: RumbleSink?
+    private let origin = ContinuousClock.now
+    private var closed = false
+    /// Reopens after write errors (for logs and tests).
+    public private(set) var reopenCount = 0
+
+    public init(pad: Pad, options: Options = Options()) {
+        self.pad = pad
+        self.options = options
+        renderer = RumbleRenderer(configuration: options.renderer)
+    }
+
+    deinit { close() }
+
+    /// Monotonic time on the renderer's scale.
+    public var now: MonotonicTime { ContinuousClock.now - origin }
+
+    public var isPlayStation: Bool { [.dualSense, .dualSenseEdge, .dualShock4].contains(pad.kind) }
+
+    public func playStationOutput() throws -> PlayStationOutput {
+        if let playStation { return playStation }
+        let output = try PlayStationOutput(pad: pad, allowBluetoothFullReports: options.allowBluetoothFullReports)
+        playStation = output
+        return output
+    }
+
+    // MARK: Lights and triggers
+
+    public func setLightbar(_ color: RGBColor) throws {
+        guard isPlayStation else { return try LEDClassDevices(pad: pad).setColor(color) }
+        let output = try playStationOutput()
+        if output.model == .dualSense && output.transport == .bt && options.waitForStartupAnimation {
+            try waitForStartupAnimation(output)
+        }
+        try output.setLightbar(color)
+    }
+
+    public func setLightbar(enabled: Bool) throws {
+        try playStationOutput().updateDualSense { $0.lightbarEnabled = enabled }
+    }
+
+    public func setPlayerLEDs(_ leds: PlayerLEDs) throws {
+        guard isPlayStation else { return try LEDClassDevices(pad: pad).setPlayerMask(leds.mask) }
+        try playStationOutput().updateDualSense { $0.playerLEDs = leds }
+    }
+
+    public func setTriggers(left: TriggerEffect?, right: TriggerEffect?) throws {
+        try playStationOutput().updateDualSense {
+            if let left { $0.leftTrigger = left }
+            if let right { $0.rightTrigger = right }
+        }
+    }
+
+    /// SDL's rule: the lightbar takes commands once the pad's sensor clock passes 10.2 M ticks. A pad
+    /// that sends nothing for half a second is idle and long connected; proceed.
+    private func waitForStartupAnimation(_ output: PlayStationOutput) throws {
+        let deadline = ContinuousClock.now + .seconds(4)
+        while ContinuousClock.now < deadline {
+            guard let report = try output.readInput(timeout: .milliseconds(500)) else { return }
+            if DualSenseStartupAnimation.isOver(inputReport: report) != false { return }
+        }
+    }
+
+    // MARK: Rumble
+
+    /// Queues a rumble message; `pump()` applies it.
+    public func receive(_ message: RumbleMessage) { renderer.receive(message, at: now) }
+
+    /// When `pump()` must run next without new messages.
+    public var nextDeadline: MonotonicTime? { renderer.nextDeadline }
+
+    /// Steps the renderer and performs its actions on the pad.
+    public func pump() throws {
+        for action in renderer.step(now: now) { try perform(action) }
+    }
+
+    private func sink() throws -> RumbleSink {
+        if let rumbleSink { return rumbleSink }
+        let made = try openRumbleSink()
+        rumbleSink = made
+        return made
+    }
+
+    private func openRumbleSink() throws -> RumbleSink {
+        let evdevPath = pad.gamepadNode?.path
+        switch options.rumblePath {
+        case .evdev:
+            guard let evdevPath else { throw DeviceError.unsupported("\(pad.name) has no gamepad evdev node to send force feedback to") }
+            return try EvdevRumbleSink(path: evdevPath)
+        case .hidraw:
+            return try playStationOutput()
+        case .automatic:
+            if let evdevPath, pad.capabilities.contains(.rumble) || !isPlayStation {
+                do { return try EvdevRumbleSink(path: evdevPath) } catch let error as DeviceError where isPlayStation {
+                    if case .removed = error { throw error }   // the pad is gone: no other path either
+                }
+            }
+            guard isPlayStation else { throw DeviceError.unsupported("\(pad.name) has no rumble this program can drive") }
+            return try playStationOutput()
+        }
+    }
+
+    /// Which path rumble goes through ("evdev /dev/input/event5" or "hidraw /dev/hidraw2").
+    public func rumblePathDescription() throws -> String {
+        let s = try sink()
+        return (s is EvdevRumbleSink ? "evdev " : "hidraw ") + s.path
+    }
+
+    private func perform(_ action: RumbleAction) throws {
+        let current = try sink()
+        do {
+            try current.perform(action)
+        } catch let error as DeviceError {
+            if case .removed = error { rumbleSink = nil; throw error }
+            // Escalate: reopen the output path and retry once; never leave a motor at an unknown level.
+            reopenCount += 1
+            do {
+                if let ps = current as? PlayStationOutput { try ps.reopen() } else { rumbleSink = nil }
+                try sink().perform(action)
+            } catch {
+                rumbleSink = nil
+                if !(current is PlayStationOutput), isPlayStation { (try? playStationOutput())?.silence() }
+                throw DeviceError.unsupported("rumble output to \(current.path) failed (\(error)); reopening did not help, so the motors were stopped through every remaining path")
+            }
+        }
+    }
+
+    /// Convenience for tools: holds `levels` for `duration`, re-arming segments, then stops.
+    /// `interrupted` is polled between steps (SIGINT/SIGTERM).
+    public func rumble(_ levels: MotorLevels, for duration: Duration, interrupted: () -> Bool = { false }) throws {
+        try play(track: [(levels, duration)], repeatUntil: nil, interrupted: interrupted)
+    }
+
+    /// Plays (level, duration) steps in order, repeating the track until `repeatUntil` (if given).
+    /// Each step is sent as a message whose lease is the step's remaining time plus a margin.
+    public func play(track: [(MotorLevels, Duration)], repeatUntil: Duration?, interrupted: () -> Bool = { false }) throws {
+        let started = now
+        var sequence: UInt64 = 0
+        repeat {
+            for (levels, duration) in track {
+                let stepEnds = now + duration
+                while now < stepEnds && !interrupted() {
+                    sequence += 1
+                    // The tool is the sender here: it renews its own lease every 50 ms, as a host would.
+                    receive(RumbleMessage(sequence: sequence, levels: levels, timeToLive: min(stepEnds - now, .milliseconds(250)) + .milliseconds(50)))
+                    try pump()
+                    let wake = min(stepEnds, now + .milliseconds(50), renderer.nextDeadline ?? stepEnds)
+                    if wake > now { Thread.sleep(forTimeInterval: Double((wake - now).milliseconds) / 1000 + 0.0005) }
+                }
+                if interrupted() { break }
+            }
+        } while !interrupted() && repeatUntil.map { now - started < $0 } == true
+        sequence += 1
+        receive(RumbleMessage(sequence: sequence, levels: .silent, timeToLive: .zero))
+        try pump()
+    }
+
+    /// Motors to zero through every open path; nothing is sent afterwards.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        for action in renderer.shutdown() { try? rumbleSink?.perform(action) }
+        rumbleSink?.silence()
+        // Only the rumble path is silenced: a lightbar-only session must not stop another tool's rumble.
+        rumbleSink = nil
+        playStation = nil
+    }
+}

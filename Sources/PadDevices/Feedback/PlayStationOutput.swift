@@ -1,0 +1,114 @@
+import Feedback
+import Foundation
+import HIDCodecs
+
+/// A DualSense or DualShock 4 driven through its hidraw node, with one cumulative output state: each
+/// report flags only what changed (DualSense), so setting the lightbar never clobbers rumble or a
+/// trigger effect that is already running. Also a rumble sink, for pads whose driver offers no FF.
+public final class PlayStationOutput: RumbleSink {
+    public enum Model: Sendable { case dualSense, dualShock4 }
+    public let model: Model
+    public let transport: Transport
+    public private(set) var path: String
+    private var device: HIDRawDevice
+    private var dualSense = DualSenseOutputState()
+    private var encoder = DualSenseOutputEncoder()
+    private var dualShock4 = DualShock4OutputState()
+    /// The DualSense keeps its motors at the last level it was sent; this renderer cadence keeps the
+    /// re-sends (the "segments") short, and `silence()` runs on every exit path.
+    public private(set) var reportsWritten = 0
+
+    public init(pad: Pad, allowBluetoothFullReports: Bool = false) throws {
+        guard let hidraw = pad.hidraw else {
+            throw DeviceError.unsupported("\(pad.name) has no hidraw node: its lightbar, player LEDs and triggers cannot be set (is hidraw access allowed? see README, Permissions)")
+        }
+        switch pad.kind {
+        case .dualSense, .dualSenseEdge: model = .dualSense
+        case .dualShock4: model = .dualShock4
+        default: throw DeviceError.unsupported("\(pad.kind.displayName) pads have no PlayStation output reports")
+        }
+        transport = pad.bus == .bluetooth ? .bt : .usb
+        if transport == .bt && !allowBluetoothFullReports && Self.driver(ofHidraw: hidraw) != "playstation" {
+            // Without hid-playstation, a Bluetooth pad still sends its short report 0x01; our first
+            // output report would switch it to full reports for everyone reading it.
+            throw DeviceError.unsupported("\(pad.name) is on Bluetooth without the hid-playstation driver: sending it output reports switches it to full reports (more radio traffic and battery, and other programs reading the short report see a different format). Pass --bt-full-reports to accept that")
+        }
+        path = hidraw
+        device = try HIDRawDevice(path: hidraw)
+    }
+
+    /// The kernel driver bound to a hidraw node's HID device ("playstation", "hid-generic", ...).
+    public static func driver(ofHidraw path: String) -> String? {
+        let name = (path as NSString).lastPathComponent
+        let link = "/sys/class/hidraw/\(name)/device/driver"
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { ($0 as NSString).lastPathComponent }
+    }
+
+    /// Changes the cumulative DualSense state and sends only what changed (plus the motors when
+    /// `resendRumble`, because a re-armed segment of an unchanged level is the keep-alive).
+    public func updateDualSense(resendRumble: Bool = false, _ change: (inout DualSenseOutputState) -> Void) throws {
+        guard model == .dualSense else { throw DeviceError.unsupported("this needs a DualSense; a DualShock 4 has only rumble and the lightbar") }
+        change(&dualSense)
+        var report: [UInt8]
+        do {
+            report = try encoder.encode(dualSense, transport: transport)
+            if resendRumble, let rumble = dualSense.rumble {
+                // Take the rumble bytes from a rumble-only report, so the layout stays the encoder's.
+                var only = DualSenseOutputState()
+                only.rumble = rumble
+                var scratch = DualSenseOutputEncoder()
+                let usb = try scratch.encode(only, transport: .usb)
+                let common = transport == .bt ? 3 : 1
+                report[common] |= usb[1]
+                report[common + 2] = usb[3]; report[common + 3] = usb[4]
+                if transport == .bt { BluetoothCRC.stamp(seed: .output, report: &report) }
+            }
+        } catch { throw DeviceError.malformed("\(error)") }
+        try send(report)
+    }
+
+    public func setLightbar(_ color: RGBColor) throws {
+        switch model {
+        case .dualSense: try updateDualSense { $0.lightbar = color }
+        case .dualShock4: dualShock4.lightbar = color; try send(dualShock4.encoded(transport: transport))
+        }
+    }
+
+    public func perform(_ action: RumbleAction) throws {
+        let levels: MotorLevels
+        switch action {
+        case .play(let l, _): levels = l
+        case .stop: levels = .silent
+        }
+        switch model {
+        case .dualSense:
+            try updateDualSense(resendRumble: true) { $0.rumble = (levels.low, levels.high) }
+        case .dualShock4:
+            dualShock4.rumbleLow = levels.low; dualShock4.rumbleHigh = levels.high
+            try send(dualShock4.encoded(transport: transport))
+        }
+    }
+
+    public func silence() { try? perform(.stop) }
+
+    /// Opens the hidraw node again (after a write error) and re-sends the whole state.
+    public func reopen() throws {
+        device = try HIDRawDevice(path: path)
+        encoder = DualSenseOutputEncoder()
+        switch model {
+        case .dualSense:
+            let report: [UInt8]
+            do { report = try encoder.encode(dualSense, transport: transport, changedOnly: false) } catch { throw DeviceError.malformed("\(error)") }
+            try send(report)
+        case .dualShock4: try send(dualShock4.encoded(transport: transport))
+        }
+    }
+
+    /// Reads one input report (for the start-up animation check); nil on timeout.
+    public func readInput(timeout: Duration) throws -> [UInt8]? { try device.read(timeout: timeout) }
+
+    private func send(_ report: [UInt8]) throws {
+        try device.write(report)
+        reportsWritten += 1
+    }
+}

@@ -1,0 +1,79 @@
+import CLinuxInput
+import Feedback
+import Foundation
+import Glibc
+
+/// Something that turns renderer actions into motor motion on one pad.
+public protocol RumbleSink: AnyObject {
+    /// Where the writes go, for error messages.
+    var path: String { get }
+    func perform(_ action: RumbleAction) throws
+    /// Best effort, never throws: used on exit paths.
+    func silence()
+}
+
+/// Rumble through the kernel's force-feedback API on an evdev node: one FF_RUMBLE effect, re-uploaded
+/// with every change, always with a finite `replay.length` (the segment).
+///
+/// Why this is the default wherever the driver offers FF (hid-playstation, xpad, uinput pads): the
+/// kernel ends the effect after `replay.length` by itself (ff-memless), and it erases every effect a
+/// file uploaded when that file is closed — including when the process is killed. A crashed padgate
+/// therefore cannot leave a motor running.
+public final class EvdevRumbleSink: RumbleSink {
+    public let path: String
+    private var fd: Int32
+    private var effectID: Int16 = -1
+
+    public init(path: String) throws {
+        self.path = path
+        fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw DeviceError.from(errno: errno, call: "open (read/write, for force feedback)", path: path) }
+    }
+
+    deinit {
+        silence()
+        if effectID >= 0 { _ = padgate_ioctl_int(fd, padgate_EVIOCRMFF(), Int32(effectID)) }
+        close(fd)
+    }
+
+    public func perform(_ action: RumbleAction) throws {
+        switch action {
+        case .play(let levels, let segment):
+            var effect = ff_effect()
+            effect.type = UInt16(EvdevCode.FF_RUMBLE)
+            effect.id = effectID   // -1 asks the kernel for a new slot; afterwards the same slot is updated
+            effect.replay.length = UInt16(clamping: segment.milliseconds)
+            effect.replay.delay = 0
+            // 0-255 to 0-65535 so that hid-playstation's `magnitude / 256` gives the level back.
+            effect.u.rumble.strong_magnitude = UInt16(levels.low) * 257
+            effect.u.rumble.weak_magnitude = UInt16(levels.high) * 257
+            if padgate_ioctl_ptr(fd, padgate_EVIOCSFF(), &effect) < 0 {
+                let code = errno
+                throw code == EINVAL || code == ENOSYS
+                    ? DeviceError.unsupported("\(path) does not take FF_RUMBLE effects (no force feedback on this node)")
+                    : DeviceError.from(errno: code, call: "EVIOCSFF", path: path)
+            }
+            effectID = effect.id
+            try writePlay(count: 1)   // (re)starts the replay timer: this is what re-arms a segment
+        case .stop:
+            guard effectID >= 0 else { return }
+            try writePlay(count: 0)
+        }
+    }
+
+    public func silence() { if effectID >= 0 { try? writePlay(count: 0) } }
+
+    private func writePlay(count: Int32) throws {
+        var event = input_event()
+        event.type = UInt16(EvdevCode.EV_FF)
+        event.code = UInt16(bitPattern: effectID)
+        event.value = count
+        let n = withUnsafePointer(to: &event) { write(fd, $0, MemoryLayout<input_event>.size) }
+        if n < 0 { throw DeviceError.from(errno: errno, call: "write EV_FF", path: path) }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down.
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}
