@@ -1,0 +1,109 @@
+import COpenSSL
+import Foundation
+
+/// A self-signed Ed25519 identity kept in a state directory: the host's, so clients can pin it,
+/// and each client's, so a host can remember the clients it paired with.
+public final class TLSIdentity {
+    let key: OpaquePointer          // EVP_PKEY
+    let certificate: OpaquePointer  // X509
+    /// SHA-256 of the certificate (DER), as lowercase hex pairs joined by ':'.
+    public let fingerprint: String
+
+    /// Loads `key.pem`/`cert.pem` from `directory`, creating them on first use.
+    public init(directory: URL, commonName: String) throws {
+        let keyURL = directory.appendingPathComponent("key.pem"), certURL = directory.appendingPathComponent("cert.pem")
+        if FileManager.default.fileExists(atPath: keyURL.path), FileManager.default.fileExists(atPath: certURL.path) {
+            key = try Self.read(keyURL) { PEM_read_bio_PrivateKey($0, nil, nil, nil) }
+            certificate = try Self.read(certURL) { PEM_read_bio_X509($0, nil, nil, nil) }
+        } else {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            guard let generated = padgate_generate_ed25519() else { throw TLSError.openssl("generating an Ed25519 key") }
+            key = generated
+            certificate = try Self.selfSigned(key: generated, commonName: commonName)
+            try Self.write(keyURL, mode: 0o600) { PEM_write_bio_PrivateKey($0, generated, nil, nil, 0, nil, nil) }
+            try Self.write(certURL, mode: 0o644) { [certificate] in PEM_write_bio_X509($0, certificate) }
+        }
+        fingerprint = try Self.fingerprint(of: certificate)
+    }
+
+    deinit {
+        EVP_PKEY_free(key)
+        X509_free(certificate)
+    }
+
+    static func fingerprint(of certificate: OpaquePointer) throws -> String {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard X509_digest(certificate, EVP_sha256(), &digest, &length) == 1 else { throw TLSError.openssl("hashing a certificate") }
+        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined(separator: ":")
+    }
+
+    static func selfSigned(key: OpaquePointer, commonName: String) throws -> OpaquePointer {
+        guard let x509 = X509_new() else { throw TLSError.openssl("X509_new") }
+        var serial = [UInt8](repeating: 0, count: 8)
+        RAND_bytes(&serial, 8)
+        X509_set_version(x509, 2)
+        ASN1_INTEGER_set(X509_get_serialNumber(x509), Int(serial.withUnsafeBytes { $0.load(as: UInt32.self) } & 0x7fff_ffff))
+        X509_gmtime_adj(X509_getm_notBefore(x509), -3600)
+        X509_gmtime_adj(X509_getm_notAfter(x509), 60 * 60 * 24 * 365 * 20)  // pinned, not trusted by expiry
+        X509_set_pubkey(x509, key)
+        let name = X509_get_subject_name(x509)
+        X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0)
+        X509_set_issuer_name(x509, name)
+        guard X509_sign(x509, key, nil) > 0 else { X509_free(x509); throw TLSError.openssl("signing the certificate") }
+        return x509
+    }
+
+    static func read(_ url: URL, _ parse: (OpaquePointer) -> OpaquePointer?) throws -> OpaquePointer {
+        guard let bio = BIO_new_file(url.path, "r") else { throw TLSError.identity("cannot read \(url.path)") }
+        defer { BIO_free(bio) }
+        guard let value = parse(bio) else { throw TLSError.identity("\(url.path) is not a PEM file padgate wrote; delete it to make a new identity") }
+        return value
+    }
+
+    static func write(_ url: URL, mode: mode_t, _ emit: (OpaquePointer) -> Int32) throws {
+        guard let bio = BIO_new_file(url.path, "w") else { throw TLSError.identity("cannot write \(url.path)") }
+        defer { BIO_free(bio) }
+        guard emit(bio) == 1 else { throw TLSError.openssl("writing \(url.path)") }
+        chmod(url.path, mode)
+    }
+}
+
+public enum TLSError: Error, Equatable, CustomStringConvertible {
+    case openssl(String)
+    case identity(String)
+    case handshake(String)
+    case closed
+    case fingerprintChanged(host: String, expected: String, got: String)
+    case notPaired(fingerprint: String)
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .openssl(let what): return "OpenSSL failed while \(what): \(TLSError.queue())"
+        case .identity(let what): return what
+        case .handshake(let why): return "TLS handshake failed: \(why)"
+        case .closed: return "the connection was closed"
+        case .fingerprintChanged(let host, let expected, let got):
+            return """
+                the identity of \(host) has changed: expected \(expected), got \(got). \
+                Someone may be intercepting the connection, or the host's state directory was reset. \
+                If you trust the change, remove \(host) from ~/.config/padgate/known_hosts and pair again.
+                """
+        case .notPaired(let fingerprint):
+            return "this host accepts only paired clients, and \(fingerprint) is not one: run 'padgate pair HOST' with the PIN 'padgate serve --pair' shows"
+        case .io(let what): return what
+        }
+    }
+
+    static func queue() -> String {
+        var lines: [String] = []
+        while case let code = ERR_get_error(), code != 0 {
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            lines.append(String(cString: buffer))
+        }
+        return lines.isEmpty ? "no detail" : lines.joined(separator: "; ")
+    }
+}

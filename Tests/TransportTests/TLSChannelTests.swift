@@ -1,0 +1,62 @@
+import Foundation
+import XCTest
+@testable import Transport
+
+final class TLSChannelTests: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-tls-\(UUID())")
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: directory) }
+
+    func testIdentityIsCreatedOnceAndReloaded() throws {
+        let first = try TLSIdentity(directory: directory.appendingPathComponent("host"), commonName: "padgate host")
+        let again = try TLSIdentity(directory: directory.appendingPathComponent("host"), commonName: "padgate host")
+        XCTAssertEqual(first.fingerprint, again.fingerprint)
+        XCTAssertEqual(first.fingerprint.split(separator: ":").count, 32, "SHA-256")
+        let other = try TLSIdentity(directory: directory.appendingPathComponent("other"), commonName: "padgate host")
+        XCTAssertNotEqual(first.fingerprint, other.fingerprint)
+        let mode = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("host/key.pem").path)[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600, "the private key is the owner's alone")
+    }
+
+    func testHandshakeFramesExporterAndFingerprints() throws {
+        let hostIdentity = try TLSIdentity(directory: directory.appendingPathComponent("host"), commonName: "host")
+        let clientIdentity = try TLSIdentity(directory: directory.appendingPathComponent("client"), commonName: "client")
+        let listener = try TLSListener(identity: hostIdentity, address: "127.0.0.1", port: 0)
+        let accepted = expectation(description: "accepted")
+        var serverSide: TLSConnection?
+        var serverError: Error?
+        Thread.detachNewThread {
+            do { serverSide = try listener.accept() } catch { serverError = error }
+            accepted.fulfill()
+        }
+        let client = try TLSDialer.connect(host: "127.0.0.1", port: listener.port, identity: clientIdentity)
+        wait(for: [accepted], timeout: 10)
+        XCTAssertNil(serverError)
+        let server = try XCTUnwrap(serverSide)
+
+        XCTAssertEqual(client.peerFingerprint, hostIdentity.fingerprint)
+        XCTAssertEqual(server.peerFingerprint, clientIdentity.fingerprint)
+        try client.send([1, 2, 3])
+        XCTAssertEqual(try server.receive(), [1, 2, 3])
+        try server.send([])
+        XCTAssertEqual(try client.receive(), [])
+        let a = try client.exportKeyingMaterial(label: "EXPORTER-padgate-datagram-v1", length: 88)
+        let b = try server.exportKeyingMaterial(label: "EXPORTER-padgate-datagram-v1", length: 88)
+        XCTAssertEqual(a, b)
+        XCTAssertNotEqual(a, try client.exportKeyingMaterial(label: "EXPORTER-other", length: 88))
+    }
+
+    func testKnownHostsTrustOnFirstUseAndRefuseAChange() throws {
+        var store = try FingerprintStore(url: directory.appendingPathComponent("known_hosts"))
+        XCTAssertEqual(try store.check("gamebox:47800", presented: "aa:bb"), .firstUse)
+        var reloaded = try FingerprintStore(url: directory.appendingPathComponent("known_hosts"))
+        XCTAssertEqual(try reloaded.check("gamebox:47800", presented: "aa:bb"), .known)
+        XCTAssertThrowsError(try reloaded.check("gamebox:47800", presented: "cc:dd")) { error in
+            XCTAssertEqual(error as? TLSError, .fingerprintChanged(host: "gamebox:47800", expected: "aa:bb", got: "cc:dd"))
+            XCTAssertTrue("\(error)".contains("known_hosts"), "the message says how to recover")
+        }
+    }
+}
