@@ -46,6 +46,8 @@ let package = Package(
         .target(name: "WireProtocol", dependencies: ["HIDCodecs"]),
         // The link: sealed UDP datagrams (AES-GCM, replay window), TLS control, pairing.
         .target(name: "Transport", dependencies: ["COpenSSL"]),
+        // The host: virtual pads for forwarded ones, leases, feedback from games.
+        .target(name: "PadHost", dependencies: ["WireProtocol", "Transport", "PadDevices", "HIDCodecs"]),
         .executableTarget(name: "padgate", dependencies: [
             "HIDCodecs", "PadDevices", "Feedback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -55,6 +57,7 @@ let package = Package(
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
+        .testTarget(name: "PadHostTests", dependencies: ["PadHost", "WireProtocol"]),
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.

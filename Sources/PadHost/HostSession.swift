@@ -1,0 +1,106 @@
+import WireProtocol
+
+/// One client's pads on the host: slots to virtual pads, newest-snapshot bookkeeping, and the
+/// safety rule that no virtual pad is ever left with a control held (docs/wire.md).
+public final class HostSession {
+    public let maxPads: Int
+    let makePad: VirtualPadFactory
+    public private(set) var pads: [UInt8: VirtualPad] = [:]
+    var receivers: [UInt8: SnapshotReceiver] = [:]
+    var touchSequences: [UInt8: WireSequence] = [:]
+    public var stateLease: Duration
+    public private(set) var counters = Counters()
+
+    public struct Counters: Equatable, Sendable {
+        public var refusedArrivals = 0
+        public var unknownSlot = 0
+        public var staleSnapshots = 0
+        public var leaseExpiries = 0
+        public var deviceErrors = 0
+    }
+
+    public init(maxPads: Int = 4, stateLease: Duration = .milliseconds(1000), makePad: @escaping VirtualPadFactory) {
+        self.maxPads = maxPads
+        self.stateLease = stateLease
+        self.makePad = makePad
+    }
+
+    /// Applies one message from the client. Returns messages to send back (e.g. pong).
+    public func handle(_ message: WireMessage, now: ContinuousClock.Instant) -> [WireMessage] {
+        switch message {
+        case .arrival(let arrival):
+            let slot = arrival.slot.rawValue
+            if pads[slot] != nil { removePad(slot) }  // a re-announced pad starts afresh
+            guard pads.count < maxPads else { counters.refusedArrivals += 1; return [] }
+            do {
+                pads[slot] = try makePad(arrival)
+                var receiver = SnapshotReceiver(lease: stateLease)
+                _ = receiver.accept(.neutral(arrival.slot), now: now)
+                receivers[slot] = receiver
+            } catch {
+                counters.deviceErrors += 1
+            }
+        case .removal(let slot):
+            removePad(slot.rawValue)
+        case .state(let snapshot):
+            guard let pad = pads[snapshot.slot.rawValue], var receiver = receivers[snapshot.slot.rawValue] else {
+                counters.unknownSlot += 1; return []
+            }
+            let before = receiver.staleDropped
+            if receiver.accept(snapshot, now: now), let current = receiver.current {
+                do { try pad.apply(current) } catch { counters.deviceErrors += 1 }
+            }
+            counters.staleSnapshots += receiver.staleDropped - before
+            receivers[snapshot.slot.rawValue] = receiver
+        case .touch(let touch):
+            guard let pad = pads[touch.slot.rawValue] else { counters.unknownSlot += 1; return [] }
+            if let last = touchSequences[touch.slot.rawValue], !touch.sequence.isNewer(than: last) { counters.staleSnapshots += 1; return [] }
+            touchSequences[touch.slot.rawValue] = touch.sequence
+            do { try pad.apply(touch) } catch { counters.deviceErrors += 1 }
+        case .motion(let batch):
+            guard let pad = pads[batch.slot.rawValue] else { counters.unknownSlot += 1; return [] }
+            do { try pad.apply(batch) } catch { counters.deviceErrors += 1 }
+        case .ping(let probe):
+            return [.pong(probe)]
+        case .battery, .rumble, .hidOutput, .motionRate, .pong:
+            break  // not for the host, or nothing to do with it yet
+        }
+        return []
+    }
+
+    /// Releases and removes pads whose client went silent past the state lease.
+    public func expireLeases(now: ContinuousClock.Instant) {
+        for (slot, receiver) in receivers where receiver.leaseExpired(now: now) {
+            counters.leaseExpiries += 1
+            removePad(slot)
+        }
+    }
+
+    /// When the next lease would expire: the host's only timer.
+    public func nextLeaseDeadline() -> ContinuousClock.Instant? {
+        receivers.values.compactMap { $0.lastHeard.map { $0 + stateLease } }.min()
+    }
+
+    /// The client disconnected: everything released, everything unplugged.
+    public func close() {
+        for slot in Array(pads.keys) { removePad(slot) }
+    }
+
+    public func feedback() -> [WireMessage] {
+        var out: [WireMessage] = []
+        for pad in pads.values {
+            do { out += try pad.takeFeedback() } catch { counters.deviceErrors += 1 }
+        }
+        return out
+    }
+
+    func removePad(_ slot: UInt8) {
+        guard let pad = pads.removeValue(forKey: slot) else { return }
+        // Neutral first, so a game polling between the two never sees a held button.
+        try? pad.apply(.neutral(PadSlot(slot)))
+        try? pad.apply(TouchSnapshot(slot: PadSlot(slot)))
+        pad.remove()
+        receivers[slot] = nil
+        touchSequences[slot] = nil
+    }
+}

@@ -1,0 +1,20 @@
+import WireProtocol
+
+/// What the host presents to games for one forwarded pad. Implementations: a DualSense through
+/// uhid, an Xbox 360-style pad through uinput, and an in-process stand-in for machines without
+/// either (the demo) and for tests.
+public protocol VirtualPad: AnyObject {
+    var arrival: PadArrival { get }
+    func apply(_ state: PadStateSnapshot) throws
+    func apply(_ touch: TouchSnapshot) throws
+    func apply(_ motion: MotionBatch) throws
+    /// Descriptors that become readable when a game sends feedback (uhid output, uinput FF).
+    var feedbackDescriptors: [Int32] { get }
+    /// Feedback the game produced since the last call, as messages for the client.
+    func takeFeedback() throws -> [WireMessage]
+    /// Unplugs the virtual pad. Callers release every control first.
+    func remove()
+}
+
+/// Makes a virtual pad for an arriving one, by the host's `--virtual` choice.
+public typealias VirtualPadFactory = (PadArrival) throws -> VirtualPad

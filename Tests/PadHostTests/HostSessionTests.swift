@@ -1,0 +1,88 @@
+import XCTest
+import WireProtocol
+@testable import PadHost
+
+final class HostSessionTests: XCTestCase {
+    let t0 = ContinuousClock.now
+    var made: [InProcessPad] = []
+
+    func session(maxPads: Int = 4) -> HostSession {
+        HostSession(maxPads: maxPads, stateLease: .milliseconds(500)) { [unowned self] arrival in
+            let pad = InProcessPad(arrival: arrival)
+            made.append(pad)
+            return pad
+        }
+    }
+
+    func arrival(_ slot: UInt8) -> WireMessage {
+        .arrival(PadArrival(slot: PadSlot(slot), type: .dualSense, vendorID: 0x054c, productID: 0x0ce6, capabilities: [.rumble], name: "pad"))
+    }
+
+    func state(_ slot: UInt8, _ seq: UInt16, buttons: UInt32) -> WireMessage {
+        .state(PadStateSnapshot(slot: PadSlot(slot), sequence: WireSequence(seq), buttons: buttons, leftX: 1000))
+    }
+
+    func testStatesApplyInOrderAndStaleOnesAreDropped() {
+        let host = session()
+        _ = host.handle(arrival(0), now: t0)
+        _ = host.handle(state(0, 2, buttons: 1), now: t0)
+        _ = host.handle(state(0, 1, buttons: 4), now: t0)  // late
+        _ = host.handle(state(0, 3, buttons: 2), now: t0)
+        XCTAssertEqual(made[0].state.buttons, 2)
+        XCTAssertEqual(made[0].history.map(\.buttons), [1, 2])
+        XCTAssertEqual(host.counters.staleSnapshots, 1)
+    }
+
+    func testASilentClientLeavesNoButtonHeld() {
+        let host = session()
+        _ = host.handle(arrival(0), now: t0)
+        _ = host.handle(state(0, 1, buttons: 0b10), now: t0)
+        host.expireLeases(now: t0 + .milliseconds(400))
+        XCTAssertFalse(made[0].removed, "still within the lease")
+        XCTAssertEqual(host.nextLeaseDeadline(), t0 + .milliseconds(500))
+        host.expireLeases(now: t0 + .milliseconds(501))
+        XCTAssertTrue(made[0].removed)
+        XCTAssertEqual(made[0].state.buttons, 0, "released before removal")
+        XCTAssertEqual(made[0].state.leftX, 0, "centred before removal")
+        XCTAssertEqual(host.counters.leaseExpiries, 1)
+        XCTAssertTrue(host.pads.isEmpty)
+    }
+
+    func testDisconnectReleasesEveryPad() {
+        let host = session()
+        for slot in 0..<3 { _ = host.handle(arrival(UInt8(slot)), now: t0); _ = host.handle(state(UInt8(slot), 1, buttons: 8), now: t0) }
+        host.close()
+        XCTAssertEqual(made.count, 3)
+        XCTAssertTrue(made.allSatisfy { $0.removed && $0.state.buttons == 0 })
+    }
+
+    func testMaxPadsAndUnknownSlots() {
+        let host = session(maxPads: 1)
+        _ = host.handle(arrival(0), now: t0)
+        _ = host.handle(arrival(1), now: t0)
+        XCTAssertEqual(host.pads.count, 1)
+        XCTAssertEqual(host.counters.refusedArrivals, 1)
+        _ = host.handle(state(5, 1, buttons: 1), now: t0)
+        XCTAssertEqual(host.counters.unknownSlot, 1)
+    }
+
+    func testAReannouncedPadStartsItsSequenceAfresh() {
+        let host = session()
+        _ = host.handle(arrival(0), now: t0)
+        _ = host.handle(state(0, 40000, buttons: 1), now: t0)
+        _ = host.handle(arrival(0), now: t0)  // the client restarted
+        _ = host.handle(state(0, 1, buttons: 2), now: t0)
+        XCTAssertTrue(made[0].removed)
+        XCTAssertEqual(made[1].state.buttons, 2)
+    }
+
+    func testPingIsAnsweredAndFeedbackIsCollected() {
+        let host = session()
+        XCTAssertEqual(host.handle(.ping(Probe(id: 3, sentMicros: 9)), now: t0), [.pong(Probe(id: 3, sentMicros: 9))])
+        _ = host.handle(arrival(0), now: t0)
+        let lease = WireMessage.rumble(RumbleLease(slot: PadSlot(0), sequence: WireSequence(1), low: 100, high: 0, ttlMillis: 200))
+        made[0].pendingFeedback = [lease]
+        XCTAssertEqual(host.feedback(), [lease])
+        XCTAssertEqual(host.feedback(), [])
+    }
+}
