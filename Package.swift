@@ -46,6 +46,8 @@ let package = Package(
         .target(name: "WireProtocol", dependencies: ["HIDCodecs"]),
         // The link: sealed UDP datagrams (AES-GCM, replay window), TLS control, pairing.
         .target(name: "Transport", dependencies: ["COpenSSL"]),
+        // The client: pad sources, the forwarding loop, feedback to the physical pads.
+        .target(name: "PadClient", dependencies: ["WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback"]),
         // The host: virtual pads for forwarded ones, leases, feedback from games.
         .target(name: "PadHost", dependencies: ["WireProtocol", "Transport", "PadDevices", "HIDCodecs"]),
         .executableTarget(name: "padgate", dependencies: [

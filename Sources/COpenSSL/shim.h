@@ -9,6 +9,7 @@
 #include <openssl/sha.h>
 #include <openssl/hmac.h>
 #include <openssl/kdf.h>
+#include <openssl/obj_mac.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 

@@ -21,6 +21,15 @@ public final class VirtualDualSense {
     private var running = false
     private var encoder: PlayStationInputEncoder
     private var sequence: UInt8 = 0
+    /// Readable whenever output reports are waiting in `takeOutputs()`, so a poll(2) loop can
+    /// wait for them; `takeOutputs()` drains it.
+    public var outputReadyDescriptor: Int32 { outputPipe.read }
+    private let outputPipe: (read: Int32, write: Int32) = {
+        var fds: [Int32] = [-1, -1]
+        _ = pipe(&fds)
+        for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (fds[0], fds[1])
+    }()
     /// Called on the pump thread for every output report the kernel or a program sends.
     public var onOutput: (([UInt8]) -> Void)?
     /// True once the driver has opened the device (hid_hw_open at the end of its probe).
@@ -55,7 +64,11 @@ public final class VirtualDualSense {
         }
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        close(outputPipe.read)
+        close(outputPipe.write)
+    }
 
     /// Unplugs the pad. Its nodes disappear; the driver sees a removal.
     public func stop() {
@@ -82,6 +95,8 @@ public final class VirtualDualSense {
         outputSignal.lock(); defer { outputSignal.unlock() }
         let result = outputs
         outputs.removeAll()
+        var sink = [UInt8](repeating: 0, count: 64)
+        while read(outputPipe.read, &sink, sink.count) > 0 {}
         return result
     }
 
@@ -140,6 +155,8 @@ public final class VirtualDualSense {
             outputs.append(report)
             outputSignal.broadcast()
             outputSignal.unlock()
+            var one: UInt8 = 1
+            _ = write(outputPipe.write, &one, 1)
         case .start, .stop, .other: break
         }
     }

@@ -1,0 +1,231 @@
+import Foundation
+import Glibc
+import PadDevices
+import Transport
+import WireProtocol
+
+/// `padgate forward`: one client session to a host. Sends each pad's state when it changes and
+/// re-sends it as the host's keep-alive; applies the host's feedback; on any link loss silences
+/// the pads and reconnects with backoff and jitter.
+public final class PadForwarder {
+    public struct Configuration {
+        public var host: String
+        public var port: UInt16 = 47800
+        public var clientName = ProcessInfo.processInfo.hostName
+        public var resendInterval: Duration = .milliseconds(100)
+        public var pingInterval: Duration = .seconds(1)
+        public init(host: String) { self.host = host }
+    }
+
+    public struct Status: Sendable {
+        public var connected = false
+        public var pads = 0
+        public var roundTrip: Duration?
+        public var sent = 0
+        public var received = 0
+        public var rejected = 0
+        public var lastFeedback = ""
+    }
+
+    public let configuration: Configuration
+    let identity: TLSIdentity?
+    var knownHosts: FingerprintStore
+    public private(set) var status = Status()
+    public var log: (String) -> Void = { FileHandle.standardError.write(Data(("padgate forward: " + $0 + "\n").utf8)) }
+    public var onStatus: ((Status) -> Void)?
+
+    var sources: [PadSource] = []
+    var senders: [SnapshotSender] = []
+    var touchSequences: [WireSequence] = []
+    var connection: TLSConnection?
+    var link: DatagramLink?
+    var payload = [UInt8](repeating: 0, count: 1400)
+    var pingID: UInt32 = 0
+    var nextPing = ContinuousClock.now
+    let origin = ContinuousClock.now
+    var wireCounters = WireCodec.Counters()
+
+    public init(configuration: Configuration, identity: TLSIdentity?, knownHosts: FingerprintStore) {
+        self.configuration = configuration
+        self.identity = identity
+        self.knownHosts = knownHosts
+    }
+
+    deinit { for source in sources { source.silence() } }
+
+    public func add(_ source: PadSource) {
+        sources.append(source)
+        senders.append(SnapshotSender(slot: source.arrival.slot, resendInterval: configuration.resendInterval))
+        touchSequences.append(WireSequence(0))
+        status.pads = sources.count
+        if link != nil { send([.arrival(source.arrival)]) }
+    }
+
+    public func remove(_ source: PadSource) {
+        guard let index = sources.firstIndex(where: { $0 === source }) else { return }
+        source.silence()
+        if link != nil { send([.removal(source.arrival.slot)]) }
+        sources.remove(at: index); senders.remove(at: index); touchSequences.remove(at: index)
+        status.pads = sources.count
+    }
+
+    /// Connects, announces the pads, and forwards until `stop()`; reconnects after link loss.
+    public func run(until stop: () -> Bool) {
+        var backoff: Duration = .milliseconds(250)
+        while !stop() {
+            do {
+                try connect()
+                backoff = .milliseconds(250)
+                try forward(until: stop)
+            } catch let error as TLSError where error.isFatalForClient {
+                log("\(error)")
+                return
+            } catch {
+                log("\(error)")
+            }
+            dropLink()
+            guard !stop() else { break }
+            // Exponential backoff with jitter, so many clients do not return to a restarted host at once.
+            let jitter = Duration.milliseconds(Int.random(in: 0...Int(backoff / .milliseconds(1)) / 2))
+            log("reconnecting in \(backoff + jitter)")
+            let until = ContinuousClock.now + backoff + jitter
+            while ContinuousClock.now < until && !stop() { usleep(50_000) }
+            backoff = min(backoff * 2, .seconds(8))
+        }
+        dropLink()
+    }
+
+    func connect() throws {
+        let tls = try TLSDialer.connect(host: configuration.host, port: configuration.port, identity: identity)
+        let name = "\(configuration.host):\(configuration.port)"
+        guard let fingerprint = tls.peerFingerprint else { throw TLSError.handshake("the host sent no certificate") }
+        if try knownHosts.check(name, presented: fingerprint) == .firstUse {
+            log("trusting \(name) on first use: \(fingerprint)")
+        }
+        try tls.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: configuration.clientName).encoded())
+        switch try ControlMessage(decoding: tls.receive()) {
+        case .refused(let reason): throw TLSError.refused(reason)
+        case .hello: throw TLSError.io("the host answered hello with hello")
+        case .welcome(let session, let udpPort, _, _):
+            let keys = try ControlMessage.datagramKeys(tls)
+            let socket = try DatagramLink.bindSocket()
+            link = DatagramLink(socket: socket, sealer: try DatagramSealer(keys: keys.clientToHost, session: session),
+                                opener: try DatagramOpener(keys: keys.hostToClient, session: session),
+                                peer: try SocketAddress.resolve(configuration.host, port: udpPort))
+            connection = tls
+            status.connected = true
+            log("connected to \(name), session \(String(session, radix: 16))")
+            for (i, source) in sources.enumerated() {
+                senders[i] = SnapshotSender(slot: source.arrival.slot, resendInterval: configuration.resendInterval)
+            }
+            send(sources.map { .arrival($0.arrival) })
+        }
+    }
+
+    func dropLink() {
+        for source in sources { source.silence() }
+        if let link { close(link.socket) }
+        link = nil
+        connection = nil
+        status.connected = false
+    }
+
+    func forward(until stop: () -> Bool) throws {
+        guard let link, let connection else { return }
+        while !stop() {
+            let now = ContinuousClock.now
+            var deadlines = senders.compactMap(\.nextResend) + sources.compactMap(\.feedbackDeadline)
+            deadlines.append(nextPing)
+            let wait = max((deadlines.min() ?? now + .seconds(1)) - now, .zero)
+            let fds = [link.socket, connection.socket] + sources.flatMap(\.descriptors)
+            let ready = Poll.wait(fds, timeout: min(wait, .milliseconds(500)))
+            if ready[1].readable || ready[1].hungUp {
+                _ = try? connection.receive()  // the host only closes; any read error means gone
+                throw TLSError.closed
+            }
+            if ready[0].readable { receiveFeedback(link) }
+
+            var outgoing: [WireMessage] = []
+            var offset = 2
+            for (i, source) in sources.enumerated() {
+                let count = source.descriptors.count
+                defer { offset += count }
+                guard ready[offset..<offset + count].contains(where: { $0.readable || $0.hungUp }) else { continue }
+                do {
+                    guard try source.readInput() else { continue }
+                } catch {
+                    log("\(source.arrival.name): \(error)")
+                    remove(source)
+                    return try forward(until: stop)
+                }
+                if let state = senders[i].update(source.controls, now: now) { outgoing.append(.state(state)) }
+                var touch = source.touch
+                touch.sequence = touchSequences[i].next
+                touchSequences[i] = touch.sequence
+                outgoing.append(.touch(touch))
+                var batch = MotionBatch(slot: source.arrival.slot)
+                for sample in source.takeMotion() where !batch.append(sample) {
+                    outgoing.append(.motion(batch))
+                    batch = MotionBatch(slot: source.arrival.slot)
+                    _ = batch.append(sample)
+                }
+                if batch.count > 0 { outgoing.append(.motion(batch)) }
+            }
+            for i in senders.indices {
+                if let state = senders[i].resendIfDue(now: now) { outgoing.append(.state(state)) }
+            }
+            if now >= nextPing {
+                pingID &+= 1
+                outgoing.append(.ping(Probe(id: pingID, sentMicros: UInt64((now - origin) / .microseconds(1)))))
+                nextPing = now + configuration.pingInterval
+            }
+            send(outgoing)
+            for source in sources { try? source.pumpFeedback() }
+            status.sent = link.sent
+            status.received = link.received
+            status.rejected = link.rejected.values.reduce(0, +)
+            onStatus?(status)
+        }
+    }
+
+    func receiveFeedback(_ link: DatagramLink) {
+        while link.receiveOne({ payload, _ in
+            WireCodec.decode(payload, counters: &wireCounters) { message in self.handle(message) }
+        }) {}
+    }
+
+    func handle(_ message: WireMessage) {
+        switch message {
+        case .rumble(let lease):
+            guard let source = sources.first(where: { $0.arrival.slot == lease.slot }) else { return }
+            try? source.apply(lease)
+            status.lastFeedback = "rumble \(lease.low)/\(lease.high)"
+        case .hidOutput(let output):
+            guard let source = sources.first(where: { $0.arrival.slot == output.slot }) else { return }
+            try? source.apply(output)
+            status.lastFeedback = "hid output \(output.fields.rawValue)"
+        case .pong(let probe):
+            let now = UInt64((ContinuousClock.now - origin) / .microseconds(1))
+            status.roundTrip = .microseconds(Int64(now &- probe.sentMicros))
+        default:
+            break
+        }
+    }
+
+    func send(_ messages: [WireMessage]) {
+        guard let link, !messages.isEmpty else { return }
+        WirePayloads.pack(messages, into: &payload) { _ = try? link.send(payload: $0) }
+    }
+}
+
+extension TLSError {
+    static func refused(_ reason: String) -> TLSError { .io("the host refused the connection: \(reason)") }
+    /// Errors a retry cannot fix: a changed host identity, a refusal.
+    var isFatalForClient: Bool {
+        switch self {
+        case .fingerprintChanged, .notPaired: return true
+        case .io(let message): return message.hasPrefix("the host refused")
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import WireProtocol
+
+/// A pad the client forwards: its input as wire snapshots, and where the host's feedback goes.
+public protocol PadSource: AnyObject {
+    var arrival: PadArrival { get }
+    /// Readable when the pad has new input.
+    var descriptors: [Int32] { get }
+    /// Reads what is queued; returns true when a frame completed (state may have changed).
+    func readInput() throws -> Bool
+    var controls: PadStateSnapshot { get }
+    var touch: TouchSnapshot { get }
+    /// Motion samples since the last call (already in deg/s and g).
+    func takeMotion() -> [WireMotionSample]
+    func apply(_ lease: RumbleLease) throws
+    func apply(_ output: HIDOutputMessage) throws
+    /// When the feedback renderer needs to run next, if at all.
+    var feedbackDeadline: ContinuousClock.Instant? { get }
+    func pumpFeedback() throws
+    /// Motors to zero; called on exit, signal, link loss and removal.
+    func silence()
+}

@@ -1,0 +1,169 @@
+import HIDCodecs
+import PadDevices
+import WireProtocol
+
+/// A forwarded pad shown to games as a DualSense through uhid: the kernel's hid-playstation binds
+/// it, so games get its touchpad, motion sensors, lightbar, player LEDs and adaptive triggers.
+/// Output reports the game writes come back as rumble leases and HID-output messages.
+public final class DualSenseVirtualPad: VirtualPad {
+    public let arrival: PadArrival
+    let device: VirtualDualSense
+    var state = GamepadState.dualSenseAtRest
+    var feedbackSequence = WireSequence(0)
+    let calibration: MotionCalibration
+    /// How long a game's motor level holds without renewal; the host renews it (HostSession).
+    static let rumbleLease: UInt16 = 500
+
+    public init(arrival: PadArrival) throws {
+        self.arrival = arrival
+        device = try VirtualDualSense(bus: .usb, name: arrival.name.isEmpty ? "padgate DualSense" : arrival.name)
+        calibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.calibration).calibration) ?? .nominal
+        guard device.waitUntilOpened(timeout: .seconds(5)) else {
+            device.stop()
+            throw DeviceError.unsupported("hid-playstation did not bind the virtual DualSense: sudo modprobe hid-playstation")
+        }
+    }
+
+    public func apply(_ snapshot: PadStateSnapshot) throws {
+        state.buttons = GamepadButtons(rawValue: snapshot.buttons)
+        state.dpad = DPad(hat: snapshot.dpad)
+        state.leftStick = StickPosition(x: Self.byte(snapshot.leftX), y: Self.byte(snapshot.leftY))
+        state.rightStick = StickPosition(x: Self.byte(snapshot.rightX), y: Self.byte(snapshot.rightY))
+        state.l2 = snapshot.l2
+        state.r2 = snapshot.r2
+        try device.send(state)
+    }
+
+    public func apply(_ touch: TouchSnapshot) throws {
+        state.touch0 = TouchPoint(id: touch.first.id, active: touch.first.active, x: touch.first.x, y: touch.first.y)
+        state.touch1 = TouchPoint(id: touch.second.id, active: touch.second.active, x: touch.second.x, y: touch.second.y)
+        try device.send(state)
+    }
+
+    public func apply(_ motion: MotionBatch) throws {
+        for i in 0..<motion.count {
+            let s = motion[i]
+            // Back to this pad's raw counts through its own calibration, so the kernel's
+            // calibrated evdev values equal the physical pad's.
+            state.motion.first = MotionSample(
+                gyro: Vector3(x: raw(s.gyroX, calibration.gyro.x, Float(MotionCalibration.gyroResolutionPerDegreePerSecond)),
+                              y: raw(s.gyroY, calibration.gyro.y, Float(MotionCalibration.gyroResolutionPerDegreePerSecond)),
+                              z: raw(s.gyroZ, calibration.gyro.z, Float(MotionCalibration.gyroResolutionPerDegreePerSecond))),
+                accel: Vector3(x: raw(s.accelX, calibration.accel.x, Float(MotionCalibration.accelResolutionPerG)),
+                               y: raw(s.accelY, calibration.accel.y, Float(MotionCalibration.accelResolutionPerG)),
+                               z: raw(s.accelZ, calibration.accel.z, Float(MotionCalibration.accelResolutionPerG))))
+            state.sensorTimestamp = s.timestampMicros &* 3
+            try device.send(state)
+        }
+    }
+
+    func raw(_ value: Float, _ axis: AxisCalibration, _ resolution: Float) -> Int16 {
+        guard axis.numerator != 0 else { return 0 }
+        let units = value * resolution
+        return Int16(clamping: Int((units * Float(axis.denominator) / Float(axis.numerator)).rounded()) + Int(axis.bias))
+    }
+
+    /// -32768...32767 back to the DualSense's 0...255 with 0 at 128.
+    static func byte(_ v: Int16) -> UInt16 {
+        v < 0 ? UInt16(128 + Int(v) * 128 / 32768) : UInt16(128 + Int(v) * 127 / 32767)
+    }
+
+    public var feedbackDescriptors: [Int32] { [device.outputReadyDescriptor] }
+
+    public func takeFeedback() throws -> [WireMessage] {
+        var messages: [WireMessage] = []
+        for report in device.takeOutputs() {
+            guard let decoded = try? DualSenseOutputDecoder.decode(report) else { continue }
+            if let motors = decoded.motors {
+                feedbackSequence = feedbackSequence.next
+                // The DualSense's left motor is the heavy (low-frequency) one.
+                messages.append(.rumble(RumbleLease(slot: arrival.slot, sequence: feedbackSequence,
+                                                    low: UInt16(motors.left) * 257, high: UInt16(motors.right) * 257,
+                                                    ttlMillis: Self.rumbleLease)))
+            }
+            var output = HIDOutputMessage(slot: arrival.slot, sequence: feedbackSequence)
+            if let color = decoded.lightbar {
+                output.fields.insert(.lightbar); output.red = color.red; output.green = color.green; output.blue = color.blue
+            }
+            if let leds = decoded.playerLEDs { output.fields.insert(.playerLEDs); output.playerLEDMask = leds.mask }
+            if let mic = decoded.micLED { output.fields.insert(.micLED); output.micLED = mic.rawValue }
+            if let left = decoded.leftTrigger, let block = try? left.encoded(), block.contains(where: { $0 != 0 }) {
+                output.fields.insert(.leftTrigger); output.leftTrigger = TriggerBlock(block)
+            }
+            if let right = decoded.rightTrigger, let block = try? right.encoded(), block.contains(where: { $0 != 0 }) {
+                output.fields.insert(.rightTrigger); output.rightTrigger = TriggerBlock(block)
+            }
+            if !output.fields.isEmpty {
+                feedbackSequence = feedbackSequence.next
+                output.sequence = feedbackSequence
+                messages.append(.hidOutput(output))
+            }
+        }
+        return messages
+    }
+
+    public func remove() { device.stop() }
+}
+
+/// A forwarded pad shown as an Xbox 360-style evdev pad through uinput, for games that want
+/// XInput-like devices. Force feedback a game plays on it becomes rumble leases.
+public final class XboxVirtualPad: VirtualPad {
+    public let arrival: PadArrival
+    let device: UInputGamepad
+    let receiver: UInputRumbleReceiver
+    var effects: [Int16: UInputRumbleReceiver.UploadedEffect] = [:]
+    var sequence = WireSequence(0)
+    var playingUntil: ContinuousClock.Instant?
+
+    public init(arrival: PadArrival) throws {
+        self.arrival = arrival
+        device = try UInputGamepad(name: "padgate virtual pad (\(arrival.name))")
+        receiver = UInputRumbleReceiver(uinputDescriptor: device.fileDescriptor)
+    }
+
+    static let buttonKeys: [(GamepadButtons, UInt32)] = [
+        (.south, EvdevCode.BTN_SOUTH), (.east, EvdevCode.BTN_EAST), (.north, EvdevCode.BTN_NORTH), (.west, EvdevCode.BTN_WEST),
+        (.l1, EvdevCode.BTN_TL), (.r1, EvdevCode.BTN_TR), (.create, EvdevCode.BTN_SELECT), (.options, EvdevCode.BTN_START),
+        (.ps, EvdevCode.BTN_MODE), (.l3, EvdevCode.BTN_THUMBL), (.r3, EvdevCode.BTN_THUMBR),
+    ]
+
+    public func apply(_ s: PadStateSnapshot) throws {
+        let buttons = GamepadButtons(rawValue: s.buttons)
+        for (button, code) in Self.buttonKeys { try device.emit(type: EvdevCode.EV_KEY, code: code, value: buttons.contains(button) ? 1 : 0) }
+        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X, value: Int32(s.leftX))
+        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_Y, value: Int32(s.leftY))
+        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_RX, value: Int32(s.rightX))
+        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_RY, value: Int32(s.rightY))
+        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_Z, value: Int32(s.l2))
+        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_RZ, value: Int32(s.r2))
+        let hat = DPad(hat: s.dpad).axes
+        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0X, value: hat.x)
+        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0Y, value: hat.y)
+        try device.sync()
+    }
+
+    public func apply(_ touch: TouchSnapshot) throws {}
+    public func apply(_ motion: MotionBatch) throws {}
+    public var feedbackDescriptors: [Int32] { [device.fileDescriptor] }
+
+    public func takeFeedback() throws -> [WireMessage] {
+        var messages: [WireMessage] = []
+        for event in try receiver.service() {
+            switch event {
+            case .uploaded(let effect): effects[effect.id] = effect
+            case .erased(let id): effects[Int16(truncatingIfNeeded: id)] = nil
+            case .played(let id, let count):
+                let effect = effects[Int16(truncatingIfNeeded: id)]
+                let levels = count > 0 ? effect?.levels : nil
+                sequence = sequence.next
+                let ttl = effect.map { UInt16(clamping: Int($0.length / .milliseconds(1))) } ?? 0
+                messages.append(.rumble(RumbleLease(slot: arrival.slot, sequence: sequence,
+                                                    low: UInt16(levels?.low ?? 0) * 257, high: UInt16(levels?.high ?? 0) * 257,
+                                                    ttlMillis: levels == nil ? 0 : max(ttl, 1))))
+            }
+        }
+        return messages
+    }
+
+    public func remove() {}
+}
