@@ -105,7 +105,8 @@ public final class PadForwarder {
         try tls.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: configuration.clientName).encoded())
         switch try ControlMessage(decoding: tls.receive()) {
         case .refused(let reason): throw TLSError.refused(reason)
-        case .hello: throw TLSError.io("the host answered hello with hello")
+        case .hello, .pairStart, .pairReply, .pairConfirm, .pairResult:
+            throw TLSError.io("the host answered hello with something else")
         case .welcome(let session, let udpPort, _, _):
             let keys = try ControlMessage.datagramKeys(tls)
             let socket = try DatagramLink.bindSocket()

@@ -86,12 +86,45 @@ public final class HostSession {
         for slot in Array(pads.keys) { removePad(slot) }
     }
 
-    public func feedback() -> [WireMessage] {
+    /// Rumble a game holds (a DualSense keeps its motors at the last level until told otherwise)
+    /// is renewed before its lease lapses, so the client keeps rumbling exactly as long as the
+    /// host is alive and the game wants it.
+    var heldRumble: [UInt8: (lease: RumbleLease, sentAt: ContinuousClock.Instant)] = [:]
+    var renewalSequence: [UInt8: WireSequence] = [:]
+
+    public func feedback(now: ContinuousClock.Instant = .now) -> [WireMessage] {
         var out: [WireMessage] = []
-        for pad in pads.values {
-            do { out += try pad.takeFeedback() } catch { counters.deviceErrors += 1 }
+        for (slot, pad) in pads {
+            do {
+                for message in try pad.takeFeedback() {
+                    if case .rumble(var lease) = message {
+                        lease.sequence = nextRumbleSequence(slot)
+                        heldRumble[slot] = lease.isStop ? nil : (lease, now)
+                        out.append(.rumble(lease))
+                    } else {
+                        out.append(message)
+                    }
+                }
+            } catch { counters.deviceErrors += 1 }
+        }
+        for (slot, held) in heldRumble where now - held.sentAt >= .milliseconds(Int(held.lease.ttlMillis) * 2 / 5) {
+            var renewal = held.lease
+            renewal.sequence = nextRumbleSequence(slot)
+            heldRumble[slot] = (renewal, now)
+            out.append(.rumble(renewal))
         }
         return out
+    }
+
+    /// When a held rumble must be renewed next.
+    public func nextRenewal() -> ContinuousClock.Instant? {
+        heldRumble.values.map { $0.sentAt + .milliseconds(Int($0.lease.ttlMillis) * 2 / 5) }.min()
+    }
+
+    func nextRumbleSequence(_ slot: UInt8) -> WireSequence {
+        let next = (renewalSequence[slot] ?? WireSequence(0)).next
+        renewalSequence[slot] = next
+        return next
     }
 
     func removePad(_ slot: UInt8) {
@@ -100,6 +133,7 @@ public final class HostSession {
         try? pad.apply(.neutral(PadSlot(slot)))
         try? pad.apply(TouchSnapshot(slot: PadSlot(slot)))
         pad.remove()
+        heldRumble[slot] = nil
         receivers[slot] = nil
         touchSequences[slot] = nil
     }

@@ -36,6 +36,10 @@ public final class PadServer {
     let makePad: VirtualPadFactory
     var pairedClients: FingerprintStore
     var clients: [Client] = []
+    /// Set by `serve --pair`: the PIN a pairing client must know. A new one after every failure,
+    /// so each PIN allows exactly one guess.
+    public var pairingPIN: String?
+    public var onPINChanged: ((String) -> Void)?
     public var log: (String) -> Void = { FileHandle.standardError.write(Data(("padgate serve: " + $0 + "\n").utf8)) }
     public private(set) var wireCounters = WireCodec.Counters()
     private var payload = [UInt8](repeating: 0, count: 1400)
@@ -61,7 +65,7 @@ public final class PadServer {
         while !stop() {
             let feedbackFDs = clients.flatMap { $0.pads.pads.values.flatMap(\.feedbackDescriptors) }
             let fds = [listener.socket, udp] + clients.map(\.connection.socket) + feedbackFDs
-            let deadline = clients.compactMap { $0.pads.nextLeaseDeadline() }.min()
+            let deadline = clients.flatMap { [$0.pads.nextLeaseDeadline(), $0.pads.nextRenewal()].compactMap { $0 } }.min()
             let wait = deadline.map { min(max($0 - ContinuousClock.now, .zero), tick) } ?? tick
             let ready = Poll.wait(fds, timeout: wait)
             if ready[0].readable { acceptClient() }
@@ -72,7 +76,7 @@ public final class PadServer {
             let now = ContinuousClock.now
             for client in clients {
                 client.pads.expireLeases(now: now)
-                send(client.pads.feedback(), to: client)
+                send(client.pads.feedback(now: now), to: client)
             }
         }
         for client in clients { disconnect(client, why: "server stopping") }
@@ -82,9 +86,9 @@ public final class PadServer {
         let connection: TLSConnection
         do { connection = try listener.accept() } catch { log("handshake failed: \(error)"); return }
         do {
-            guard case .hello(let version, let name) = try ControlMessage(decoding: connection.receive()) else {
-                throw TLSError.io("expected hello")
-            }
+            let first = try ControlMessage(decoding: connection.receive())
+            if case .pairStart(let share, let clientName) = first { return pair(connection, share: share, clientName: clientName) }
+            guard case .hello(let version, let name) = first else { throw TLSError.io("expected hello") }
             guard version == ControlMessage.protocolVersion else {
                 try connection.send(ControlMessage.refused(reason: "protocol version \(version) is not supported; update padgate").encoded())
                 return
@@ -150,8 +154,20 @@ public final class PadServer {
         log("client '\(client.name)' \(why); its pads were released and removed")
     }
 
-    /// Remembers a client's certificate as paired (called by the pairing flow).
-    public func rememberPairedClient(name: String, fingerprint: String) throws {
-        try pairedClients.remember(name, fingerprint: fingerprint)
+    func pair(_ connection: TLSConnection, share: [UInt8], clientName: String) {
+        guard let pin = pairingPIN else {
+            try? connection.send(ControlMessage.refused(reason: "pairing is not enabled on this host: start it with 'padgate serve --pair'").encoded())
+            return
+        }
+        do {
+            let name = try Pairing.pairAsHost(connection, hostIdentity: identity, pin: pin, clientShare: share, clientName: clientName)
+            try pairedClients.remember(name, fingerprint: connection.peerFingerprint ?? "")
+            log("paired with '\(name)' (\(connection.peerFingerprint ?? ""))")
+        } catch {
+            log("pairing from \(connection.peerAddress) failed: \(error)")
+            let fresh = Pairing.newPIN()
+            pairingPIN = fresh
+            onPINChanged?(fresh)
+        }
     }
 }

@@ -77,6 +77,11 @@ public enum ControlMessage: Equatable, Sendable {
     case hello(version: UInt8, clientName: String)
     case welcome(session: UInt32, udpPort: UInt16, leaseMillis: UInt16, maxPads: UInt8)
     case refused(reason: String)
+    /// Pairing (docs/pairing.md): SPAKE2 with the client as A and the host as B.
+    case pairStart(share: [UInt8], clientName: String)
+    case pairReply(share: [UInt8], confirmation: [UInt8])
+    case pairConfirm(confirmation: [UInt8])
+    case pairResult(accepted: Bool, message: String)
 
     public static let protocolVersion: UInt8 = 1
     static let exporterLabel = "EXPORTER-padgate-datagram-v1"
@@ -89,6 +94,14 @@ public enum ControlMessage: Equatable, Sendable {
             return [0x02] + be(session, 4) + be(UInt32(port), 2) + be(UInt32(lease), 2) + [maxPads]
         case .refused(let reason):
             return [0x03] + Array(reason.utf8.prefix(1000))
+        case .pairStart(let share, let name):
+            return [0x10, UInt8(share.count)] + share + Array(name.utf8.prefix(200))
+        case .pairReply(let share, let confirmation):
+            return [0x11, UInt8(share.count)] + share + confirmation
+        case .pairConfirm(let confirmation):
+            return [0x12] + confirmation
+        case .pairResult(let accepted, let message):
+            return [0x13, accepted ? 1 : 0] + Array(message.utf8.prefix(1000))
         }
     }
 
@@ -102,6 +115,16 @@ public enum ControlMessage: Equatable, Sendable {
             self = .welcome(session: n(1..<5), udpPort: UInt16(n(5..<7)), leaseMillis: UInt16(n(7..<9)), maxPads: frame[9])
         case 0x03:
             self = .refused(reason: String(decoding: frame[1...], as: UTF8.self))
+        case 0x10 where frame.count >= 2 && frame.count >= 2 + Int(frame[1]):
+            let end = 2 + Int(frame[1])
+            self = .pairStart(share: Array(frame[2..<end]), clientName: String(decoding: frame[end...], as: UTF8.self))
+        case 0x11 where frame.count >= 2 && frame.count >= 2 + Int(frame[1]):
+            let end = 2 + Int(frame[1])
+            self = .pairReply(share: Array(frame[2..<end]), confirmation: Array(frame[end...]))
+        case 0x12:
+            self = .pairConfirm(confirmation: Array(frame[1...]))
+        case 0x13 where frame.count >= 2:
+            self = .pairResult(accepted: frame[1] == 1, message: String(decoding: frame[2...], as: UTF8.self))
         default:
             throw TLSError.io("unknown control frame 0x\(String(type, radix: 16))")
         }

@@ -82,7 +82,14 @@ final class HostSessionTests: XCTestCase {
         _ = host.handle(arrival(0), now: t0)
         let lease = WireMessage.rumble(RumbleLease(slot: PadSlot(0), sequence: WireSequence(1), low: 100, high: 0, ttlMillis: 200))
         made[0].pendingFeedback = [lease]
-        XCTAssertEqual(host.feedback(), [lease])
-        XCTAssertEqual(host.feedback(), [])
+        XCTAssertEqual(host.feedback(now: t0), [lease])
+        XCTAssertEqual(host.feedback(now: t0 + .milliseconds(10)), [], "nothing new, renewal not due")
+        XCTAssertEqual(host.nextRenewal(), t0 + .milliseconds(80))
+        guard case .rumble(let renewal)? = host.feedback(now: t0 + .milliseconds(80)).first else { return XCTFail("no renewal") }
+        XCTAssertEqual(renewal.low, 100)
+        XCTAssertTrue(renewal.sequence.isNewer(than: WireSequence(1)), "a renewal is a newer message")
+        made[0].pendingFeedback = [.rumble(RumbleLease(slot: PadSlot(0), sequence: WireSequence(9), low: 0, high: 0, ttlMillis: 0))]
+        XCTAssertEqual(host.feedback(now: t0 + .milliseconds(90)).count, 1, "the stop goes out")
+        XCTAssertNil(host.nextRenewal(), "a stop is not renewed")
     }
 }

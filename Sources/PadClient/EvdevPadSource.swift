@@ -1,0 +1,138 @@
+import Feedback
+import Foundation
+import HIDCodecs
+import PadDevices
+import WireProtocol
+
+/// A physical pad read through its evdev nodes (any pad the kernel drives), with its feedback
+/// through `PadFeedback`. The kernel has already calibrated motion: its axes carry resolutions
+/// (counts per g, per deg/s) that turn values into the wire's units.
+public final class EvdevPadSource: PadSource {
+    public let arrival: PadArrival
+    public let pad: Pad
+    let reader: LivePadReader
+    var feedback: PadFeedback
+    let feedbackOptions: PadFeedback.Options
+    public private(set) var controls: PadStateSnapshot
+    public private(set) var touch: TouchSnapshot
+    var motion: [WireMotionSample] = []
+    var lastMotionTime: Int32?
+
+    public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init()) throws {
+        self.pad = pad
+        reader = try LivePadReader(pad: pad)
+        feedback = PadFeedback(pad: pad, options: options)
+        feedbackOptions = options
+        arrival = PadArrival(slot: slot, type: Self.wireType(pad.kind), vendorID: pad.vendorID, productID: pad.productID,
+                             capabilities: Self.capabilities(pad), name: pad.name)
+        controls = .neutral(slot)
+        touch = TouchSnapshot(slot: slot)
+        update()
+    }
+
+    static func wireType(_ kind: PadKind) -> WirePadType {
+        switch kind {
+        case .dualSense: return .dualSense
+        case .dualSenseEdge: return .dualSenseEdge
+        case .dualShock4: return .dualShock4
+        case .switchPro: return .switchPro
+        case .xbox: return .xbox
+        case .generic: return .generic
+        }
+    }
+
+    static func capabilities(_ pad: Pad) -> WireCapabilities {
+        var caps: WireCapabilities = [.analogTriggers]
+        let c = pad.capabilities
+        if c.contains(.rumble) { caps.insert(.rumble) }
+        if c.contains(.touchpad) { caps.insert(.touchpad) }
+        if c.contains(.motion) { caps.formUnion([.accelerometer, .gyro]) }
+        if c.contains(.battery) { caps.insert(.battery) }
+        if c.contains(.lightbar) { caps.insert(.rgbLED) }
+        if c.contains(.playerLEDs) { caps.insert(.playerLEDs) }
+        if c.contains(.adaptiveTriggers) { caps.insert(.adaptiveTriggers) }
+        return caps
+    }
+
+    public var descriptors: [Int32] { reader.fileDescriptors }
+
+    public func readInput() throws -> Bool {
+        guard try reader.readAvailable() else { return false }
+        update()
+        return true
+    }
+
+    func update() {
+        let s = reader.snapshot()
+        var c = PadStateSnapshot.neutral(arrival.slot)
+        for name in s.buttons {
+            if let button = GamepadButtons.named.first(where: { $0.name == name })?.button { c.buttons |= button.rawValue }
+        }
+        c.dpad = (DPad.allCases.first { $0.name == s.dpad } ?? .none).rawValue
+        if let g = reader.gamepad {
+            c.leftX = Self.normalise(s.left_stick[0], g.axisInfo(EvdevCode.ABS_X))
+            c.leftY = Self.normalise(s.left_stick[1], g.axisInfo(EvdevCode.ABS_Y))
+            c.rightX = Self.normalise(s.right_stick[0], g.axisInfo(EvdevCode.ABS_RX))
+            c.rightY = Self.normalise(s.right_stick[1], g.axisInfo(EvdevCode.ABS_RY))
+            c.l2 = Self.trigger(s.l2, g.axisInfo(EvdevCode.ABS_Z) ?? g.axisInfo(EvdevCode.ABS_BRAKE))
+            c.r2 = Self.trigger(s.r2, g.axisInfo(EvdevCode.ABS_RZ) ?? g.axisInfo(EvdevCode.ABS_GAS))
+        }
+        controls = c
+        var t = TouchSnapshot(slot: arrival.slot, sequence: touch.sequence)
+        if let first = s.touch.first { t.first = WireTouchContact(id: UInt8(truncatingIfNeeded: first.id), active: true, x: UInt16(clamping: first.x), y: UInt16(clamping: first.y)) }
+        if s.touch.count > 1 { let second = s.touch[1]; t.second = WireTouchContact(id: UInt8(truncatingIfNeeded: second.id), active: true, x: UInt16(clamping: second.x), y: UInt16(clamping: second.y)) }
+        touch = t
+        if let m = reader.motion, let gyro = s.gyro, let accel = s.accel, s.sensor_time != lastMotionTime {
+            lastMotionTime = s.sensor_time
+            let res = { (code: UInt32, fallback: Int32) -> Float in Float(max(m.axisInfo(code)?.resolution ?? fallback, 1)) }
+            motion.append(WireMotionSample(
+                timestampMicros: UInt32(bitPattern: s.sensor_time ?? 0),
+                gyroX: Float(gyro[0]) / res(EvdevCode.ABS_RX, 1024), gyroY: Float(gyro[1]) / res(EvdevCode.ABS_RY, 1024),
+                gyroZ: Float(gyro[2]) / res(EvdevCode.ABS_RZ, 1024),
+                accelX: Float(accel[0]) / res(EvdevCode.ABS_X, 8192), accelY: Float(accel[1]) / res(EvdevCode.ABS_Y, 8192),
+                accelZ: Float(accel[2]) / res(EvdevCode.ABS_Z, 8192)))
+            if motion.count > 16 { motion.removeFirst(motion.count - 16) }  // nobody is draining: keep the newest
+        }
+    }
+
+    /// Any axis range to the wire's signed 16 bits, with the range's middle at 0.
+    static func normalise(_ value: Int32, _ info: EvdevDevice.AxisInfo?) -> Int16 {
+        guard let info, info.maximum > info.minimum else { return 0 }
+        let span = Int64(info.maximum) - Int64(info.minimum)
+        let scaled = (Int64(value) - Int64(info.minimum)) * 65535 / span - 32768
+        return Int16(clamping: scaled)
+    }
+
+    static func trigger(_ value: Int32, _ info: EvdevDevice.AxisInfo?) -> UInt8 {
+        guard let info, info.maximum > info.minimum else { return 0 }
+        return UInt8(clamping: (Int64(value) - Int64(info.minimum)) * 255 / (Int64(info.maximum) - Int64(info.minimum)))
+    }
+
+    public func takeMotion() -> [WireMotionSample] { defer { motion.removeAll(keepingCapacity: true) }; return motion }
+
+    public func apply(_ lease: RumbleLease) throws {
+        // The wire's 16-bit magnitudes to the motors' 8 bits; a 16-bit sequence widened for the renderer.
+        feedback.receive(RumbleMessage(sequence: UInt64(lease.sequence.rawValue), levels: MotorLevels(low: UInt8(lease.low >> 8), high: UInt8(lease.high >> 8)),
+                                       timeToLive: .milliseconds(Int(lease.ttlMillis))))
+        try feedback.pump()
+    }
+
+    public func apply(_ output: HIDOutputMessage) throws {
+        if output.fields.contains(.lightbar) { try feedback.setLightbar(RGBColor(red: output.red, green: output.green, blue: output.blue)) }
+        if output.fields.contains(.playerLEDs) { try feedback.setPlayerLEDs(PlayerLEDs(mask: output.playerLEDMask)) }
+        let left = output.fields.contains(.leftTrigger) ? try? TriggerEffect(block: output.leftTrigger.array) : nil
+        let right = output.fields.contains(.rightTrigger) ? try? TriggerEffect(block: output.rightTrigger.array) : nil
+        if left != nil || right != nil { try feedback.setTriggers(left: left, right: right) }
+    }
+
+    public var feedbackDeadline: ContinuousClock.Instant? {
+        feedback.nextDeadline.map { ContinuousClock.now + ($0 - feedback.now) }
+    }
+    public func pumpFeedback() throws { try feedback.pump() }
+
+    /// Motors to zero now; a fresh renderer takes the next session's leases.
+    public func silence() {
+        feedback.close()
+        feedback = PadFeedback(pad: pad, options: feedbackOptions)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// PIN pairing over an established TLS connection (docs/pairing.md). SPAKE2 binds the PIN to
+/// both certificates' fingerprints (the identities) and to this TLS session (the exporter as
+/// associated data), so a man in the middle, who must run two TLS sessions, cannot make the
+/// confirmations match; a wrong PIN gives an attacker one online guess and nothing to test offline.
+public enum Pairing {
+    static let exporterLabel = "EXPORTER-padgate-pairing-v1"
+
+    /// A fresh 6-digit PIN from the system's CSPRNG.
+    public static func newPIN() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(format: "%06d", Int.random(in: 0..<1_000_000, using: &generator))
+    }
+
+    static func context(_ connection: TLSConnection, clientFingerprint: String, hostFingerprint: String, pin: String,
+                        role: Spake2.Role) throws -> Spake2 {
+        let binding = try connection.exportKeyingMaterial(label: exporterLabel, length: 32)
+        return try Spake2(role: role, password: Array(pin.utf8), identityA: Array(clientFingerprint.utf8),
+                          identityB: Array(hostFingerprint.utf8), aad: binding)
+    }
+
+    /// The client's side. Returns once the host has confirmed; throws `.wrongPIN` otherwise.
+    public static func pairAsClient(_ connection: TLSConnection, clientIdentity: TLSIdentity, pin: String, clientName: String) throws {
+        guard let hostFingerprint = connection.peerFingerprint else { throw PairingError.protocolError("the host sent no certificate") }
+        let spake = try context(connection, clientFingerprint: clientIdentity.fingerprint, hostFingerprint: hostFingerprint, pin: pin, role: .a)
+        try connection.send(ControlMessage.pairStart(share: spake.outboundMessage(), clientName: clientName).encoded())
+        let reply = try ControlMessage(decoding: connection.receive())
+        guard case .pairReply(let share, let hostConfirmation) = reply else {
+            if case .refused(let reason) = reply { throw PairingError.refused(reason) }
+            throw PairingError.protocolError("unexpected reply to pairing")
+        }
+        let keys = try spake.finish(peerMessage: share)
+        guard keys.isValidPeerConfirmation(hostConfirmation) else {
+            try? connection.send(ControlMessage.pairConfirm(confirmation: []).encoded())
+            throw PairingError.wrongPIN
+        }
+        try connection.send(ControlMessage.pairConfirm(confirmation: keys.confirmationMAC).encoded())
+        guard case .pairResult(let accepted, let message) = try ControlMessage(decoding: connection.receive()) else {
+            throw PairingError.protocolError("no pairing result")
+        }
+        guard accepted else { throw PairingError.refused(message) }
+    }
+
+    /// The host's side, after it received `pairStart`. Returns the client's name on success.
+    public static func pairAsHost(_ connection: TLSConnection, hostIdentity: TLSIdentity, pin: String,
+                                  clientShare: [UInt8], clientName: String) throws -> String {
+        guard let clientFingerprint = connection.peerFingerprint else {
+            throw PairingError.protocolError("a pairing client must present its certificate")
+        }
+        let spake = try context(connection, clientFingerprint: clientFingerprint, hostFingerprint: hostIdentity.fingerprint, pin: pin, role: .b)
+        let keys = try spake.finish(peerMessage: clientShare)
+        try connection.send(ControlMessage.pairReply(share: spake.outboundMessage(), confirmation: keys.confirmationMAC).encoded())
+        guard case .pairConfirm(let confirmation) = try ControlMessage(decoding: connection.receive()),
+              keys.isValidPeerConfirmation(confirmation) else {
+            try? connection.send(ControlMessage.pairResult(accepted: false, message: "wrong PIN").encoded())
+            throw PairingError.wrongPIN
+        }
+        try connection.send(ControlMessage.pairResult(accepted: true, message: "paired").encoded())
+        return clientName.isEmpty ? clientFingerprint : clientName
+    }
+}
+
+public enum PairingError: Error, Equatable, CustomStringConvertible {
+    case wrongPIN
+    case refused(String)
+    case protocolError(String)
+
+    public var description: String {
+        switch self {
+        case .wrongPIN: return "wrong PIN: check the PIN 'padgate serve --pair' shows on the host and try again"
+        case .refused(let reason): return "the host refused pairing: \(reason)"
+        case .protocolError(let what): return "pairing failed: \(what)"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import XCTest
+@testable import Transport
+
+final class PairingTests: XCTestCase {
+    var directory: URL!
+    override func setUpWithError() throws { directory = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-pair-\(UUID())") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: directory) }
+
+    /// Runs one pairing over loopback TLS: the host with `hostPIN`, the client with `clientPIN`.
+    func pair(hostPIN: String, clientPIN: String) throws -> (host: Result<String, Error>, client: Result<Void, Error>) {
+        let hostIdentity = try TLSIdentity(directory: directory.appendingPathComponent("host"), commonName: "host")
+        let clientIdentity = try TLSIdentity(directory: directory.appendingPathComponent("client"), commonName: "client")
+        let listener = try TLSListener(identity: hostIdentity, address: "127.0.0.1", port: 0)
+        var hostResult: Result<String, Error> = .failure(PairingError.protocolError("not run"))
+        let done = expectation(description: "host side")
+        Thread.detachNewThread {
+            hostResult = Result {
+                let connection = try listener.accept()
+                guard case .pairStart(let share, let name) = try ControlMessage(decoding: connection.receive()) else {
+                    throw PairingError.protocolError("no pairStart")
+                }
+                return try Pairing.pairAsHost(connection, hostIdentity: hostIdentity, pin: hostPIN, clientShare: share, clientName: name)
+            }
+            done.fulfill()
+        }
+        let client = try TLSDialer.connect(host: "127.0.0.1", port: listener.port, identity: clientIdentity)
+        let clientResult = Result { try Pairing.pairAsClient(client, clientIdentity: clientIdentity, pin: clientPIN, clientName: "couch") }
+        wait(for: [done], timeout: 30)
+        return (hostResult, clientResult)
+    }
+
+    func testTheRightPINPairs() throws {
+        let result = try pair(hostPIN: "482913", clientPIN: "482913")
+        XCTAssertEqual(try result.host.get(), "couch")
+        XCTAssertNoThrow(try result.client.get())
+    }
+
+    func testAWrongPINIsRefusedOnBothSides() throws {
+        let result = try pair(hostPIN: "482913", clientPIN: "482914")
+        XCTAssertThrowsError(try result.client.get()) { XCTAssertEqual($0 as? PairingError, .wrongPIN) }
+        XCTAssertThrowsError(try result.host.get()) { XCTAssertEqual($0 as? PairingError, .wrongPIN) }
+    }
+
+    func testPINsAreSixDigits() {
+        let pins = (0..<50).map { _ in Pairing.newPIN() }
+        XCTAssertTrue(pins.allSatisfy { $0.count == 6 && $0.allSatisfy(\.isNumber) })
+        XCTAssertGreaterThan(Set(pins).count, 45)
+    }
+}
