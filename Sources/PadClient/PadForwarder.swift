@@ -33,6 +33,10 @@ public final class PadForwarder {
     public private(set) var status = Status()
     public var log: (String) -> Void = { FileHandle.standardError.write(Data(("padgate forward: " + $0 + "\n").utf8)) }
     public var onStatus: ((Status) -> Void)?
+    /// More descriptors to watch in the same poll (e.g. the hot-plug monitor), and what to do when
+    /// one is readable. Runs on the forwarding loop's thread, so it may add and remove sources.
+    public var extraDescriptors: [Int32] = []
+    public var onExtraReadable: (() -> Void)?
 
     var sources: [PadSource] = []
     var senders: [SnapshotSender] = []
@@ -138,8 +142,12 @@ public final class PadForwarder {
             var deadlines = senders.compactMap(\.nextResend) + sources.compactMap(\.feedbackDeadline)
             deadlines.append(nextPing)
             let wait = max((deadlines.min() ?? now + .seconds(1)) - now, .zero)
-            let fds = [link.socket, connection.socket] + sources.flatMap(\.descriptors)
+            let fds = [link.socket, connection.socket] + sources.flatMap(\.descriptors) + extraDescriptors
             let ready = Poll.wait(fds, timeout: min(wait, .milliseconds(500)))
+            if ready.suffix(extraDescriptors.count).contains(where: \.readable) {
+                onExtraReadable?()
+                continue  // the set of sources may have changed: rebuild the poll set
+            }
             if ready[1].readable || ready[1].hungUp {
                 _ = try? connection.receive()  // the host only closes; any read error means gone
                 throw TLSError.closed

@@ -16,7 +16,7 @@ public final class DualSenseVirtualPad: VirtualPad {
 
     public init(arrival: PadArrival) throws {
         self.arrival = arrival
-        device = try VirtualDualSense(bus: .usb, name: arrival.name.isEmpty ? "padgate DualSense" : arrival.name)
+        device = try VirtualDualSense(bus: .usb, name: arrival.name.isEmpty ? "padgate DualSense" : arrival.name, phys: PadPhys.hostVirtual)
         calibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.calibration).calibration) ?? .nominal
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
             device.stop()
@@ -117,7 +117,7 @@ public final class XboxVirtualPad: VirtualPad {
 
     public init(arrival: PadArrival) throws {
         self.arrival = arrival
-        device = try UInputGamepad(name: "padgate virtual pad (\(arrival.name))")
+        device = try UInputGamepad(name: "padgate virtual pad (\(arrival.name))", phys: PadPhys.hostVirtual)
         receiver = UInputRumbleReceiver(uinputDescriptor: device.fileDescriptor)
     }
 

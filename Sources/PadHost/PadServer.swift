@@ -63,14 +63,15 @@ public final class PadServer {
     /// Serves until `stop` says so (checked at least every `tick`).
     public func run(tick: Duration = .milliseconds(250), until stop: () -> Bool) {
         while !stop() {
-            let feedbackFDs = clients.flatMap { $0.pads.pads.values.flatMap(\.feedbackDescriptors) }
-            let fds = [listener.socket, udp] + clients.map(\.connection.socket) + feedbackFDs
+            let polled = clients  // the poll set's order; accepting below may add clients
+            let feedbackFDs = polled.flatMap { $0.pads.pads.values.flatMap(\.feedbackDescriptors) }
+            let fds = [listener.socket, udp] + polled.map(\.connection.socket) + feedbackFDs
             let deadline = clients.flatMap { [$0.pads.nextLeaseDeadline(), $0.pads.nextRenewal()].compactMap { $0 } }.min()
             let wait = deadline.map { min(max($0 - ContinuousClock.now, .zero), tick) } ?? tick
             let ready = Poll.wait(fds, timeout: wait)
             if ready[0].readable { acceptClient() }
             if ready[1].readable { receiveDatagrams() }
-            for (index, client) in clients.enumerated().reversed() where ready[2 + index].readable || ready[2 + index].hungUp {
+            for (index, client) in polled.enumerated() where ready[2 + index].readable || ready[2 + index].hungUp {
                 if !client.connection.hasBufferedData, (try? client.connection.receive()) == nil { disconnect(client, why: "closed the connection") }
             }
             let now = ContinuousClock.now

@@ -10,6 +10,8 @@ struct Padgate: ParsableCommand {
         subcommands: [
             // device-layer commands
             ListCommand.self, WatchCommand.self, EmulateCommand.self, RecordCommand.self,
+            // forwarding
+            ServeCommand.self, ForwardCommand.self, PairCommand.self,
             // codec commands
             InspectCommand.self, CalibrateCommand.self, LightbarCommand.self, PlayerLEDsCommand.self,
             TriggerSubcommand.self, RumbleCommand.self,

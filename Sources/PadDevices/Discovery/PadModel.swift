@@ -33,6 +33,12 @@ public enum PadKind: String, Codable, Sendable, CaseIterable {
     public var isDualSenseFamily: Bool { self == .dualSense || self == .dualSenseEdge }
 }
 
+/// The `phys` strings padgate gives the devices it creates.
+public enum PadPhys {
+    public static let emulated = "padgate/virtual-dualsense"
+    public static let hostVirtual = "padgate/host-virtual"
+}
+
 /// How the pad is attached; values follow the kernel's BUS_* numbers.
 public enum PadBus: String, Codable, Sendable {
     case usb, bluetooth, virtual, other
@@ -96,6 +102,8 @@ public struct Pad: Codable, Sendable, Equatable {
     public var productID: UInt16
     public var name: String
     public var uniq: String
+    /// The kernel's physical path: where a real pad is attached, or who made a virtual one.
+    public var phys: String = ""
     public var hidraw: String?
     public var evdev: [EvdevNode]
     public var capabilities: PadCapabilities
@@ -103,6 +111,10 @@ public struct Pad: Codable, Sendable, Equatable {
     public var gamepadNode: EvdevNode? { evdev.first { $0.role == .gamepad } }
     public func node(_ role: EvdevRole) -> EvdevNode? { evdev.first { $0.role == role } }
     public var vidpid: String { String(format: "%04x:%04x", vendorID, productID) }
+
+    /// A virtual pad that `padgate serve` made for a forwarded one. Never forwarded again: on a
+    /// machine that is both client and host, that would loop.
+    public var isHostVirtualPad: Bool { phys.hasPrefix(PadPhys.hostVirtual) }
 }
 
 import Foundation

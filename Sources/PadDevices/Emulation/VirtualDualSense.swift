@@ -40,7 +40,7 @@ public final class VirtualDualSense {
     /// - Parameter macAddress: the pad's address; hid-playstation refuses a second pad with the same
     ///   one, so each emulated pad gets a random locally administered address unless given one.
     public init(bus: Bus = .usb, name: String = "Sony Interactive Entertainment DualSense Wireless Controller",
-                macAddress: [UInt8]? = nil) throws {
+                macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated) throws {
         self.bus = bus
         var mac = macAddress ?? (0..<6).map { _ in UInt8.random(in: 0...255) }
         if macAddress == nil { mac[0] = (mac[0] & 0xfc) | 0x02 }
@@ -53,7 +53,7 @@ public final class VirtualDualSense {
         pumpThread = thread
         thread.start()
         let identity = UHIDDevice.Identity(
-            name: name, phys: "padgate/virtual-dualsense", uniq: uniq,
+            name: name, phys: phys, uniq: uniq,
             bus: bus == .usb ? 0x03 : 0x05, vendorID: 0x054c, productID: 0x0ce6, version: 0x8111)
         do {
             try uhid.create(identity, descriptor: bus == .usb ? DualSenseIdentityData.usbDescriptor

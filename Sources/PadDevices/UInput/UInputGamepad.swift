@@ -27,11 +27,12 @@ public final class UInputGamepad {
     }
 
     public init(name: String = "padgate virtual Xbox 360 pad", vendorID: Int32 = 0x045e, productID: Int32 = 0x028e,
-                layout: Layout = .xbox360) throws {
+                layout: Layout = .xbox360, phys: String = "padgate/uinput") throws {
         guard let template = libevdev_new() else { throw DeviceError.unsupported("libevdev_new failed") }
         self.template = template
         self.name = name
         libevdev_set_name(template, name)
+        libevdev_set_phys(template, phys)
         libevdev_set_id_bustype(template, 0x03)
         libevdev_set_id_vendor(template, vendorID)
         libevdev_set_id_product(template, productID)

@@ -1,0 +1,223 @@
+import ArgumentParser
+import Foundation
+import PadClient
+import PadDevices
+import PadHost
+import Transport
+import WireProtocol
+
+/// HOST or HOST:PORT.
+struct HostAddress: ExpressibleByArgument {
+    var host: String
+    var port: UInt16
+    init?(argument: String) {
+        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 2, let port = UInt16(parts[1]) { host = String(parts[0]); self.port = port }
+        else if parts.count == 1, !argument.isEmpty { host = argument; port = ServeCommand.defaultPort }
+        else { return nil }
+    }
+}
+
+enum VirtualChoice: String, ExpressibleByArgument, CaseIterable {
+    case auto, dualsense, xbox
+    /// Not a device at all: the virtual pad lives in the server process and prints its state.
+    case inProcess = "in-process"
+}
+
+struct ServeCommand: ParsableCommand {
+    static let defaultPort: UInt16 = 47800
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Host forwarded pads: each becomes a virtual pad games see, and their feedback goes back.",
+        discussion: """
+            Listens on TCP (TLS 1.3 control) and UDP (sealed input and feedback) on the same port. \
+            With --pair, shows a PIN that 'padgate pair' on the client needs; with --require-pairing, \
+            accepts only clients paired that way. Virtual pads need /dev/uhid (DualSense) or /dev/uinput \
+            (Xbox 360-style): sudo modprobe uhid uinput, and udev/70-padgate.rules.
+            """)
+
+    @Option(help: "Port for TCP and UDP.") var port: UInt16 = ServeCommand.defaultPort
+    @Option(help: "Address to listen on.") var address = "0.0.0.0"
+    @Option(help: "Virtual pad kind: auto (DualSense for PlayStation pads when uhid works, else Xbox), dualsense, xbox.")
+    var virtual: VirtualChoice = .auto
+    @Option(help: "Most pads per client.") var maxPads = 4
+    @Flag(help: "Show a PIN and accept pairing requests.") var pair = false
+    @Flag(help: "Accept only paired clients.") var requirePairing = false
+    @Option(help: "Stop after this many seconds.") var duration: Double?
+
+    func run() throws {
+        let state = PadgatePaths.stateDirectory
+        let identity = try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "padgate host")
+        let paired = try FingerprintStore(url: state.appendingPathComponent("paired-clients"))
+        var configuration = PadServer.Configuration()
+        configuration.address = address
+        configuration.port = port
+        configuration.maxPads = maxPads
+        configuration.requirePairing = requirePairing
+        let server = try PadServer(configuration: configuration, identity: identity, pairedClients: paired,
+                                   makePad: Self.factory(virtual))
+        note("padgate serve: listening on \(address):\(server.port); identity \(identity.fingerprint)")
+        if pair {
+            let pin = Pairing.newPIN()
+            server.pairingPIN = pin
+            note("padgate serve: pairing PIN \(pin) (run 'padgate pair THIS-HOST' on the client)")
+            server.onPINChanged = { note("padgate serve: a pairing attempt failed; new PIN \($0)") }
+        }
+        SignalTrap.install {}
+        let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+        server.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
+    }
+
+    static func factory(_ choice: VirtualChoice) -> VirtualPadFactory {
+        { arrival in
+            switch choice {
+            case .dualsense: return try DualSenseVirtualPad(arrival: arrival)
+            case .xbox: return try XboxVirtualPad(arrival: arrival)
+            case .inProcess: return PrintingPad(arrival: arrival)
+            case .auto:
+                let playStation = [.dualSense, .dualSenseEdge, .dualShock4].contains(arrival.type)
+                if playStation, access(UHIDDevice.path, W_OK) == 0, let pad = try? DualSenseVirtualPad(arrival: arrival) { return pad }
+                return try XboxVirtualPad(arrival: arrival)
+            }
+        }
+    }
+}
+
+/// The in-process stand-in, printing what a game would see.
+final class PrintingPad: VirtualPad {
+    let inner: InProcessPad
+    var arrival: PadArrival { inner.arrival }
+    init(arrival: PadArrival) {
+        inner = InProcessPad(arrival: arrival)
+        note("host: virtual pad for '\(arrival.name)' in slot \(arrival.slot.rawValue) (in-process stand-in)")
+    }
+    func apply(_ state: PadStateSnapshot) throws {
+        try inner.apply(state)
+        let names = GamepadButtonsNames.names(state.buttons)
+        note("host: slot \(state.slot.rawValue) buttons [\(names)] left (\(state.leftX),\(state.leftY)) right (\(state.rightX),\(state.rightY)) l2 \(state.l2) r2 \(state.r2)")
+    }
+    func apply(_ touch: TouchSnapshot) throws {
+        if touch != inner.touch, touch.first.active || touch.second.active {
+            note("host: slot \(touch.slot.rawValue) touch (\(touch.first.x),\(touch.first.y))\(touch.second.active ? " (\(touch.second.x),\(touch.second.y))" : "")")
+        }
+        try inner.apply(touch)
+    }
+    func apply(_ motion: MotionBatch) throws { try inner.apply(motion) }
+    var feedbackDescriptors: [Int32] { [] }
+    func takeFeedback() throws -> [WireMessage] { try inner.takeFeedback() }
+    func remove() { inner.remove(); note("host: virtual pad in slot \(arrival.slot.rawValue) removed (all controls released)") }
+}
+
+import HIDCodecs
+enum GamepadButtonsNames {
+    static func names(_ raw: UInt32) -> String { GamepadButtons(rawValue: raw).names.joined(separator: " ") }
+}
+
+struct ForwardCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forward",
+        abstract: "Forward this machine's pads to a host running 'padgate serve'.",
+        discussion: """
+            Pads plugged in later are forwarded too (--all, the default), or only those matching --pad. \
+            The host's identity is pinned on first use (~/.config/padgate/known_hosts); a changed one is \
+            refused. Feedback from the host's games plays on the physical pads; if the link dies, the \
+            motors stop and padgate reconnects.
+            """)
+
+    @Argument(help: "HOST or HOST:PORT of 'padgate serve'.") var host: HostAddress
+    @Option(help: "Forward only this pad: index, /dev node, or vid:pid.") var pad: String?
+    @Flag(help: "Forward every pad, including ones plugged in later (the default without --pad).") var all = false
+    @Option(help: "Stop after this many seconds.") var duration: Double?
+    @Flag(help: "No live status line.") var quiet = false
+
+    func validate() throws {
+        if all && pad != nil { throw ValidationError("use --pad or --all, not both") }
+    }
+
+    func run() throws {
+        let state = PadgatePaths.stateDirectory
+        let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
+        let knownHosts = try FingerprintStore(url: PadgatePaths.configDirectory.appendingPathComponent("known_hosts"))
+        var configuration = PadForwarder.Configuration(host: host.host)
+        configuration.port = host.port
+        let forwarder = PadForwarder(configuration: configuration, identity: identity, knownHosts: knownHosts)
+        let monitor = try PadMonitor()
+        let selector = try pad.map(PadSelector.init)
+        var sources: [String: EvdevPadSource] = [:]
+        var nextSlot: UInt8 = 0
+
+        func attach(_ candidate: Pad, index: Int) {
+            guard sources[candidate.id] == nil, !candidate.isHostVirtualPad,
+                  selector.map({ $0.matches(candidate, at: index) }) ?? true else { return }
+            do {
+                let source = try EvdevPadSource(pad: candidate, slot: PadSlot(nextSlot))
+                nextSlot &+= 1
+                sources[candidate.id] = source
+                forwarder.add(source)
+                note("padgate forward: forwarding \(candidate.kind.displayName) \(candidate.name) as slot \(source.arrival.slot.rawValue)")
+            } catch {
+                note("padgate forward: cannot read \(candidate.name): \(error)")
+            }
+        }
+        for (index, candidate) in monitor.pads.enumerated() { attach(candidate, index: index) }
+        if sources.isEmpty { note("padgate forward: no pad yet; waiting for one to be plugged in") }
+        forwarder.extraDescriptors = [monitor.fileDescriptor]
+        forwarder.onExtraReadable = {
+            for change in monitor.handleEvents() {
+                switch change {
+                case .removed(let gone):
+                    if let source = sources.removeValue(forKey: gone.id) {
+                        forwarder.remove(source)
+                        note("padgate forward: \(gone.name) was unplugged")
+                    }
+                case .arrived(let new):
+                    attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
+                }
+            }
+        }
+        if !quiet {
+            var last = ContinuousClock.now
+            forwarder.onStatus = { status in
+                guard ContinuousClock.now - last > .milliseconds(500) else { return }
+                last = .now
+                let rtt = status.roundTrip.map { String(format: "%.2f ms", Double($0 / .microseconds(1)) / 1000) } ?? "-"
+                let line = "pads \(status.pads)  rtt \(rtt)  sent \(status.sent)  received \(status.received)  dropped \(status.rejected)  feedback \(status.lastFeedback.isEmpty ? "-" : status.lastFeedback)"
+                FileHandle.standardError.write(Data((standardErrorIsTerminal ? "\r\u{1b}[K" + line : line + "\n").utf8))
+            }
+        }
+        SignalTrap.install {}
+        let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+        forwarder.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
+        for source in sources.values { source.silence() }
+        if !quiet && standardErrorIsTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}
+
+var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
+struct PairCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Pair with a host using the PIN 'padgate serve --pair' shows.",
+        discussion: "Pairing proves both ends know the PIN without revealing it (SPAKE2), pins the host's identity, and lets a host started with --require-pairing accept this machine.")
+
+    @Argument(help: "HOST or HOST:PORT of 'padgate serve --pair'.") var host: HostAddress
+    @Option(help: "The PIN (asked for if omitted).") var pin: String?
+
+    func run() throws {
+        let state = PadgatePaths.stateDirectory
+        let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
+        var pin = self.pin
+        if pin == nil {
+            FileHandle.standardError.write(Data("PIN shown by the host: ".utf8))
+            pin = readLine()?.trimmingCharacters(in: .whitespaces)
+        }
+        guard let pin, pin.count == 6, pin.allSatisfy(\.isNumber) else { throw ValidationError("the PIN is the 6 digits 'padgate serve --pair' shows") }
+        let connection = try TLSDialer.connect(host: host.host, port: host.port, identity: identity)
+        try Pairing.pairAsClient(connection, clientIdentity: identity, pin: pin, clientName: ProcessInfo.processInfo.hostName)
+        // The PIN authenticated this host's certificate: pin it, replacing any older entry.
+        var knownHosts = try FingerprintStore(url: PadgatePaths.configDirectory.appendingPathComponent("known_hosts"))
+        try knownHosts.remember("\(host.host):\(host.port)", fingerprint: connection.peerFingerprint ?? "")
+        print("paired with \(host.host):\(host.port) (\(connection.peerFingerprint ?? ""))")
+    }
+}
