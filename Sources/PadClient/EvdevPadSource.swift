@@ -16,7 +16,7 @@ public final class EvdevPadSource: PadSource {
     public private(set) var controls: PadStateSnapshot
     public private(set) var touch: TouchSnapshot
     var motion: [WireMotionSample] = []
-    var lastMotionTime: Int32?
+    var lastMotion: (time: Int32?, gyro: [Int32], accel: [Int32])?
 
     public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init()) throws {
         self.pad = pad
@@ -82,8 +82,10 @@ public final class EvdevPadSource: PadSource {
         if let first = s.touch.first { t.first = WireTouchContact(id: UInt8(truncatingIfNeeded: first.id), active: true, x: UInt16(clamping: first.x), y: UInt16(clamping: first.y)) }
         if s.touch.count > 1 { let second = s.touch[1]; t.second = WireTouchContact(id: UInt8(truncatingIfNeeded: second.id), active: true, x: UInt16(clamping: second.x), y: UInt16(clamping: second.y)) }
         touch = t
-        if let m = reader.motion, let gyro = s.gyro, let accel = s.accel, s.sensor_time != lastMotionTime {
-            lastMotionTime = s.sensor_time
+        // A new sample has a new timestamp; a pad whose clock stalls still counts when values move.
+        if let m = reader.motion, let gyro = s.gyro, let accel = s.accel,
+           lastMotion.map({ $0.time != s.sensor_time || $0.gyro != gyro || $0.accel != accel }) ?? true {
+            lastMotion = (s.sensor_time, gyro, accel)
             let res = { (code: UInt32, fallback: Int32) -> Float in Float(max(m.axisInfo(code)?.resolution ?? fallback, 1)) }
             motion.append(WireMotionSample(
                 timestampMicros: UInt32(bitPattern: s.sensor_time ?? 0),

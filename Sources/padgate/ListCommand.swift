@@ -21,6 +21,7 @@ struct ListCommand: ParsableCommand {
         var product_id: String
         var name: String
         var uniq: String
+        var phys: String
         var hidraw: String?
         var evdev: [EvdevNode]
         var capabilities: [String]
@@ -37,7 +38,7 @@ struct ListCommand: ParsableCommand {
         let entries = pads.enumerated().map { index, pad in
             Entry(index: index, type: pad.kind.rawValue, bus: pad.bus.rawValue,
                   vendor_id: String(format: "%04x", pad.vendorID), product_id: String(format: "%04x", pad.productID),
-                  name: pad.name, uniq: pad.uniq, hidraw: pad.hidraw, evdev: pad.evdev,
+                  name: pad.name, uniq: pad.uniq, phys: pad.phys, hidraw: pad.hidraw, evdev: pad.evdev,
                   capabilities: pad.capabilities.names, syspath: pad.id)
         }
         if json {
