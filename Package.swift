@@ -51,7 +51,7 @@ let package = Package(
         // The host: virtual pads for forwarded ones, leases, feedback from games.
         .target(name: "PadHost", dependencies: ["WireProtocol", "Transport", "PadDevices", "HIDCodecs"]),
         .executableTarget(name: "padgate", dependencies: [
-            "HIDCodecs", "PadDevices", "Feedback",
+            "HIDCodecs", "PadDevices", "WireProtocol", "Transport", "PadHost", "PadClient", "Feedback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
