@@ -41,6 +41,7 @@ public final class PadForwarder {
     var sources: [PadSource] = []
     var senders: [SnapshotSender] = []
     var touchSequences: [WireSequence] = []
+    var lastTouch: [TouchSnapshot] = []
     var connection: TLSConnection?
     var link: DatagramLink?
     var payload = [UInt8](repeating: 0, count: 1400)
@@ -61,6 +62,7 @@ public final class PadForwarder {
         sources.append(source)
         senders.append(SnapshotSender(slot: source.arrival.slot, resendInterval: configuration.resendInterval))
         touchSequences.append(WireSequence(0))
+        lastTouch.append(TouchSnapshot(slot: source.arrival.slot))
         status.pads = sources.count
         if link != nil { send([.arrival(source.arrival)]) }
     }
@@ -69,7 +71,7 @@ public final class PadForwarder {
         guard let index = sources.firstIndex(where: { $0 === source }) else { return }
         source.silence()
         if link != nil { send([.removal(source.arrival.slot)]) }
-        sources.remove(at: index); senders.remove(at: index); touchSequences.remove(at: index)
+        sources.remove(at: index); senders.remove(at: index); touchSequences.remove(at: index); lastTouch.remove(at: index)
         status.pads = sources.count
     }
 
@@ -122,6 +124,7 @@ public final class PadForwarder {
             log("connected to \(name), session \(String(session, radix: 16))")
             for (i, source) in sources.enumerated() {
                 senders[i] = SnapshotSender(slot: source.arrival.slot, resendInterval: configuration.resendInterval)
+                lastTouch[i] = TouchSnapshot(slot: source.arrival.slot)
             }
             send(sources.map { .arrival($0.arrival) })
         }
@@ -169,9 +172,12 @@ public final class PadForwarder {
                 }
                 if let state = senders[i].update(source.controls, now: now) { outgoing.append(.state(state)) }
                 var touch = source.touch
-                touch.sequence = touchSequences[i].next
-                touchSequences[i] = touch.sequence
-                outgoing.append(.touch(touch))
+                if touch.first != lastTouch[i].first || touch.second != lastTouch[i].second {
+                    touch.sequence = touchSequences[i].next
+                    touchSequences[i] = touch.sequence
+                    lastTouch[i] = touch
+                    outgoing.append(.touch(touch))
+                }
                 var batch = MotionBatch(slot: source.arrival.slot)
                 for sample in source.takeMotion() where !batch.append(sample) {
                     outgoing.append(.motion(batch))
@@ -181,7 +187,10 @@ public final class PadForwarder {
                 if batch.count > 0 { outgoing.append(.motion(batch)) }
             }
             for i in senders.indices {
-                if let state = senders[i].resendIfDue(now: now) { outgoing.append(.state(state)) }
+                guard let state = senders[i].resendIfDue(now: now) else { continue }
+                outgoing.append(.state(state))
+                // A lost touch snapshot would otherwise stay lost until the next finger move.
+                if lastTouch[i].first.active || lastTouch[i].second.active { outgoing.append(.touch(lastTouch[i])) }
             }
             if now >= nextPing {
                 pingID &+= 1

@@ -43,6 +43,8 @@ public final class PadServer {
     public var log: (String) -> Void = { FileHandle.standardError.write(Data(("padgate serve: " + $0 + "\n").utf8)) }
     public private(set) var wireCounters = WireCodec.Counters()
     private var payload = [UInt8](repeating: 0, count: 1400)
+    private var datagram = [UInt8](repeating: 0, count: 2048)
+    private var opened = [UInt8](repeating: 0, count: 2048)
 
     public var port: UInt16 { listener.port }
 
@@ -119,20 +121,18 @@ public final class PadServer {
     }
 
     func receiveDatagrams() {
-        var buffer = [UInt8](repeating: 0, count: 2048)
-        var opened = [UInt8](repeating: 0, count: 2048)
         while true {
             var from = sockaddr_in()
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let n = buffer.withUnsafeMutableBytes { b in
+            let n = datagram.withUnsafeMutableBytes { b in
                 withUnsafeMutablePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(udp, b.baseAddress, b.count, 0, $0, &length) } }
             }
             guard n > 0 else { return }
             // The session id picks the client; its key decides whether the datagram is genuine.
             guard n >= 8 else { continue }
-            let session = buffer[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let session = datagram[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             guard let client = clients.first(where: { $0.session == session }) else { continue }
-            let count = buffer.withUnsafeBytes { d in opened.withUnsafeMutableBytes { client.opener.open(UnsafeRawBufferPointer(rebasing: d[0..<n]), into: $0) } }
+            let count = datagram.withUnsafeBytes { d in opened.withUnsafeMutableBytes { client.opener.open(UnsafeRawBufferPointer(rebasing: d[0..<n]), into: $0) } }
             guard let count else { continue }
             client.link.peer = from
             let now = ContinuousClock.now

@@ -35,11 +35,11 @@ struct InputFeeder {
         var next = start
         func pastDeadline() -> Bool { stop() || deadline.map { ContinuousClock.now >= $0 } ?? false }
         func tick() throws {
-            input.sensorTimestamp &+= UInt32(interval.components.attoseconds / 1_000_000_000_000 * 3)  // 0.33 µs units
+            input.sensorTimestamp &+= UInt32(interval / .microseconds(1) * 3)  // 0.33 µs units
             try pad.send(input)
             next += interval
             let wait = next - ContinuousClock.now
-            if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)) }
+            if wait > .zero { Thread.sleep(forTimeInterval: wait.seconds) }
         }
 
         switch source {
@@ -62,7 +62,7 @@ struct InputFeeder {
             for report in reports {
                 let due = start + .milliseconds(Int(report.time * 1000))
                 let wait = due - ContinuousClock.now
-                if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)) }
+                if wait > .zero { Thread.sleep(forTimeInterval: wait.seconds) }
                 if pastDeadline() { return }
                 try pad.send(report.bytes)
             }

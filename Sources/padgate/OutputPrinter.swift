@@ -5,8 +5,7 @@ import PadDevices
 /// Prints output reports that reach an emulated pad: one line of hex plus the decoded fields.
 enum OutputPrinter {
     static func print(_ report: [UInt8], bus: VirtualDualSense.Bus, json: Bool, since start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        let time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let time = (ContinuousClock.now - start).seconds
         let decoded: Result<DecodedDualSenseOutput, DualSenseOutputDecodeError>
         do { decoded = .success(try DualSenseOutputDecoder.decode(report)) } catch { decoded = .failure(error) }
         if json {

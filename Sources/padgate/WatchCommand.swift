@@ -55,8 +55,7 @@ struct WatchCommand: ParsableCommand {
         var last: LivePadState?
 
         func now() -> Double {
-            let elapsed = ContinuousClock.now - start
-            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            (ContinuousClock.now - start).seconds
         }
         func emit(_ kind: String, _ pad: Pad, _ state: LivePadState? = nil) {
             if json { JSONLines.print(Event(event: kind, time: now(), pad: kind == "state" ? nil : PadInfo(pad), state: state)) }

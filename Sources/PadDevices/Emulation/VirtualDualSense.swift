@@ -103,7 +103,7 @@ public final class VirtualDualSense {
     /// Waits until an output report satisfying `match` arrives, returning it; nil on timeout.
     /// Reports that arrived before the call count too; those looked at are consumed.
     public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
-        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        let deadline = Date().addingTimeInterval(timeout.seconds)
         outputSignal.lock(); defer { outputSignal.unlock() }
         while true {
             while !outputs.isEmpty {

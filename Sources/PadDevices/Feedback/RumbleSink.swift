@@ -72,8 +72,3 @@ public final class EvdevRumbleSink: RumbleSink {
         if n < 0 { throw DeviceError.from(errno: errno, call: "write EV_FF", path: path) }
     }
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded down.
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
-}

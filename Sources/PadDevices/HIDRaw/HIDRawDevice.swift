@@ -25,7 +25,7 @@ public final class HIDRawDevice {
 
     /// Reads one input report into `buffer`; returns its length, or 0 if `timeout` passed first.
     public func read(into buffer: UnsafeMutableBufferPointer<UInt8>, timeout: Duration) throws -> Int {
-        let ms = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let ms = Int32(clamping: timeout.milliseconds)
         let n = hid_read_timeout(handle, buffer.baseAddress, buffer.count, ms)
         if n < 0 { throw failure("read") }
         return Int(n)
