@@ -172,6 +172,14 @@ struct ForwardCommand: ParsableCommand {
                     }
                 case .arrived(let new):
                     attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
+                case .changed(let old, let new) where old.evdev != new.evdev:
+                    // Different nodes to read: start over with them.
+                    if let source = sources.removeValue(forKey: old.id) { forwarder.remove(source) }
+                    attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
+                case .changed(_, let new) where sources[new.id] == nil:
+                    attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
+                case .changed:
+                    break  // a battery or LED appeared: the pad as forwarded is unchanged
                 }
             }
         }

@@ -116,8 +116,10 @@ final class VirtualDualSenseTests: XCTestCase {
         if let pad = monitor.pads.first(where: { $0.uniq == uniq && $0.evdev.count == 3 }) { return pad }
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            for case .arrived(let pad) in monitor.waitForChanges(timeout: .seconds(1)) where pad.uniq == uniq && pad.evdev.count == 3 {
-                return pad
+            // A pad may first appear with some nodes and be completed by a `changed` event.
+            for change in monitor.waitForChanges(timeout: .seconds(1)) {
+                if case .removed = change { continue }
+                if change.pad.uniq == uniq && change.pad.evdev.count == 3 { return change.pad }
             }
         }
         return nil

@@ -3,9 +3,13 @@ import Foundation
 public enum PadChange: Sendable, Equatable {
     case arrived(Pad)
     case removed(Pad)
+    /// The same controller, seen again with different nodes or capabilities (its battery or a
+    /// node registered after the first look). Not an unplug: readers keep their nodes if those
+    /// did not change.
+    case changed(old: Pad, new: Pad)
 
     public var pad: Pad {
-        switch self { case .arrived(let pad), .removed(let pad): return pad }
+        switch self { case .arrived(let pad), .removed(let pad), .changed(_, let pad): return pad }
     }
 }
 
@@ -62,8 +66,7 @@ public final class PadMonitor {
         var changes: [PadChange] = old.filter { newByID[$0.id] == nil }.map { .removed($0) }
         for pad in new {
             if let before = oldByID[pad.id] {
-                // The same controller with different nodes (a node came late): re-announce it.
-                if before != pad { changes.append(.removed(before)); changes.append(.arrived(pad)) }
+                if before != pad { changes.append(.changed(old: before, new: pad)) }
             } else {
                 changes.append(.arrived(pad))
             }
