@@ -9,10 +9,19 @@ bundle="$bin/padgatePackageTests.xctest"
 selected=$("$bundle" --list-tests | grep -E '^ *DeviceTests\.' | sed -E 's/^ *//; s#/.*##' | sort -u | paste -sd, -)
 [ -n "$selected" ] || { echo "no device tests found in $bundle" >&2; exit 1; }
 run="'$bundle' '$selected'"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+rc=0
 if [ -w /dev/uhid ] && [ -w /dev/uinput ] && [ -z "${PADGATE_FORCE_GUEST:-}" ]; then
     echo "device tests: running directly (/dev/uhid is writable here)"
-    eval "$run"
+    eval "$run" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
 else
     echo "device tests: no writable /dev/uhid here; booting the test guest (tools/guest)"
-    PADGATE_GUEST_TIMEOUT=${PADGATE_GUEST_TIMEOUT:-1500} tools/guest/run.sh "$run"
+    PADGATE_GUEST_TIMEOUT=${PADGATE_GUEST_TIMEOUT:-1500} tools/guest/run.sh "$run" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
 fi
+if [ "$rc" != 0 ]; then
+    # The end of a long log is what CI shows: repeat the failures there.
+    echo "device tests failed (exit $rc):"
+    grep -E "error: |failed \(|Fatal error|timed out" "$log" || echo "  (no test failure in the log: see the guest output above)"
+fi
+exit "$rc"

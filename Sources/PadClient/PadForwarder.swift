@@ -12,7 +12,7 @@ public final class PadForwarder {
         public var host: String
         public var port: UInt16 = 47800
         public var clientName = ProcessInfo.processInfo.hostName
-        public var resendInterval: Duration = .milliseconds(100)
+        public var resendSchedule: SnapshotSender.Schedule = .standard
         public var pingInterval: Duration = .seconds(1)
         public init(host: String) { self.host = host }
     }
@@ -60,7 +60,7 @@ public final class PadForwarder {
 
     public func add(_ source: PadSource) {
         sources.append(source)
-        senders.append(SnapshotSender(slot: source.arrival.slot, resendInterval: configuration.resendInterval))
+        senders.append(SnapshotSender(slot: source.arrival.slot, schedule: configuration.resendSchedule))
         touchSequences.append(WireSequence(0))
         lastTouch.append(TouchSnapshot(slot: source.arrival.slot))
         status.pads = sources.count
@@ -123,7 +123,7 @@ public final class PadForwarder {
             status.connected = true
             log("connected to \(name), session \(String(session, radix: 16))")
             for (i, source) in sources.enumerated() {
-                senders[i] = SnapshotSender(slot: source.arrival.slot, resendInterval: configuration.resendInterval)
+                senders[i] = SnapshotSender(slot: source.arrival.slot, schedule: configuration.resendSchedule)
                 lastTouch[i] = TouchSnapshot(slot: source.arrival.slot)
             }
             send(sources.map { .arrival($0.arrival) })
@@ -188,6 +188,8 @@ public final class PadForwarder {
             }
             for i in senders.indices {
                 guard let state = senders[i].resendIfDue(now: now) else { continue }
+                // The announcement rides along, first: a lost arrival must not lose the pad.
+                outgoing.append(.arrival(sources[i].arrival))
                 outgoing.append(.state(state))
                 // A lost touch snapshot would otherwise stay lost until the next finger move.
                 if lastTouch[i].first.active || lastTouch[i].second.active { outgoing.append(.touch(lastTouch[i])) }

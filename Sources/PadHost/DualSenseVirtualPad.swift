@@ -9,13 +9,12 @@ public final class DualSenseVirtualPad: VirtualPad {
     public let arrival: PadArrival
     let device: VirtualDualSense
     var state = GamepadState.dualSenseAtRest
-    var feedbackSequence = WireSequence(0)
+    var translator: GameOutputTranslator
     let calibration: MotionCalibration
-    /// How long a game's motor level holds without renewal; the host renews it (HostSession).
-    static let rumbleLease: UInt16 = 500
 
     public init(arrival: PadArrival) throws {
         self.arrival = arrival
+        translator = GameOutputTranslator(slot: arrival.slot)
         device = try VirtualDualSense(bus: .usb, name: arrival.name.isEmpty ? "padgate DualSense" : arrival.name, phys: PadPhys.hostVirtual)
         calibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.calibration).calibration) ?? .nominal
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
@@ -71,35 +70,7 @@ public final class DualSenseVirtualPad: VirtualPad {
     public var feedbackDescriptors: [Int32] { [device.outputReadyDescriptor] }
 
     public func takeFeedback() throws -> [WireMessage] {
-        var messages: [WireMessage] = []
-        for report in device.takeOutputs() {
-            guard let decoded = try? DualSenseOutputDecoder.decode(report) else { continue }
-            if let motors = decoded.motors {
-                feedbackSequence = feedbackSequence.next
-                // The DualSense's left motor is the heavy (low-frequency) one.
-                messages.append(.rumble(RumbleLease(slot: arrival.slot, sequence: feedbackSequence,
-                                                    low: UInt16(motors.left) * 257, high: UInt16(motors.right) * 257,
-                                                    ttlMillis: Self.rumbleLease)))
-            }
-            var output = HIDOutputMessage(slot: arrival.slot, sequence: feedbackSequence)
-            if let color = decoded.lightbar {
-                output.fields.insert(.lightbar); output.red = color.red; output.green = color.green; output.blue = color.blue
-            }
-            if let leds = decoded.playerLEDs { output.fields.insert(.playerLEDs); output.playerLEDMask = leds.mask }
-            if let mic = decoded.micLED { output.fields.insert(.micLED); output.micLED = mic.rawValue }
-            if let left = decoded.leftTrigger, let block = try? left.encoded(), block.contains(where: { $0 != 0 }) {
-                output.fields.insert(.leftTrigger); output.leftTrigger = TriggerBlock(block)
-            }
-            if let right = decoded.rightTrigger, let block = try? right.encoded(), block.contains(where: { $0 != 0 }) {
-                output.fields.insert(.rightTrigger); output.rightTrigger = TriggerBlock(block)
-            }
-            if !output.fields.isEmpty {
-                feedbackSequence = feedbackSequence.next
-                output.sequence = feedbackSequence
-                messages.append(.hidOutput(output))
-            }
-        }
-        return messages
+        device.takeOutputs().flatMap { translator.messages(for: $0) }
     }
 
     public func remove() { device.stop() }

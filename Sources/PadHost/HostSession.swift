@@ -10,6 +10,10 @@ public final class HostSession {
     var touchSequences: [UInt8: WireSequence] = [:]
     public var stateLease: Duration
     public private(set) var counters = Counters()
+    public var log: (String) -> Void = { _ in }
+    /// Arrivals whose virtual pad could not be made: tried again after a pause, not on every keep-alive.
+    var failedArrivals: [UInt8: (arrival: PadArrival, at: ContinuousClock.Instant)] = [:]
+    static let retryAfterDeviceError: Duration = .seconds(2)
 
     public struct Counters: Equatable, Sendable {
         public var refusedArrivals = 0
@@ -29,19 +33,29 @@ public final class HostSession {
     public func handle(_ message: WireMessage, now: ContinuousClock.Instant) -> [WireMessage] {
         switch message {
         case .arrival(let arrival):
+            // The client repeats each arrival with its keep-alives (a datagram may be lost): the
+            // same announcement again changes nothing; a different one for the slot starts afresh.
             let slot = arrival.slot.rawValue
-            if pads[slot] != nil { removePad(slot) }  // a re-announced pad starts afresh
+            if let existing = pads[slot] {
+                if existing.arrival == arrival { return [] }
+                removePad(slot)
+            }
+            if let failed = failedArrivals[slot], failed.arrival == arrival, now - failed.at < Self.retryAfterDeviceError { return [] }
             guard pads.count < maxPads else { counters.refusedArrivals += 1; return [] }
             do {
                 pads[slot] = try makePad(arrival)
+                failedArrivals[slot] = nil
                 var receiver = SnapshotReceiver(lease: stateLease)
                 _ = receiver.accept(.neutral(arrival.slot), now: now)
                 receivers[slot] = receiver
             } catch {
                 counters.deviceErrors += 1
+                failedArrivals[slot] = (arrival, now)
+                log("cannot create a virtual pad for '\(arrival.name)' (slot \(slot)): \(error); retrying in \(Self.retryAfterDeviceError)")
             }
         case .removal(let slot):
             removePad(slot.rawValue)
+            failedArrivals[slot.rawValue] = nil
         case .state(let snapshot):
             guard let pad = pads[snapshot.slot.rawValue], var receiver = receivers[snapshot.slot.rawValue] else {
                 counters.unknownSlot += 1; return []

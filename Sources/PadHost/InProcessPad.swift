@@ -1,27 +1,66 @@
+import Foundation
+import Glibc
 import WireProtocol
 
 /// A virtual pad that lives only in this process: what the demo shows where uhid and uinput are
-/// missing, and what host tests inspect. It records every state it was given.
+/// missing, and what host tests inspect. It records every state it was given. A "game" on another
+/// thread may write DualSense output reports to it (`gameWrites`), which come back as feedback
+/// exactly as they would from the uhid DualSense; a pipe wakes the host's poll for them.
 public final class InProcessPad: VirtualPad {
     public let arrival: PadArrival
-    public private(set) var state: PadStateSnapshot
-    public private(set) var touch: TouchSnapshot
-    public private(set) var lastMotion: MotionBatch?
-    public private(set) var removed = false
+    private let lock = NSLock()
+    private var _state: PadStateSnapshot
+    private var _touch: TouchSnapshot
+    private var _lastMotion: MotionBatch?
+    private var _removed = false
+    private var gameReports: [[UInt8]] = []
+    private var translator: GameOutputTranslator
+    private let wakeup: (read: Int32, write: Int32)
     public private(set) var history: [PadStateSnapshot] = []
-    /// Feedback a test or the demo's "game" queues for the client.
+    /// Feedback a test queues for the client, as ready-made messages.
     public var pendingFeedback: [WireMessage] = []
+    public var keepsHistory = true
 
     public init(arrival: PadArrival) {
         self.arrival = arrival
-        state = .neutral(arrival.slot)
-        touch = TouchSnapshot(slot: arrival.slot)
+        _state = .neutral(arrival.slot)
+        _touch = TouchSnapshot(slot: arrival.slot)
+        translator = GameOutputTranslator(slot: arrival.slot)
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 { for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) } } else { fds = [-1, -1] }
+        wakeup = (fds[0], fds[1])
     }
 
-    public func apply(_ state: PadStateSnapshot) throws { self.state = state; history.append(state) }
-    public func apply(_ touch: TouchSnapshot) throws { self.touch = touch }
-    public func apply(_ motion: MotionBatch) throws { lastMotion = motion }
-    public var feedbackDescriptors: [Int32] { [] }
-    public func takeFeedback() throws -> [WireMessage] { defer { pendingFeedback.removeAll() }; return pendingFeedback }
-    public func remove() { removed = true }
+    deinit { close(wakeup.read); close(wakeup.write) }
+
+    public var state: PadStateSnapshot { lock.withLock { _state } }
+    public var touch: TouchSnapshot { lock.withLock { _touch } }
+    public var lastMotion: MotionBatch? { lock.withLock { _lastMotion } }
+    public var removed: Bool { lock.withLock { _removed } }
+
+    public func apply(_ state: PadStateSnapshot) throws {
+        lock.withLock { _state = state }
+        if keepsHistory { history.append(state) }
+    }
+    public func apply(_ touch: TouchSnapshot) throws { lock.withLock { _touch = touch } }
+    public func apply(_ motion: MotionBatch) throws { lock.withLock { _lastMotion = motion } }
+
+    /// A game writes an output report (DualSense layout). Safe from any thread.
+    public func gameWrites(_ report: [UInt8]) {
+        lock.withLock { gameReports.append(report) }
+        var one: UInt8 = 1
+        _ = write(wakeup.write, &one, 1)
+    }
+
+    public var feedbackDescriptors: [Int32] { wakeup.read >= 0 ? [wakeup.read] : [] }
+
+    public func takeFeedback() throws -> [WireMessage] {
+        var drain = [UInt8](repeating: 0, count: 64)
+        while read(wakeup.read, &drain, drain.count) > 0 {}
+        let reports = lock.withLock { defer { gameReports.removeAll() }; return gameReports }
+        defer { pendingFeedback.removeAll() }
+        return pendingFeedback + reports.flatMap { translator.messages(for: $0) }
+    }
+
+    public func remove() { lock.withLock { _removed = true } }
 }

@@ -110,6 +110,7 @@ public final class PadServer {
             let opener = try DatagramOpener(keys: keys.clientToHost, session: session)
             let link = DatagramLink(socket: udp, sealer: try DatagramSealer(keys: keys.hostToClient, session: session), opener: opener)
             let pads = HostSession(maxPads: configuration.maxPads, stateLease: configuration.stateLease, makePad: makePad)
+            pads.log = { [log] in log("client '\(name)': \($0)") }
             clients.append(Client(connection: connection, session: session, link: link, opener: opener, pads: pads, name: name))
             try connection.send(ControlMessage.welcome(session: session, udpPort: listener.port,
                                                        leaseMillis: UInt16(configuration.stateLease / .milliseconds(1)),

@@ -1,16 +1,44 @@
-/// Snapshot-diff on a lossy channel. The client sends a pad's state when it changes and re-sends
-/// the latest one every `resendInterval` while nothing changes; the re-send doubles as the
-/// host's lease keep-alive. With independent loss p per datagram, the host holds the client's
-/// state within `latency + k * resendInterval` with probability 1 - p^k (docs/wire.md).
+/// Snapshot-diff on a lossy channel. The client sends a pad's state when it changes, re-sends it
+/// on a schedule that starts fast and settles at the keep-alive; with independent loss p per
+/// datagram, the host holds the client's state once k sends have gone out with probability
+/// 1 - p^k (docs/wire.md, "Convergence after loss").
 public struct SnapshotSender: Sendable {
+    /// When to send the latest state again: quickly after a change, so that a lost datagram costs
+    /// tens of milliseconds, then slowly as the host's keep-alive (docs/wire.md, "Convergence").
+    public struct Schedule: Sendable, Equatable {
+        /// Gaps between the re-sends that follow a change.
+        public var afterChange: [Duration]
+        /// The gap once those are spent: the keep-alive, well inside the host's state lease.
+        public var keepAlive: Duration
+        public init(afterChange: [Duration], keepAlive: Duration) { self.afterChange = afterChange; self.keepAlive = keepAlive }
+
+        public static let standard = Schedule(afterChange: [.milliseconds(20), .milliseconds(40), .milliseconds(80), .milliseconds(160)],
+                                              keepAlive: .milliseconds(200))
+        /// A fixed interval, for comparison and tests.
+        public static func every(_ interval: Duration) -> Schedule { Schedule(afterChange: [], keepAlive: interval) }
+
+        func gap(after resends: Int) -> Duration { resends < afterChange.count ? afterChange[resends] : keepAlive }
+
+        /// How many times a state has been sent by `elapsed` after it changed (the change itself included).
+        public func sends(within elapsed: Duration) -> Int {
+            var at: Duration = .zero, count = 1
+            while true {
+                at += gap(after: count - 1)
+                guard at <= elapsed else { return count }
+                count += 1
+            }
+        }
+    }
+
     public let slot: PadSlot
-    public var resendInterval: Duration
+    public var schedule: Schedule
     public private(set) var latest: PadStateSnapshot
     private var lastSentAt: ContinuousClock.Instant?
+    private var resendsSinceChange = 0
 
-    public init(slot: PadSlot, resendInterval: Duration = .milliseconds(100)) {
+    public init(slot: PadSlot, schedule: Schedule = .standard) {
         self.slot = slot
-        self.resendInterval = resendInterval
+        self.schedule = schedule
         latest = .neutral(slot)
     }
 
@@ -22,18 +50,20 @@ public struct SnapshotSender: Sendable {
         next.sequence = latest.sequence.next
         latest = next
         lastSentAt = now
+        resendsSinceChange = 0
         return next
     }
 
-    /// The latest snapshot again, if it has not been sent for `resendInterval`.
+    /// The latest snapshot again, if the schedule says it is time.
     public mutating func resendIfDue(now: ContinuousClock.Instant) -> PadStateSnapshot? {
-        guard let sent = lastSentAt, now - sent >= resendInterval else { return nil }
+        guard let due = nextResend, now >= due else { return nil }
         lastSentAt = now
+        resendsSinceChange += 1
         return latest
     }
 
     /// When `resendIfDue` will next have something: the sender's only timer.
-    public var nextResend: ContinuousClock.Instant? { lastSentAt.map { $0 + resendInterval } }
+    public var nextResend: ContinuousClock.Instant? { lastSentAt.map { $0 + schedule.gap(after: resendsSinceChange) } }
 }
 
 /// The host's side: keeps the newest snapshot per pad, and knows when the client went silent.

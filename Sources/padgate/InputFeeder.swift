@@ -46,17 +46,10 @@ struct InputFeeder {
         case .neutral:
             while !pastDeadline() { try tick() }
         case .script(let script):
-            var index = 0
+            var player = InputScriptPlayer(script)
             while !pastDeadline() {
-                guard index < script.steps.count else { try tick(); continue }  // hold the last state
-                switch script.steps[index] {
-                case .set(let change): input.apply(change); index += 1
-                case .repeatFromStart: index = 0; try tick()
-                case .wait(let ms):
-                    let until = ContinuousClock.now + .milliseconds(ms)
-                    repeat { try tick() } while ContinuousClock.now < until && !pastDeadline()
-                    index += 1
-                }
+                player.advance(to: ContinuousClock.now - start, &input)
+                try tick()
             }
         case .replay(let reports):
             for report in reports {

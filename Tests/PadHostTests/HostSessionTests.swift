@@ -48,6 +48,30 @@ final class HostSessionTests: XCTestCase {
         XCTAssertTrue(host.pads.isEmpty)
     }
 
+    func testARepeatedArrivalKeepsThePadAndAFailedOneIsRetriedAfterAPause() {
+        var failures = 1
+        let host = HostSession(maxPads: 4, stateLease: .milliseconds(500)) { [unowned self] arrival in
+            if failures > 0 { failures -= 1; throw HostTestError.deviceBusy }
+            let pad = InProcessPad(arrival: arrival)
+            made.append(pad)
+            return pad
+        }
+        var logged: [String] = []
+        host.log = { logged.append($0) }
+        _ = host.handle(arrival(0), now: t0)
+        XCTAssertEqual(host.counters.deviceErrors, 1)
+        XCTAssertEqual(logged.count, 1, "a failed virtual pad is reported, not just counted")
+        _ = host.handle(arrival(0), now: t0 + .milliseconds(200))
+        XCTAssertTrue(made.isEmpty, "not retried on every keep-alive")
+        _ = host.handle(arrival(0), now: t0 + .seconds(3))
+        XCTAssertEqual(made.count, 1, "retried after the pause")
+        _ = host.handle(state(0, 1, buttons: 4), now: t0 + .seconds(3))
+        _ = host.handle(arrival(0), now: t0 + .milliseconds(3200))
+        XCTAssertEqual(made.count, 1, "the same announcement again keeps the pad")
+        XCTAssertFalse(made[0].removed)
+        XCTAssertEqual(made[0].state.buttons, 4)
+    }
+
     func testDisconnectReleasesEveryPad() {
         let host = session()
         for slot in 0..<3 { _ = host.handle(arrival(UInt8(slot)), now: t0); _ = host.handle(state(UInt8(slot), 1, buttons: 8), now: t0) }
@@ -70,7 +94,8 @@ final class HostSessionTests: XCTestCase {
         let host = session()
         _ = host.handle(arrival(0), now: t0)
         _ = host.handle(state(0, 40000, buttons: 1), now: t0)
-        _ = host.handle(arrival(0), now: t0)  // the client restarted
+        // Another pad announced in the slot (the removal of the old one was lost).
+        _ = host.handle(.arrival(PadArrival(slot: PadSlot(0), type: .xbox, vendorID: 0x045e, productID: 0x028e, capabilities: [.rumble], name: "other")), now: t0)
         _ = host.handle(state(0, 1, buttons: 2), now: t0)
         XCTAssertTrue(made[0].removed)
         XCTAssertEqual(made[1].state.buttons, 2)
@@ -93,3 +118,5 @@ final class HostSessionTests: XCTestCase {
         XCTAssertNil(host.nextRenewal(), "a stop is not renewed")
     }
 }
+
+enum HostTestError: Error { case deviceBusy }

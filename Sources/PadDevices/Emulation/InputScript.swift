@@ -86,6 +86,33 @@ public struct InputScript: Equatable, Sendable {
     }
 }
 
+/// Plays a script against a clock: every step due by `now` is applied in order. Waits add up
+/// from the script's start, not from when `advance` happened to run, so a late tick does not
+/// stretch the script.
+public struct InputScriptPlayer: Sendable {
+    public let script: InputScript
+    var index = 0
+    var resumeAt: Duration = .zero
+    /// Without a wait, `repeat` would loop forever within one call: play such a script once.
+    let canRepeat: Bool
+
+    public init(_ script: InputScript) {
+        self.script = script
+        canRepeat = script.steps.contains { if case .wait(let ms) = $0 { return ms > 0 } else { return false } }
+    }
+
+    /// `now` is the time since the script started.
+    public mutating func advance(to now: Duration, _ state: inout GamepadState) {
+        while index < script.steps.count, now >= resumeAt {
+            switch script.steps[index] {
+            case .set(let change): state.apply(change); index += 1
+            case .wait(let ms): resumeAt += .milliseconds(ms); index += 1
+            case .repeatFromStart: index = canRepeat ? 0 : script.steps.count
+            }
+        }
+    }
+}
+
 struct ScriptProblem: Error {
     var message: String
     init(_ message: String) { self.message = message }

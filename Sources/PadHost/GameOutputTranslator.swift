@@ -1,0 +1,46 @@
+import HIDCodecs
+import WireProtocol
+
+/// Turns the DualSense output reports a game writes into what the client's pad must do: a rumble
+/// lease for the motors, one HID-output message for lights and triggers. Shared by the uhid
+/// DualSense and the in-process stand-in, so both speak for the game in the same way.
+public struct GameOutputTranslator {
+    public let slot: PadSlot
+    var sequence = WireSequence(0)
+    /// How long a game's motor level holds without renewal; the host renews it (HostSession).
+    public static let rumbleLeaseMillis: UInt16 = 500
+
+    public init(slot: PadSlot) { self.slot = slot }
+
+    /// Reports that are not DualSense output reports (or are corrupt) give no messages.
+    public mutating func messages(for report: [UInt8]) -> [WireMessage] {
+        guard let decoded = try? DualSenseOutputDecoder.decode(report) else { return [] }
+        var messages: [WireMessage] = []
+        if let motors = decoded.motors {
+            sequence = sequence.next
+            // The DualSense's left motor is the heavy (low-frequency) one.
+            messages.append(.rumble(RumbleLease(slot: slot, sequence: sequence,
+                                                low: UInt16(motors.left) * 257, high: UInt16(motors.right) * 257,
+                                                ttlMillis: Self.rumbleLeaseMillis)))
+        }
+        var output = HIDOutputMessage(slot: slot, sequence: sequence)
+        if let color = decoded.lightbar {
+            output.fields.insert(.lightbar); output.red = color.red; output.green = color.green; output.blue = color.blue
+        }
+        if let leds = decoded.playerLEDs { output.fields.insert(.playerLEDs); output.playerLEDMask = leds.mask }
+        if let mic = decoded.micLED { output.fields.insert(.micLED); output.micLED = mic.rawValue }
+        // An all-zero block is "no effect set", which the wire refuses: leave the trigger as it is.
+        if let left = decoded.leftTrigger, let block = try? left.encoded(), block.contains(where: { $0 != 0 }) {
+            output.fields.insert(.leftTrigger); output.leftTrigger = TriggerBlock(block)
+        }
+        if let right = decoded.rightTrigger, let block = try? right.encoded(), block.contains(where: { $0 != 0 }) {
+            output.fields.insert(.rightTrigger); output.rightTrigger = TriggerBlock(block)
+        }
+        if !output.fields.isEmpty {
+            sequence = sequence.next
+            output.sequence = sequence
+            messages.append(.hidOutput(output))
+        }
+        return messages
+    }
+}
