@@ -59,11 +59,11 @@ let package = Package(
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
-        .testTarget(name: "PadHostTests", dependencies: ["PadHost", "WireProtocol"]),
+        .testTarget(name: "PadHostTests", dependencies: ["PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport"]),
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
-        .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs", "Feedback"]),
+        .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient"]),
 
         // HIDCodecs fuzz targets: libFuzzer entry points; a plain build replays input files instead.
         .target(name: "FuzzReplay", path: "Fuzz/FuzzReplay"),

@@ -6,7 +6,8 @@ import WireProtocol
 
 /// A physical pad read through its evdev nodes (any pad the kernel drives), with its feedback
 /// through `PadFeedback`. The kernel has already calibrated motion: its axes carry resolutions
-/// (counts per g, per deg/s) that turn values into the wire's units.
+/// (counts per g, per deg/s) that turn values into the wire's units. On top of that, the gyro bias
+/// `padgate calibrate` measured for this pad is subtracted (docs/calibration.md).
 public final class EvdevPadSource: PadSource {
     public let arrival: PadArrival
     public let pad: Pad
@@ -17,10 +18,23 @@ public final class EvdevPadSource: PadSource {
     public private(set) var touch: TouchSnapshot
     var motion: [WireMotionSample] = []
     var lastMotion: (time: Int32?, gyro: [Int32], accel: [Int32])?
+    let motionUnits: MotionUnits?
+    /// What `padgate calibrate` stored for this pad, applied to every motion sample; nil: none.
+    public let motionCorrection: MotionCorrection?
 
-    public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init()) throws {
+    /// Applies the motion correction stored for the pad's serial, if there is one.
+    public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init()) throws {
+        let correction = MotionCorrectionStore.standard.correction(for: pad) {
+            FileHandle.standardError.write(Data("padgate: \($0); forwarding \(pad.name) without it\n".utf8))
+        }
+        try self.init(pad: pad, slot: slot, options: options, motionCorrection: correction)
+    }
+
+    public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?) throws {
         self.pad = pad
         reader = try LivePadReader(pad: pad)
+        motionUnits = reader.motion.map(MotionUnits.init)
+        self.motionCorrection = motionCorrection
         feedback = PadFeedback(pad: pad, options: options)
         feedbackOptions = options
         arrival = PadArrival(slot: slot, type: Self.wireType(pad.kind), vendorID: pad.vendorID, productID: pad.productID,
@@ -83,26 +97,22 @@ public final class EvdevPadSource: PadSource {
         if s.touch.count > 1 { let second = s.touch[1]; t.second = WireTouchContact(id: UInt8(truncatingIfNeeded: second.id), active: true, x: UInt16(clamping: second.x), y: UInt16(clamping: second.y)) }
         touch = t
         // A new sample has a new timestamp; a pad whose clock stalls still counts when values move.
-        if let m = reader.motion, let gyro = s.gyro, let accel = s.accel,
+        if let units = motionUnits, let gyro = s.gyro, let accel = s.accel,
            lastMotion.map({ $0.time != s.sensor_time || $0.gyro != gyro || $0.accel != accel }) ?? true {
             lastMotion = (s.sensor_time, gyro, accel)
-            let res = { (code: UInt32, fallback: Int32) -> Float in Float(max(m.axisInfo(code)?.resolution ?? fallback, 1)) }
+            let g = motionCorrection.map { $0.correctGyro(units.gyro(gyro)) } ?? units.gyro(gyro), a = units.accel(accel)
             motion.append(WireMotionSample(
                 timestampMicros: UInt32(bitPattern: s.sensor_time ?? 0),
-                gyroX: Float(gyro[0]) / res(EvdevCode.ABS_RX, 1024), gyroY: Float(gyro[1]) / res(EvdevCode.ABS_RY, 1024),
-                gyroZ: Float(gyro[2]) / res(EvdevCode.ABS_RZ, 1024),
-                accelX: Float(accel[0]) / res(EvdevCode.ABS_X, 8192), accelY: Float(accel[1]) / res(EvdevCode.ABS_Y, 8192),
-                accelZ: Float(accel[2]) / res(EvdevCode.ABS_Z, 8192)))
+                gyroX: Float(g.x), gyroY: Float(g.y), gyroZ: Float(g.z),
+                accelX: Float(a.x), accelY: Float(a.y), accelZ: Float(a.z)))
             if motion.count > 16 { motion.removeFirst(motion.count - 16) }  // nobody is draining: keep the newest
         }
     }
 
-    /// Any axis range to the wire's signed 16 bits, with the range's middle at 0.
+    /// Any axis range to the wire's signed 16 bits, with the range's middle at 0 (exactly invertible).
     static func normalise(_ value: Int32, _ info: EvdevDevice.AxisInfo?) -> Int16 {
         guard let info, info.maximum > info.minimum else { return 0 }
-        let span = Int64(info.maximum) - Int64(info.minimum)
-        let scaled = (Int64(value) - Int64(info.minimum)) * 65535 / span - 32768
-        return Int16(clamping: scaled)
+        return StickScale(minimum: info.minimum, maximum: info.maximum).wire(value)
     }
 
     static func trigger(_ value: Int32, _ info: EvdevDevice.AxisInfo?) -> UInt8 {

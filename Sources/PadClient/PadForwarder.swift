@@ -64,7 +64,13 @@ public final class PadForwarder {
         touchSequences.append(WireSequence(0))
         lastTouch.append(TouchSnapshot(slot: source.arrival.slot))
         status.pads = sources.count
-        if link != nil { send([.arrival(source.arrival)]) }
+        if link != nil { send(announcement(sources.count - 1, now: .now)) }
+    }
+
+    /// A pad's arrival and its current state: the state starts the keep-alives at once, so the
+    /// host's lease holds even while the pad sends nothing.
+    func announcement(_ index: Int, now: ContinuousClock.Instant) -> [WireMessage] {
+        [.arrival(sources[index].arrival)] + (senders[index].update(sources[index].controls, now: now).map { [.state($0)] } ?? [])
     }
 
     public func remove(_ source: PadSource) {
@@ -126,7 +132,7 @@ public final class PadForwarder {
                 senders[i] = SnapshotSender(slot: source.arrival.slot, schedule: configuration.resendSchedule)
                 lastTouch[i] = TouchSnapshot(slot: source.arrival.slot)
             }
-            send(sources.map { .arrival($0.arrival) })
+            send(sources.indices.flatMap { announcement($0, now: .now) })
         }
     }
 

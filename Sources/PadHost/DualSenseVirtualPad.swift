@@ -63,9 +63,7 @@ public final class DualSenseVirtualPad: VirtualPad {
     }
 
     /// -32768...32767 back to the DualSense's 0...255 with 0 at 128.
-    static func byte(_ v: Int16) -> UInt16 {
-        v < 0 ? UInt16(128 + Int(v) * 128 / 32768) : UInt16(128 + Int(v) * 127 / 32767)
-    }
+    static func byte(_ v: Int16) -> UInt16 { UInt16(StickScale(minimum: 0, maximum: 255).raw(v)) }
 
     public var feedbackDescriptors: [Int32] { [device.outputReadyDescriptor] }
 

@@ -38,6 +38,7 @@ public final class HostSession {
             let slot = arrival.slot.rawValue
             if let existing = pads[slot] {
                 if existing.arrival == arrival { return [] }
+                log("slot \(slot) announced as '\(arrival.name)' instead of '\(existing.arrival.name)': replacing its virtual pad")
                 removePad(slot)
             }
             if let failed = failedArrivals[slot], failed.arrival == arrival, now - failed.at < Self.retryAfterDeviceError { return [] }
@@ -54,6 +55,7 @@ public final class HostSession {
                 log("cannot create a virtual pad for '\(arrival.name)' (slot \(slot)): \(error); retrying in \(Self.retryAfterDeviceError)")
             }
         case .removal(let slot):
+            if pads[slot.rawValue] != nil { log("slot \(slot.rawValue): the client unplugged it; released and removed") }
             removePad(slot.rawValue)
             failedArrivals[slot.rawValue] = nil
         case .state(let snapshot):
@@ -86,6 +88,7 @@ public final class HostSession {
     public func expireLeases(now: ContinuousClock.Instant) {
         for (slot, receiver) in receivers where receiver.leaseExpired(now: now) {
             counters.leaseExpiries += 1
+            log("slot \(slot): no state for \(stateLease); every control released, the virtual pad removed")
             removePad(slot)
         }
     }

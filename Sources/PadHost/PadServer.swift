@@ -42,6 +42,8 @@ public final class PadServer {
     public var onPINChanged: ((String) -> Void)?
     public var log: (String) -> Void = { FileHandle.standardError.write(Data(("padgate serve: " + $0 + "\n").utf8)) }
     public private(set) var wireCounters = WireCodec.Counters()
+    /// Datagrams dropped before they reached a pad, by reason, over every client so far.
+    public private(set) var rejectedDatagrams: [DatagramRejection: Int] = [:]
     private var payload = [UInt8](repeating: 0, count: 1400)
     private var datagram = [UInt8](repeating: 0, count: 2048)
     private var opened = [UInt8](repeating: 0, count: 2048)
@@ -132,7 +134,7 @@ public final class PadServer {
             // The session id picks the client; its key decides whether the datagram is genuine.
             guard n >= 8 else { continue }
             let session = datagram[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            guard let client = clients.first(where: { $0.session == session }) else { continue }
+            guard let client = clients.first(where: { $0.session == session }) else { rejectedDatagrams[.wrongSession, default: 0] += 1; continue }
             let count = datagram.withUnsafeBytes { d in opened.withUnsafeMutableBytes { client.opener.open(UnsafeRawBufferPointer(rebasing: d[0..<n]), into: $0) } }
             guard let count else { continue }
             client.link.peer = from
@@ -152,6 +154,7 @@ public final class PadServer {
 
     func disconnect(_ client: Client, why: String) {
         client.pads.close()
+        rejectedDatagrams.merge(client.opener.rejected, uniquingKeysWith: +)
         clients.removeAll { $0 === client }
         log("client '\(client.name)' \(why); its pads were released and removed")
     }

@@ -82,6 +82,7 @@ public final class TLSConnection {
 /// Makes TLS 1.3 contexts with an identity.
 enum TLSContext {
     static func make(server: Bool, identity: TLSIdentity?, requirePeerCertificate: Bool) throws -> OpaquePointer {
+        _ = ignoreBrokenPipes
         guard let context = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method()) else {
             throw TLSError.openssl("SSL_CTX_new")
         }
@@ -98,6 +99,10 @@ enum TLSContext {
         return context
     }
 }
+
+/// OpenSSL writes to the socket with write(2): a peer that has gone would kill the process with
+/// SIGPIPE instead of giving an error padgate can handle. Any TLS use turns that signal off.
+let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN); return () }()
 
 public final class TLSListener {
     let context: OpaquePointer

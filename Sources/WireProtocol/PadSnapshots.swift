@@ -44,16 +44,39 @@ public enum PadSnapshots {
 
     enum StickRange {
         case eightBit, twelveBit
-        var centre: Int32 { self == .eightBit ? 128 : 2048 }
-        var maximum: Int32 { self == .eightBit ? 255 : 4095 }
+        var scale: StickScale { self == .eightBit ? StickScale(minimum: 0, maximum: 255) : StickScale(minimum: 0, maximum: 4095) }
         /// Switch sticks report +y up; evdev and the wire have +y down.
         var invertsY: Bool { self == .twelveBit }
 
-        /// Maps so that the centre is exactly 0 and both ends reach the i16 limits.
         func signed(_ raw: UInt16, invert: Bool = false) -> Int16 {
-            let v = Int32(min(UInt32(raw), UInt32(maximum))) - centre
-            let scaled = v < 0 ? v * 32768 / centre : v * 32767 / (maximum - centre)
-            return Int16(clamping: invert ? -scaled : scaled)
+            let v = scale.wire(Int32(raw))
+            return invert ? (v == .min ? .max : -v) : v
         }
+    }
+}
+
+/// A stick axis between its raw range and the wire's i16: the range's centre is exactly 0 and
+/// each half is scaled to its own end, so a DualSense's 0/128/255 become -32768/0/32767 and every
+/// raw value comes back unchanged on the other side (`raw(wire(x)) == x` for spans up to 16 bits).
+public struct StickScale: Hashable, Sendable {
+    public let minimum: Int32
+    public let maximum: Int32
+    public init(minimum: Int32, maximum: Int32) { self.minimum = minimum; self.maximum = max(maximum, minimum) }
+
+    var centre: Int32 { minimum + Int32((Int64(maximum) - Int64(minimum) + 1) / 2) }
+
+    public func wire(_ raw: Int32) -> Int16 {
+        let v = Int64(min(max(raw, minimum), maximum)) - Int64(centre)
+        let below = Int64(centre) - Int64(minimum), above = Int64(maximum) - Int64(centre)
+        if v < 0 { return below == 0 ? 0 : Int16(clamping: v * 32768 / below) }
+        return above == 0 ? 0 : Int16(clamping: v * 32767 / above)
+    }
+
+    public func raw(_ wire: Int16) -> Int32 {
+        let w = Int64(wire)
+        let below = Int64(centre) - Int64(minimum), above = Int64(maximum) - Int64(centre)
+        // Rounded, not truncated: `wire` truncated, so the nearest raw value is the original one.
+        let offset = w < 0 ? -((-w * below + 16384) / 32768) : (w * above + 16383) / 32767
+        return Int32(clamping: Int64(centre) + offset)
     }
 }

@@ -4,58 +4,100 @@ import HIDCodecs
 
 extension CalibrationConvention: ExpressibleByArgument {}
 
-/// `padgate calibrate`: motion calibration from a feature report given as hex.
+/// `padgate calibrate PAD`: measures a still pad's gyro bias and stores a correction that
+/// `forward` applies; `padgate calibrate --feature-report HEX`: decodes a calibration report.
 struct CalibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibrate",
-        abstract: "Compute motion-sensor calibration from a calibration feature report.",
+        abstract: "Measure a still pad's gyro bias and store a correction, or decode a calibration feature report.",
         discussion: """
-            DualSense: feature report 0x05 (41 bytes; over Bluetooth the last 4 bytes are a CRC32 with seed 0xA3).
-            DualShock 4: feature report 0x02 over USB, 0x05 over Bluetooth (--model dualshock4).
+            With PAD: reads the pad's factory calibration, then its motion sensors for --seconds while it lies \
+            still, and reports the gyro's residual bias and noise (deg/s) and gravity as the accelerometer sees \
+            it (g). The gyro bias is stored under the pad's serial ($PADGATE_STATE_DIR or $XDG_STATE_HOME/padgate, \
+            calibration/SERIAL.json) and subtracted by 'padgate forward'. A pad that moves is refused.
+            With --feature-report: DualSense feature report 0x05 (41 bytes; over Bluetooth the last 4 bytes are a \
+            CRC32 with seed 0xA3); DualShock 4 feature report 0x02 over USB, 0x05 over Bluetooth (--model dualshock4).
             Conventions: 'kernel' (Linux 6.2+, gyro bias treated as 0; the default) or 'legacy' (older kernels, SDL).
             See docs/calibration.md.
             """)
 
     enum Model: String, ExpressibleByArgument, CaseIterable { case dualsense, dualshock4 }
 
-    @Option(name: .customLong("feature-report"), help: "The feature report bytes in hex, report id first.")
-    var featureReport: String
+    @Argument(help: "The pad to measure: an index from 'padgate list', one of its /dev nodes, or vid:pid.")
+    var pad: String?
 
-    @Option(help: "Which pad sent the report (dualsense, dualshock4).")
-    var model: Model = .dualsense
+    @Option(name: .customLong("feature-report"), help: "Decode these feature report bytes (hex, report id first) instead of measuring a pad.")
+    var featureReport: String?
 
-    @Option(help: "kernel or legacy.")
+    @Option(help: "With --feature-report: which pad sent the report (dualsense, dualshock4; default dualsense).")
+    var model: Model?
+
+    @Option(help: "kernel or legacy: how the factory calibration is read.")
     var convention: CalibrationConvention = .default
 
-    @Flag(help: "Print JSON: {\"gyro\": [{bias, numer, denom} x3], \"accel\": [...], \"convention\": ...}.")
+    @Option(help: "With PAD: how long to measure (default 3).")
+    var seconds: Double?
+
+    @Flag(name: [.customLong("no-save"), .customLong("dry-run")], help: "With PAD: measure and report, but store nothing.")
+    var noSave = false
+
+    @Flag(help: "With PAD: remove the pad's stored correction instead of measuring.")
+    var reset = false
+
+    @Flag(help: "Print JSON.")
     var json = false
 
+    static let defaultSeconds = 3.0
+
+    func validate() throws {
+        switch (pad, featureReport) {
+        case (nil, nil): throw ValidationError("give a PAD to measure (see 'padgate list'), or --feature-report HEX to decode a report")
+        case (.some, .some): throw ValidationError("give either a PAD or --feature-report, not both")
+        case (nil, .some):
+            let padOnly = [("--seconds", seconds != nil), ("--no-save", noSave), ("--reset", reset)].filter(\.1).map(\.0)
+            if !padOnly.isEmpty {
+                throw ValidationError("\(padOnly.joined(separator: ", ")) \(padOnly.count == 1 ? "needs" : "need") a PAD to measure, not --feature-report")
+            }
+        case (.some, nil):
+            if model != nil { throw ValidationError("--model is for --feature-report; a live pad's model is known") }
+            if reset && (noSave || seconds != nil) { throw ValidationError("--reset removes the stored correction; it measures nothing, so --seconds and --no-save do not apply") }
+            if let seconds, !(0.5...60).contains(seconds) { throw ValidationError("--seconds must be from 0.5 to 60") }
+        }
+    }
+
     func run() throws {
+        if let featureReport { return try decode(featureReport) }
+        let live = try LiveCalibration(selector: pad ?? "", convention: convention, json: json)
+        if reset { return try live.reset() }
+        try live.measure(seconds: seconds ?? Self.defaultSeconds, save: !noSave)
+    }
+
+    func decode(_ hex: String) throws {
         let bytes: [UInt8]
-        do { bytes = try Hex.decode(featureReport) } catch { throw ValidationError("--feature-report: \(error)") }
+        do { bytes = try Hex.decode(hex) } catch { throw ValidationError("--feature-report: \(error)") }
         let result: CalibrationResult
         do {
-            switch model {
+            switch model ?? .dualsense {
             case .dualsense: result = try CalibrationParser.dualSense(bytes, convention: convention)
             case .dualshock4: result = try CalibrationParser.dualShock4(bytes, convention: convention)
             }
         } catch { throw ValidationError("\(error)") }
-        for warning in result.warnings { FileHandleStderr.write("warning: \(warning)\n") }
+        for warning in result.warnings { note("warning: \(warning)") }
         if json {
             print(CalibrationParser.json(result).serialized(pretty: true))
-            return
+        } else {
+            print(Self.lines(result.calibration).joined(separator: "\n"))
         }
-        for (name, triple) in [("gyro", result.calibration.gyro), ("accel", result.calibration.accel)] {
+    }
+
+    /// A calibration as text, one axis a line.
+    static func lines(_ calibration: MotionCalibration) -> [String] {
+        var lines: [String] = []
+        for (name, triple) in [("gyro", calibration.gyro), ("accel", calibration.accel)] {
             for (axis, c) in zip(["x", "y", "z"], triple.all) {
-                print("\(name) \(axis): bias \(c.bias), numer \(c.numerator), denom \(c.denominator)")
+                lines.append("\(name) \(axis): bias \(c.bias), numer \(c.numerator), denom \(c.denominator)")
             }
         }
-        print("convention: \(result.calibration.convention.rawValue)")
-    }
-}
-
-enum FileHandleStderr {
-    static func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        return lines + ["convention: \(calibration.convention.rawValue)"]
     }
 }

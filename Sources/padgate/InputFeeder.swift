@@ -15,6 +15,11 @@ struct InputFeeder {
         case replay([(time: Double, bytes: [UInt8])])
     }
 
+    init(pad: VirtualDualSense, source: Source) {
+        self.pad = pad
+        self.source = source
+    }
+
     init(pad: VirtualDualSense, bus: VirtualDualSense.Bus, script: String?, replay: String?) throws {
         self.pad = pad
         if let script {

@@ -80,15 +80,5 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(live.contains { $0.buttons == ["east"] }, "live inspect decodes the pad's reports")
     }
 
-    private func runPadgate(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = padgateExecutable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
+    private func runPadgate(_ arguments: [String]) throws -> String { try padgate(arguments).stdout }
 }

@@ -58,10 +58,18 @@ final class PadgateProcess {
     private var buffer = Data()
     private(set) var lines: [String] = []
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = padgateExecutable
-        process.arguments = arguments
+    /// `namespace`: run inside that network namespace (`ip netns exec`, which execs padgate itself,
+    /// so signals reach it). `includeStandardError`: collect diagnostics too.
+    init(_ arguments: [String], namespace: String? = nil, includeStandardError: Bool = false) throws {
+        if let namespace {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            process.arguments = ["netns", "exec", namespace, padgateExecutable.path] + arguments
+        } else {
+            process.executableURL = padgateExecutable
+            process.arguments = arguments
+        }
         process.standardOutput = pipe
+        if includeStandardError { process.standardError = pipe }
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
@@ -88,4 +96,31 @@ final class PadgateProcess {
         pipe.fileHandleForReading.readabilityHandler = nil
     }
     deinit { if process.isRunning { process.terminate() } }
+}
+
+/// A finished `padgate` run: its exit status and both output streams.
+struct PadgateRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs `padgate` to completion, with `environment` added to this process's.
+func padgate(_ arguments: [String], environment: [String: String] = [:]) throws -> PadgateRun {
+    let process = Process()
+    process.executableURL = padgateExecutable
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe()
+    process.standardOutput = out
+    // Standard error to a file: a second pipe could fill up while we wait on the first.
+    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-stderr-\(UUID())")
+    _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: errors) }
+    process.standardError = try FileHandle(forWritingTo: errors)
+    try process.run()
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return PadgateRun(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+                      stderr: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
 }

@@ -50,4 +50,18 @@ final class UnitContractTests: XCTestCase {
         s.sensorTimestamp = 3_000_000
         XCTAssertEqual(PadSnapshots.sensorMicros(s), 1_000_000)
     }
+
+    /// A stick value that crosses the link comes back as itself: a 12 on the pad is a 12 on the
+    /// host (the evdev path once turned it into 13), for every raw range padgate meets.
+    func testStickValuesSurviveTheRoundTripExactly() {
+        for (low, high) in [(Int32(0), Int32(255)), (0, 4095), (-32768, 32767), (-512, 511), (0, 1023)] {
+            let scale = StickScale(minimum: low, maximum: high)
+            for raw in stride(from: low, through: high, by: high - low > 5000 ? 7 : 1) {
+                XCTAssertEqual(scale.raw(scale.wire(raw)), raw, "\(raw) in \(low)...\(high)")
+            }
+            XCTAssertEqual(scale.wire(low), -32768)
+            XCTAssertEqual(scale.wire(high), 32767)
+        }
+        XCTAssertEqual(StickScale(minimum: 0, maximum: 255).wire(128), 0, "a DualSense's centre is the wire's 0")
+    }
 }

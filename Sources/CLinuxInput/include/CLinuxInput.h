@@ -8,6 +8,7 @@
 #include <linux/uhid.h>
 #include <linux/hidraw.h>
 #include <sys/ioctl.h>
+#include <sys/timerfd.h>
 #include <stddef.h>
 
 static inline unsigned long padgate_HIDIOCGRDESCSIZE(void) { return HIDIOCGRDESCSIZE; }

@@ -37,11 +37,17 @@ public final class VirtualDualSense {
 
     public var uniq: String { macAddress.map { String(format: "%02x", $0) }.joined(separator: ":") }
 
+    /// Feature report 0x05 as the pad answers it (Bluetooth: the CRC is stamped over the last 4 bytes).
+    public let calibration: [UInt8]
+
     /// - Parameter macAddress: the pad's address; hid-playstation refuses a second pad with the same
     ///   one, so each emulated pad gets a random locally administered address unless given one.
+    /// - Parameter calibration: the IMU calibration the driver reads at probe (41 bytes, id 0x05).
     public init(bus: Bus = .usb, name: String = "Sony Interactive Entertainment DualSense Wireless Controller",
-                macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated) throws {
+                macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
+                calibration: [UInt8] = DualSenseIdentityData.calibration) throws {
         self.bus = bus
+        self.calibration = calibration
         var mac = macAddress ?? (0..<6).map { _ in UInt8.random(in: 0...255) }
         if macAddress == nil { mac[0] = (mac[0] & 0xfc) | 0x02 }
         self.macAddress = mac
@@ -166,7 +172,7 @@ public final class VirtualDualSense {
     func featureReport(_ number: UInt8) -> [UInt8]? {
         var report: [UInt8]
         switch number {
-        case 0x05: report = DualSenseIdentityData.calibration
+        case 0x05: report = calibration
         case 0x09:
             // Pairing info: the pad's MAC, least significant byte first.
             report = [0x09] + macAddress.reversed() + [UInt8](repeating: 0, count: 13)

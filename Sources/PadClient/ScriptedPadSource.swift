@@ -1,0 +1,128 @@
+import Feedback
+import Foundation
+import HIDCodecs
+import PadDevices
+import WireProtocol
+
+/// A physical pad that exists only in this process, for machines without uhid (the demo) and for
+/// benchmarks: a DualSense whose input follows an `InputScript`. Each frame is encoded as the
+/// pad's real USB input report and decoded by the same codec a live pad goes through; feedback is
+/// rendered by the same rumble renderer and output encoder, into the output reports the pad would
+/// receive, which are kept for display and tests.
+public final class ScriptedPadSource: PadSource {
+    public let arrival: PadArrival
+    private var player: InputScriptPlayer
+    private var scripted = GamepadState.dualSenseAtRest
+    private var decoded = GamepadState()
+    private let encoder = PlayStationInputEncoder(layout: PlayStationLayouts.dualSenseUSB())
+    private var decoder = ControllerInputDecoder(model: .dualSense)
+    private let calibration: MotionCalibration
+    private var report = [UInt8](repeating: 0, count: 64)
+    private let timer: PeriodicTimer
+    private let reportInterval: Duration
+    private let started = ContinuousClock.now
+    public private(set) var controls: PadStateSnapshot
+    public private(set) var touch: TouchSnapshot
+    private var motion: [WireMotionSample] = []
+    private var lastSensorTime: UInt32?
+
+    private var renderer: RumbleRenderer
+    private var output = DualSenseOutputState()
+    private var outputEncoder = DualSenseOutputEncoder()
+    /// What the pad shows after every output report it was sent (decoded back from the bytes).
+    public private(set) var shown = DualSenseOutputState()
+    public private(set) var outputReports = 0
+
+    /// `reportInterval`: how often the pad reports, as a real DualSense does (4 ms over USB).
+    public init(script: InputScript, slot: PadSlot, reportInterval: Duration = .milliseconds(8),
+                renderer configuration: RumbleRenderer.Configuration = .init()) throws {
+        player = InputScriptPlayer(script)
+        self.reportInterval = reportInterval
+        renderer = RumbleRenderer(configuration: configuration)
+        calibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.calibration).calibration) ?? .nominal
+        arrival = PadArrival(slot: slot, type: .dualSense, vendorID: 0x054c, productID: 0x0ce6,
+                             capabilities: [.analogTriggers, .rumble, .touchpad, .accelerometer, .gyro, .battery, .rgbLED, .playerLEDs, .adaptiveTriggers],
+                             name: "padgate scripted DualSense (in-process)")
+        controls = .neutral(slot)
+        touch = TouchSnapshot(slot: slot)
+        timer = try PeriodicTimer(interval: reportInterval)
+    }
+
+    public var descriptors: [Int32] { [timer.fileDescriptor] }
+
+    public func readInput() throws -> Bool {
+        guard timer.takeExpirations() > 0 else { return false }
+        player.advance(to: ContinuousClock.now - started, &scripted)
+        scripted.sensorTimestamp &+= UInt32(reportInterval / .microseconds(1)) &* 3  // the pad counts 1/3 µs
+        try ingest(report: encodedReport())
+        return true
+    }
+
+    private func encodedReport() -> [UInt8] {
+        report.withUnsafeMutableBytes { encoder.encode(scripted, into: $0) }
+        return report
+    }
+
+    /// One input report through the codec, as if read from the pad's hidraw node.
+    public func ingest(report: [UInt8]) throws {
+        try decoder.decode(report, into: &decoded)
+        controls = PadSnapshots.controls(decoded, slot: arrival.slot)
+        touch = PadSnapshots.touch(decoded, slot: arrival.slot)
+        let time = PadSnapshots.sensorMicros(decoded)
+        if decoded.hasMotion, time != lastSensorTime {
+            lastSensorTime = time
+            motion.append(PadSnapshots.motion(decoded.motion.first, timestampMicros: time, calibration: calibration))
+            if motion.count > 16 { motion.removeFirst(motion.count - 16) }
+        }
+    }
+
+    /// The pad's state as the script drives it (what a person holding it would be doing).
+    public var scriptedState: GamepadState { scripted }
+
+    public func takeMotion() -> [WireMotionSample] { defer { motion.removeAll(keepingCapacity: true) }; return motion }
+
+    private var now: MonotonicTime { ContinuousClock.now - started }
+
+    public func apply(_ lease: RumbleLease) throws {
+        renderer.receive(RumbleMessage(sequence: UInt64(lease.sequence.rawValue), levels: MotorLevels(low: UInt8(lease.low >> 8), high: UInt8(lease.high >> 8)),
+                                       timeToLive: .milliseconds(Int(lease.ttlMillis))), at: now)
+        try pumpFeedback()
+    }
+
+    public func apply(_ message: HIDOutputMessage) throws {
+        if message.fields.contains(.lightbar) { output.lightbar = RGBColor(red: message.red, green: message.green, blue: message.blue) }
+        if message.fields.contains(.playerLEDs) { output.playerLEDs = PlayerLEDs(mask: message.playerLEDMask) }
+        if message.fields.contains(.micLED) { output.micLED = MicLED(rawValue: message.micLED) }
+        if message.fields.contains(.leftTrigger) { output.leftTrigger = try? TriggerEffect(block: message.leftTrigger.array) }
+        if message.fields.contains(.rightTrigger) { output.rightTrigger = try? TriggerEffect(block: message.rightTrigger.array) }
+        try writeOutput()
+    }
+
+    public var feedbackDeadline: ContinuousClock.Instant? { renderer.nextDeadline.map { started + $0 } }
+
+    public func pumpFeedback() throws {
+        for action in renderer.step(now: now) {
+            switch action {
+            case .play(let levels, _): output.rumble = (levels.low, levels.high)
+            case .stop: output.rumble = (0, 0)
+            }
+            try writeOutput()
+        }
+    }
+
+    public func silence() {
+        for _ in renderer.shutdown() {}
+        renderer = RumbleRenderer(configuration: renderer.configuration)
+        output.rumble = (0, 0)
+        try? writeOutput()
+    }
+
+    /// Encodes the cumulative state as the USB output report the pad would get, and decodes it
+    /// back: what the display shows is what the bytes say.
+    private func writeOutput() throws {
+        let bytes = try outputEncoder.encode(output, transport: .usb)
+        guard let sent = try? DualSenseOutputDecoder.decode(bytes) else { return }
+        sent.apply(to: &shown)
+        outputReports += 1
+    }
+}

@@ -1,0 +1,344 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import HIDCodecs
+import PadClient
+import PadDevices
+import PadHost
+import Transport
+import WireProtocol
+
+/// `padgate demo`: the whole forwarding path on one machine. A scripted DualSense is forwarded to
+/// a host on loopback, over the real link (TLS 1.3 control, AES-GCM datagrams over UDP); a "game"
+/// on the host plays lights, rumble and trigger effects back to the pad. Where /dev/uhid can be
+/// written, both pads are real kernel devices (hid-playstation); otherwise both are in-process
+/// stand-ins and everything between them is still real.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Forward a scripted DualSense to a host on this machine and show both ends live.",
+        discussion: """
+            Runs 'padgate serve' and 'padgate forward' in one process on 127.0.0.1, with throw-away \
+            identities. With a writable /dev/uhid the pad and the host's virtual pad are real kernel \
+            devices; without, in-process stand-ins take their place (the codecs, snapshot diff, wire \
+            format, TLS, AES-GCM and UDP are the same either way).
+            """)
+
+    enum Devices: String, ExpressibleByArgument, CaseIterable {
+        case auto, kernel
+        case inProcess = "in-process"
+    }
+
+    @Option(help: "Seconds to run.") var duration: Double = 15
+    @Option(help: "auto (kernel devices when /dev/uhid is writable), kernel, or in-process.") var devices: Devices = .auto
+    @Option(help: "An input script for the pad (see docs/emulate-script.md); the default tours every control.") var script: String?
+    @Flag(help: "Print the default input script and exit.") var printScript = false
+
+    func run() throws {
+        if printScript { print(DemoScripts.pad, terminator: ""); return }
+        let input = try InputScript(parsing: script.map { try String(contentsOfFile: $0, encoding: .utf8) } ?? DemoScripts.pad)
+        let useKernel: Bool
+        switch devices {
+        case .kernel: useKernel = true
+        case .inProcess: useKernel = false
+        case .auto:
+            useKernel = access(UHIDDevice.path, W_OK) == 0
+            if !useKernel {
+                note("padgate demo: \(UHIDDevice.path) is not writable here (no uhid module, or no udev rule), so the physical pad and the host's virtual pad are in-process stand-ins. The link between them is real: codecs, snapshot diff, wire format, TLS 1.3, AES-GCM, UDP.")
+            }
+        }
+
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-demo-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let hostIdentity = try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "padgate demo host")
+        let clientIdentity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate demo client")
+
+        let ends = try useKernel ? DemoEnds.kernel(script: input) : DemoEnds.inProcess(script: input)
+        defer { ends.teardown() }
+        var configuration = PadServer.Configuration()
+        configuration.address = "127.0.0.1"
+        configuration.port = 0
+        let server = try PadServer(configuration: configuration, identity: hostIdentity,
+                                   pairedClients: try FingerprintStore(url: state.appendingPathComponent("paired-clients")),
+                                   makePad: ends.makeHostPad)
+        server.log = { note("host: \($0)") }
+        var clientConfiguration = PadForwarder.Configuration(host: "127.0.0.1")
+        clientConfiguration.port = server.port
+        clientConfiguration.clientName = "demo client"
+        let forwarder = PadForwarder(configuration: clientConfiguration, identity: clientIdentity,
+                                     knownHosts: try FingerprintStore(url: state.appendingPathComponent("known_hosts")))
+        forwarder.log = { note("pad side: \($0)") }
+        forwarder.add(ends.source)
+        note("padgate demo: host on 127.0.0.1:\(server.port), \(useKernel ? "kernel devices (uhid, hid-playstation)" : "in-process stand-ins"), \(Int(duration)) s")
+
+        SignalTrap.install {}
+        let deadline = ContinuousClock.now + .milliseconds(Int(duration * 1000))
+        let stop = { SignalTrap.fired || ContinuousClock.now >= deadline }
+        let serverThread = Thread { server.run(tick: .milliseconds(100), until: stop) }
+        serverThread.start()
+        let game = Thread { DemoGame.play(until: stop, write: ends.gameWrite) }
+        game.start()
+
+        var view = DemoView()
+        forwarder.onStatus = { status in view.refresh(source: ends.source, host: ends.hostView(), feedback: ends.padFeedback(), status: status) }
+        forwarder.run(until: stop)
+        view.finish()
+        while !serverThread.isFinished || !game.isFinished { usleep(20_000) }
+        print("padgate demo: \(forwarder.status.sent) datagrams sent, \(forwarder.status.received) received, \(forwarder.status.rejected) rejected; \(view.hostUpdates) host updates shown")
+    }
+}
+
+/// The two devices of the demo and how to reach them: real kernel devices or in-process stand-ins.
+struct DemoEnds {
+    var source: PadSource
+    var makeHostPad: VirtualPadFactory
+    /// The host's virtual pad as a game sees it (one line).
+    var hostView: () -> String
+    /// What the physical pad was last told to show (rumble, lights, triggers).
+    var padFeedback: () -> DualSenseOutputState
+    /// The game writes a DualSense output report to the host's virtual pad (false: no pad yet).
+    var gameWrite: ([UInt8]) -> Bool
+    var teardown: () -> Void
+
+    static func inProcess(script: InputScript) throws -> DemoEnds {
+        let source = try ScriptedPadSource(script: script, slot: PadSlot(0))
+        let hostPads = LockedBox<[InProcessPad]>([])
+        return DemoEnds(
+            source: source,
+            makeHostPad: { arrival in
+                let pad = InProcessPad(arrival: arrival)
+                pad.keepsHistory = false
+                hostPads.update { $0.append(pad) }
+                return pad
+            },
+            hostView: {
+                guard let pad = hostPads.value.last(where: { !$0.removed }) else { return "(no virtual pad yet)" }
+                return DemoView.describe(pad.state, pad.touch)
+            },
+            padFeedback: { source.shown },
+            gameWrite: { report in
+                guard let pad = hostPads.value.last(where: { !$0.removed }) else { return false }
+                pad.gameWrites(report)
+                return true
+            },
+            teardown: {})
+    }
+
+    static func kernel(script: InputScript) throws -> DemoEnds {
+        let physical = try VirtualDualSense(bus: .usb)
+        let feeder = InputFeeder(pad: physical, source: .script(script))
+        let feeding = LockedBox(true)
+        let feederThread = Thread { try? feeder.run(until: nil) { !feeding.value } }
+        feederThread.start()
+        let udev = try Udev()
+        var found: Pad?
+        let deadline = ContinuousClock.now + .seconds(10)
+        while found == nil && ContinuousClock.now < deadline {
+            found = udev.pads().first { $0.uniq == physical.uniq && $0.evdev.count == 3 && $0.hidraw != nil }
+            if found == nil { usleep(100_000) }
+        }
+        guard let pad = found else {
+            physical.stop()
+            throw DeviceError.unsupported("the emulated DualSense did not appear (is hid-playstation loaded? sudo modprobe hid-playstation); try --devices in-process")
+        }
+        let source = try EvdevPadSource(pad: pad, slot: PadSlot(0))
+        let shown = LockedBox(DualSenseOutputState())
+        physical.onOutput = { report in
+            if let decoded = try? DualSenseOutputDecoder.decode(report) { shown.update { decoded.apply(to: &$0) } }
+        }
+        // The host's side, found through udev once `serve` made it: read as a game would, written as a game would.
+        let host = LockedBox<(reader: LivePadReader, hidraw: HIDRawDevice)?>(nil)
+        func hostPad() -> (reader: LivePadReader, hidraw: HIDRawDevice)? {
+            if let known = host.value { return known }
+            guard let virtual = udev.pads().first(where: { $0.isHostVirtualPad && $0.evdev.count == 3 }), let node = virtual.hidraw,
+                  let reader = try? LivePadReader(pad: virtual), let hidraw = try? HIDRawDevice(path: node) else { return nil }
+            host.update { $0 = (reader, hidraw) }
+            return (reader, hidraw)
+        }
+        return DemoEnds(
+            source: source,
+            makeHostPad: { try DualSenseVirtualPad(arrival: $0) },
+            hostView: {
+                guard let pad = hostPad() else { return "(no virtual pad yet)" }
+                _ = try? pad.reader.readAvailable()
+                return DemoView.describe(pad.reader.snapshot())
+            },
+            padFeedback: { shown.value },
+            gameWrite: { report in (try? hostPad()?.hidraw.write(report)) != nil },
+            teardown: {
+                feeding.update { $0 = false }
+                while !feederThread.isFinished { usleep(10_000) }
+                source.silence()
+                physical.stop()
+            })
+    }
+}
+
+/// A value shared between the demo's threads.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func update(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
+}
+
+/// The host's "game": a loop of lights, rumble and trigger effects, written as DualSense output
+/// reports to the virtual pad, exactly what a game's hidraw or driver writes would be.
+enum DemoGame {
+    enum Step {
+        case lightbar(UInt8, UInt8, UInt8), player(Int), rumble(UInt8, UInt8), trigger(TriggerSide, [String])
+    }
+
+    static let loop: [(at: Double, step: Step)] = [
+        (0.0, .lightbar(0, 64, 255)), (0.0, .player(1)),
+        (1.0, .rumble(200, 60)), (1.6, .rumble(0, 0)),
+        (2.5, .trigger(.right, ["feedback", "3", "8"])), (3.0, .lightbar(255, 40, 0)),
+        (4.0, .rumble(80, 220)), (4.4, .rumble(0, 0)),
+        (5.0, .trigger(.left, ["weapon", "2", "6", "8"])), (5.0, .player(3)),
+        (6.5, .trigger(.both, ["off"])), (6.5, .lightbar(0, 255, 80)),
+    ]
+    static let period = 8.0
+
+    static func play(until stop: () -> Bool, write: ([UInt8]) -> Bool) {
+        var state = DualSenseOutputState()
+        var encoder = DualSenseOutputEncoder()
+        // Wait for the host's virtual pad; a game starts when its pad shows up.
+        while !stop() {
+            if let report = try? encoder.encode(state, transport: .usb, changedOnly: false), write(report) { break }
+            usleep(100_000)
+        }
+        let start = ContinuousClock.now
+        var index = 0, lap = 0.0
+        while !stop() {
+            let (at, step) = loop[index]
+            let due = start + .milliseconds(Int((lap + at) * 1000))
+            if ContinuousClock.now < due { usleep(20_000); continue }
+            switch step {
+            case .lightbar(let r, let g, let b): state.lightbar = RGBColor(red: r, green: g, blue: b)
+            case .player(let n): state.playerLEDs = try? PlayerLEDs(player: n)
+            case .rumble(let low, let high): state.rumble = (low, high)
+            case .trigger(let side, let words):
+                if let command = try? TriggerCommand(arguments: [side.rawValue] + words) {
+                    if command.side != .right { state.leftTrigger = command.effect }
+                    if command.side != .left { state.rightTrigger = command.effect }
+                }
+            }
+            if let report = try? encoder.encode(state, transport: .usb) { _ = write(report) }
+            index += 1
+            if index == loop.count { index = 0; lap += period }
+        }
+        // A game that quits stops its motors.
+        state.rumble = (0, 0)
+        if let report = try? encoder.encode(state, transport: .usb) { _ = write(report) }
+    }
+}
+
+/// Both ends, live: redrawn in place on a terminal, one line per change otherwise.
+struct DemoView {
+    var lines: [String] = []
+    var drawn = 0
+    var lastDraw = ContinuousClock.now - .seconds(1)
+    private(set) var hostUpdates = 0
+    let terminal = standardOutputIsTerminal
+
+    mutating func refresh(source: PadSource, host: String, feedback: DualSenseOutputState, status: PadForwarder.Status) {
+        let now = ContinuousClock.now
+        guard now - lastDraw >= .milliseconds(100) else { return }
+        lastDraw = now
+        let rtt = status.roundTrip.map { String(format: "%.2f ms", Double($0 / .microseconds(1)) / 1000) } ?? "-"
+        let next = [
+            "pad   " + Self.describe(source.controls, source.touch),
+            "host  " + host,
+            "back  " + Self.describe(feedback),
+            "link  \(status.connected ? "up" : "down")  rtt \(rtt)  sent \(status.sent)  received \(status.received)  rejected \(status.rejected)",
+        ]
+        if lines.count > 1, next[1] != lines[1] { hostUpdates += 1 }
+        if terminal {
+            var out = drawn > 0 ? "\u{1b}[\(drawn)A" : ""
+            for line in next { out += "\r\u{1b}[K" + line + "\n" }
+            FileHandle.standardOutput.write(Data(out.utf8))
+            drawn = next.count
+        } else {
+            // The link line changes with every datagram: print it only with another change.
+            let changed = zip(next, lines.isEmpty ? Array(repeating: "", count: next.count) : lines).dropLast().filter { $0 != $1 }.map(\.0)
+            for line in changed { print(line) }
+        }
+        lines = next
+    }
+
+    func finish() {
+        if !terminal, let link = lines.last { print(link) }
+    }
+
+    static func describe(_ state: PadStateSnapshot, _ touch: TouchSnapshot) -> String {
+        let buttons = GamepadButtons(rawValue: state.buttons).names + [DPad(hat: state.dpad)].filter { $0 != .none }.map { "dpad-" + $0.name }
+        var text = "buttons [\(buttons.joined(separator: " "))]  left \(state.leftX),\(state.leftY)  right \(state.rightX),\(state.rightY)  l2 \(state.l2)  r2 \(state.r2)"
+        let contacts = [touch.first, touch.second].filter(\.active).map { "\($0.x),\($0.y)" }
+        if !contacts.isEmpty { text += "  touch " + contacts.joined(separator: " ") }
+        return text
+    }
+
+    static func describe(_ state: LivePadState) -> String {
+        let buttons = state.buttons + (state.dpad == "none" ? [] : ["dpad-" + state.dpad])
+        var text = "buttons [\(buttons.joined(separator: " "))]  left \(state.left_stick[0]),\(state.left_stick[1])  right \(state.right_stick[0]),\(state.right_stick[1])  l2 \(state.l2)  r2 \(state.r2)"
+        if !state.touch.isEmpty { text += "  touch " + state.touch.map { "\($0.x),\($0.y)" }.joined(separator: " ") }
+        return text + "  (evdev)"
+    }
+
+    static func describe(_ output: DualSenseOutputState) -> String {
+        var parts: [String] = []
+        if let r = output.rumble { parts.append("rumble \(r.low)/\(r.high)") }
+        if let c = output.lightbar { parts.append("lightbar \(c.red),\(c.green),\(c.blue)") }
+        if let p = output.playerLEDs { parts.append("player LEDs " + String(p.mask, radix: 2).leftPadded(to: 5)) }
+        if let t = output.leftTrigger { parts.append("L2 \(t)") }
+        if let t = output.rightTrigger { parts.append("R2 \(t)") }
+        return parts.isEmpty ? "(nothing from the game yet)" : parts.joined(separator: "  ")
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
+enum DemoScripts {
+    /// A tour of a DualSense's controls, looping: buttons, d-pad, sticks, triggers, touch, motion.
+    static let pad = """
+        # padgate demo: a scripted DualSense (see docs/emulate-script.md)
+        wait 1000
+        press south
+        wait 400
+        release south
+        dpad up-right
+        wait 400
+        dpad none
+        left 255 128
+        right 128 0
+        wait 400
+        left 128 128
+        right 128 128
+        l2 128
+        r2 255
+        wait 400
+        l2 0
+        r2 0
+        touch 0 300 500
+        wait 200
+        touch 0 900 500
+        wait 200
+        touch 0 1500 500
+        touch 1 960 900
+        wait 300
+        untouch 0
+        untouch 1
+        gyro 2000 0 -1000
+        wait 300
+        gyro 0 0 0
+        press ps options
+        wait 300
+        release ps options
+        wait 500
+        repeat
+
+        """
+}

@@ -1,0 +1,221 @@
+import Foundation
+import Glibc
+import XCTest
+import PadClient
+import PadDevices
+import Transport
+import WireProtocol
+@testable import PadHost
+
+/// The link's defences end to end, on loopback with the real TLS, SPAKE2 and AES-GCM code: each
+/// attack is refused with the error a person would need, and nothing reaches a virtual pad.
+final class LinkSecurityTests: XCTestCase {
+    var directory: URL!
+    var madePads: LockedList<InProcessPad>!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-security-\(UUID())")
+        madePads = LockedList()
+    }
+    override func tearDown() { try? FileManager.default.removeItem(at: directory) }
+
+    func identity(_ name: String) throws -> TLSIdentity {
+        try TLSIdentity(directory: directory.appendingPathComponent(name), commonName: name)
+    }
+
+    func startServer(requirePairing: Bool = false, pin: String? = nil, onPINChanged: ((String) -> Void)? = nil) throws -> RunningServer {
+        var configuration = PadServer.Configuration()
+        configuration.address = "127.0.0.1"
+        configuration.port = 0
+        configuration.requirePairing = requirePairing
+        let made = madePads!
+        let server = try PadServer(configuration: configuration, identity: try identity("host"),
+                                   pairedClients: try FingerprintStore(url: directory.appendingPathComponent("paired-clients")),
+                                   makePad: { arrival in let pad = InProcessPad(arrival: arrival); made.append(pad); return pad })
+        server.log = { _ in }
+        server.pairingPIN = pin
+        server.onPINChanged = onPINChanged
+        return RunningServer(server)
+    }
+
+    /// A forwarder with one scripted pad that holds a button, run until it gives up or 3 s pass.
+    func forward(to port: UInt16, knownHosts: FingerprintStore? = nil) throws -> [String] {
+        var configuration = PadForwarder.Configuration(host: "127.0.0.1")
+        configuration.port = port
+        let forwarder = PadForwarder(configuration: configuration, identity: try identity("client"),
+                                     knownHosts: try knownHosts ?? FingerprintStore(url: directory.appendingPathComponent("known_hosts")))
+        var log: [String] = []
+        forwarder.log = { log.append($0) }
+        forwarder.add(try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0)))
+        let deadline = ContinuousClock.now + .seconds(3)
+        forwarder.run { ContinuousClock.now >= deadline || !madePads.isEmpty }
+        return log
+    }
+
+    func testAWrongPINIsRefusedAndSpendsThePIN() throws {
+        let newPIN = LockedList<String>()
+        let running = try startServer(pin: "111111", onPINChanged: { newPIN.append($0) })
+        defer { running.stop() }
+        let client = try identity("client")
+        func pair(_ pin: String) throws {
+            let connection = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: client)
+            try Pairing.pairAsClient(connection, clientIdentity: client, pin: pin, clientName: "test")
+        }
+        XCTAssertThrowsError(try pair("222222")) { XCTAssertEqual($0 as? PairingError, .wrongPIN) }
+        let fresh = try XCTUnwrap(eventually { newPIN.first }, "a failed attempt must replace the PIN")
+        XCTAssertNotEqual(fresh, "111111")
+        XCTAssertThrowsError(try pair("111111"), "the old PIN is spent: one guess per PIN") {
+            XCTAssertEqual($0 as? PairingError, .wrongPIN)
+        }
+        let latest = try XCTUnwrap(eventually { newPIN.count == 2 ? newPIN.last : nil })
+        XCTAssertNoThrow(try pair(latest), "the PIN the host shows now works")
+        running.stop()
+        let paired = try FingerprintStore(url: directory.appendingPathComponent("paired-clients"))
+        XCTAssertEqual(paired.entries.count, 1, "only the right PIN stored the client")
+    }
+
+    func testAnUnpairedClientIsRefusedByAHostThatRequiresPairing() throws {
+        let running = try startServer(requirePairing: true, pin: "123456")
+        defer { running.stop() }
+        let log = try forward(to: running.port)
+        XCTAssertTrue(log.contains { $0.contains("accepts only paired clients") && $0.contains("padgate pair") }, "\(log)")
+        XCTAssertTrue(madePads.isEmpty, "an unpaired client's pad reached the host")
+
+        let client = try identity("client")
+        let connection = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: client)
+        try Pairing.pairAsClient(connection, clientIdentity: client, pin: "123456", clientName: "test")
+        _ = try forward(to: running.port)
+        XCTAssertNotNil(eventually { madePads.first }, "once paired, the same client is accepted")
+    }
+
+    func testAChangedHostIdentityIsRefused() throws {
+        let running = try startServer()
+        defer { running.stop() }
+        var knownHosts = try FingerprintStore(url: directory.appendingPathComponent("known_hosts"))
+        let old = String(repeating: "ab:", count: 31) + "ab"
+        try knownHosts.remember("127.0.0.1:\(running.port)", fingerprint: old)
+        let log = try forward(to: running.port, knownHosts: knownHosts)
+        XCTAssertTrue(log.contains { $0.contains("has changed") && $0.contains(old) && $0.contains("known_hosts") }, "\(log)")
+        XCTAssertTrue(madePads.isEmpty, "a pad was forwarded to a host whose identity changed")
+    }
+
+    func testForgedReplayedAndTruncatedDatagramsReachNoPad() throws {
+        let running = try startServer()
+        let link = try RawClient(port: running.port, identity: try identity("client"))
+        let slot = PadSlot(0)
+        func state(_ sequence: UInt16, _ buttons: UInt32) -> WireMessage {
+            .state(PadStateSnapshot(slot: slot, sequence: WireSequence(sequence), buttons: buttons))
+        }
+        link.send(link.seal([.arrival(PadArrival(slot: slot, type: .dualSense, vendorID: 0x054c, productID: 0x0ce6, capabilities: [], name: "pad")), state(1, 1)]))
+        let pad = try XCTUnwrap(eventually { madePads.first }, "a genuine client's pad")
+        XCTAssertNotNil(eventually { pad.state.buttons == 1 ? true : nil })
+        let pressEast = link.seal([state(2, 2)])
+        link.send(pressEast)
+        XCTAssertNotNil(eventually { pad.state.buttons == 2 ? true : nil })
+        link.send(link.seal([state(3, 0)]))
+        XCTAssertNotNil(eventually { pad.state.buttons == 0 ? true : nil })
+
+        link.send(pressEast)                                           // replayed
+        var flipped = link.seal([state(4, 4)]); flipped[flipped.count - 20] ^= 0x01
+        link.send(flipped)                                             // tampered ciphertext
+        let stranger = try RawClient.sealer(session: link.session)     // right session, wrong key
+        for _ in 0..<20 { _ = RawClient.seal([state(0, 0)], with: stranger) }  // past the window, so it is judged by its tag
+        link.send(RawClient.seal([state(5, 8)], with: stranger))
+        link.send(Array(link.seal([state(6, 16)]).prefix(20)))         // truncated
+        link.send(Array(link.seal([state(7, 32)]).prefix(DatagramFormat.headerSize + 3)))
+        // A genuine datagram afterwards still works: the attacks cost nothing but the dropped packets.
+        link.send(link.seal([state(8, 64)]))
+        XCTAssertNotNil(eventually { pad.state.buttons == 64 ? true : nil })
+        running.stop()
+
+        XCTAssertEqual(pad.history.map(\.buttons), [1, 2, 0, 64, 0], "only genuine, fresh states reached the pad (and the release at disconnect)")
+        let rejected = running.server.rejectedDatagrams
+        XCTAssertEqual(rejected[.replayed], 1)
+        XCTAssertEqual(rejected[.forged], 2)
+        XCTAssertEqual(rejected[.truncated], 2, "\(rejected)")
+    }
+}
+
+/// A client that speaks the control protocol by hand, so a test can craft its datagrams.
+final class RawClient {
+    let connection: TLSConnection
+    let session: UInt32
+    let sealer: DatagramSealer
+    let socket: Int32
+    var peer = sockaddr_in()
+
+    init(port: UInt16, identity: TLSIdentity) throws {
+        connection = try TLSDialer.connect(host: "127.0.0.1", port: port, identity: identity)
+        try connection.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: "raw").encoded())
+        guard case .welcome(let session, _, _, _) = try ControlMessage(decoding: connection.receive()) else { throw TLSError.io("no welcome") }
+        self.session = session
+        sealer = try DatagramSealer(keys: try ControlMessage.datagramKeys(connection).clientToHost, session: session)
+        socket = try DatagramLink.bindSocket(address: "127.0.0.1")
+        peer = try SocketAddress.resolve("127.0.0.1", port: port)
+    }
+    deinit { close(socket) }
+
+    static func sealer(session: UInt32) throws -> DatagramSealer {
+        try DatagramSealer(keys: DirectionKeys(key: (0..<32).map { _ in UInt8.random(in: 0...255) }, iv: [UInt8](repeating: 7, count: 12)), session: session)
+    }
+
+    func seal(_ messages: [WireMessage]) -> [UInt8] { Self.seal(messages, with: sealer) }
+
+    static func seal(_ messages: [WireMessage], with sealer: DatagramSealer) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 1400), out = [UInt8](repeating: 0, count: 1500), sealed: [UInt8] = []
+        WirePayloads.pack(messages, into: &buffer) { payload in
+            let n = out.withUnsafeMutableBytes { (try? sealer.seal(payload, into: $0)) ?? 0 }
+            sealed = Array(out[0..<n])
+        }
+        return sealed
+    }
+
+    func send(_ datagram: [UInt8]) {
+        _ = datagram.withUnsafeBytes { bytes in
+            withUnsafePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(socket, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            } }
+        }
+        usleep(20_000)  // in order, so that the replay is the replay
+    }
+}
+
+/// A server on its own thread, as `padgate serve` runs it.
+final class RunningServer {
+    let server: PadServer
+    let port: UInt16
+    private let stopped = LockedList<Bool>()
+    private var thread: Thread!
+
+    init(_ server: PadServer) {
+        self.server = server
+        port = server.port
+        let stopped = self.stopped
+        thread = Thread { server.run(tick: .milliseconds(20)) { !stopped.isEmpty } }
+        thread.start()
+    }
+
+    func stop() {
+        if stopped.isEmpty { stopped.append(true) }
+        while !thread.isFinished { usleep(5_000) }
+    }
+}
+
+final class LockedList<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [Element] = []
+    func append(_ item: Element) { lock.withLock { items.append(item) } }
+    var first: Element? { lock.withLock { items.first } }
+    var last: Element? { lock.withLock { items.last } }
+    var count: Int { lock.withLock { items.count } }
+    var isEmpty: Bool { lock.withLock { items.isEmpty } }
+}
+
+func eventually<T>(timeout: Duration = .seconds(5), _ condition: () -> T?) -> T? {
+    let deadline = ContinuousClock.now + timeout
+    repeat {
+        if let value = condition() { return value }
+        usleep(10_000)
+    } while ContinuousClock.now < deadline
+    return nil
+}
