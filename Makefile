@@ -3,7 +3,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 export PATH := $(dir $(SWIFT)):$(PATH)
 
-.PHONY: all deps build test test-unit test-devices demo bench bench-rumble fuzz install-udev clean guest
+.PHONY: all deps build test test-unit test-devices demo demo-guest bench bench-rumble fuzz install-udev clean guest
 
 all: build
 
@@ -34,6 +34,10 @@ guest: deps
 demo: deps
 	$(SWIFT) build
 	tools/demo.sh
+
+demo-guest: deps
+	$(SWIFT) build
+	PADGATE_DEMO_GUEST=1 tools/demo.sh
 
 bench: deps
 	tools/bench-codecs.sh

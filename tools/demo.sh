@@ -1,29 +1,17 @@
 #!/usr/bin/env bash
-# `make demo`: an emulated DualSense (uhid, bound by the kernel's real hid-playstation driver)
-# plays a scripted tour of its controls; `padgate list` finds it and `padgate watch` shows it live.
-# Runs directly where /dev/uhid is writable, otherwise inside the test guest (tools/guest).
+# `make demo`: `padgate demo` forwards a scripted DualSense to a host on this machine over the real
+# link (TLS 1.3 + AES-GCM datagrams on loopback) and shows both ends live, while the host's "game"
+# plays lights, rumble and trigger effects back to the pad.
+#   PADGATE_DEMO_GUEST=1  run it inside the test guest, with kernel devices (uhid, hid-playstation)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build --show-bin-path)
-seconds=${PADGATE_DEMO_SECONDS:-8}
-read -r -d '' steps <<SCRIPT || true
-set -e
-"$bin/padgate" emulate dualsense --script tools/demo/dualsense.script --duration $((seconds + 4)) > /tmp/padgate-demo-outputs.txt &
-sleep 2
-echo "== padgate list"
-"$bin/padgate" list
-echo
-echo "== padgate watch 054c:0ce6 --no-motion (${seconds}s)"
-"$bin/padgate" watch 054c:0ce6 --no-motion --duration $seconds
-echo
-echo "== output reports the kernel sent to the emulated pad (lightbar, player LEDs at probe)"
-wait
-cat /tmp/padgate-demo-outputs.txt
-SCRIPT
-if [ -w /dev/uhid ]; then
-    bash -c "$steps"
-else
-    echo "No writable /dev/uhid on this machine: running the demo in the test guest (Debian's kernel under QEMU)."
+seconds=${PADGATE_DEMO_SECONDS:-15}
+if [ -n "${PADGATE_DEMO_GUEST:-}" ]; then
+    echo "Running the demo in the test guest (Debian's kernel under QEMU) with kernel devices."
     tools/guest/setup.sh >/dev/null
-    PADGATE_GUEST_TIMEOUT=300 tools/guest/run.sh "$steps"
+    PADGATE_GUEST_TIMEOUT=300 tools/guest/run.sh "'$bin/padgate' demo --devices kernel --duration $seconds"
+else
+    "$bin/padgate" demo --duration "$seconds"
+    [ -w /dev/uhid ] || echo "With kernel devices instead of stand-ins: make demo-guest (boots the test guest)."
 fi
