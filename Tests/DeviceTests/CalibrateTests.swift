@@ -152,16 +152,11 @@ final class MotionFeeder {
     }
     private let done = DispatchSemaphore(value: 0)
 
-    /// SplitMix64: a fixed seed gives the same noise every run.
+    /// Knuth's MMIX LCG: a fixed seed gives the same noise every run (`random(in:using:)` takes the
+    /// high bits, the LCG's good ones).
     struct Generator: RandomNumberGenerator {
         var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        mutating func next() -> UInt64 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return state }
     }
 
     init(_ virtual: VirtualDualSense) {
