@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "FuzzTrigger", targets: ["FuzzTrigger"]),
         .executable(name: "CodecBench", targets: ["CodecBench"]),
         .executable(name: "RumbleBench", targets: ["RumbleBench"]),
+        .executable(name: "ForwardBench", targets: ["ForwardBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -75,6 +76,8 @@ let package = Package(
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).
         .executableTarget(name: "RumbleBench", dependencies: ["Feedback"], path: "Benchmarks/RumbleBench"),
+        .executableTarget(name: "ForwardBench", dependencies: ["HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
+                          path: "Benchmarks/ForwardBench"),
         .executableTarget(name: "CodecBench", dependencies: ["HIDCodecs", "CMallocCounter"], path: "Benchmarks/CodecBench"),
     ],
     swiftLanguageModes: [.v5]

@@ -7,15 +7,15 @@ public struct WireWriter {
 
     public var remaining: Int { buffer.count - count }
 
-    public mutating func u8(_ v: UInt8) throws(WireError) {
+    @inline(__always) public mutating func u8(_ v: UInt8) throws(WireError) {
         guard remaining >= 1 else { throw .noRoom }
         buffer[count] = v; count += 1
     }
-    public mutating func u16(_ v: UInt16) throws(WireError) { try u8(UInt8(v >> 8)); try u8(UInt8(truncatingIfNeeded: v)) }
-    public mutating func u32(_ v: UInt32) throws(WireError) { try u16(UInt16(v >> 16)); try u16(UInt16(truncatingIfNeeded: v)) }
-    public mutating func u64(_ v: UInt64) throws(WireError) { try u32(UInt32(v >> 32)); try u32(UInt32(truncatingIfNeeded: v)) }
-    public mutating func i16(_ v: Int16) throws(WireError) { try u16(UInt16(bitPattern: v)) }
-    public mutating func f32(_ v: Float) throws(WireError) { try u32(v.bitPattern) }
+    @inline(__always) public mutating func u16(_ v: UInt16) throws(WireError) { try u8(UInt8(v >> 8)); try u8(UInt8(truncatingIfNeeded: v)) }
+    @inline(__always) public mutating func u32(_ v: UInt32) throws(WireError) { try u16(UInt16(v >> 16)); try u16(UInt16(truncatingIfNeeded: v)) }
+    @inline(__always) public mutating func u64(_ v: UInt64) throws(WireError) { try u32(UInt32(v >> 32)); try u32(UInt32(truncatingIfNeeded: v)) }
+    @inline(__always) public mutating func i16(_ v: Int16) throws(WireError) { try u16(UInt16(bitPattern: v)) }
+    @inline(__always) public mutating func f32(_ v: Float) throws(WireError) { try u32(v.bitPattern) }
     public mutating func bytes(_ v: UnsafeRawBufferPointer) throws(WireError) {
         guard remaining >= v.count else { throw .noRoom }
         for i in 0..<v.count { buffer[count + i] = v[i] }
