@@ -237,7 +237,7 @@ enum DemoGame {
 /// Both ends, live: redrawn in place on a terminal, one line per change otherwise.
 struct DemoView {
     var lines: [String] = []
-    var drawn = 0
+    var block = InPlaceBlock()
     var lastDraw = ContinuousClock.now - .seconds(1)
     private(set) var hostUpdates = 0
     let terminal = standardOutputIsTerminal
@@ -255,10 +255,7 @@ struct DemoView {
         ]
         if lines.count > 1, next[1] != lines[1] { hostUpdates += 1 }
         if terminal {
-            var out = drawn > 0 ? "\u{1b}[\(drawn)A" : ""
-            for line in next { out += "\r\u{1b}[K" + line + "\n" }
-            FileHandle.standardOutput.write(Data(out.utf8))
-            drawn = next.count
+            block.draw(next)
         } else {
             // The link line changes with every datagram: print it only with another change.
             let changed = zip(next, lines.isEmpty ? Array(repeating: "", count: next.count) : lines).dropLast().filter { $0 != $1 }.map(\.0)

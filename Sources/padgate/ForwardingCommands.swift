@@ -154,7 +154,8 @@ struct ForwardCommand: ParsableCommand {
                 nextSlot &+= 1
                 sources[candidate.id] = source
                 forwarder.add(source)
-                note("padgate forward: forwarding \(candidate.kind.displayName) \(candidate.name) as slot \(source.arrival.slot.rawValue)")
+                let corrected = source.motionCorrection == nil ? "" : " (with the gyro correction 'padgate calibrate' stored)"
+                note("padgate forward: forwarding \(candidate.kind.displayName) \(candidate.name) as slot \(source.arrival.slot.rawValue)\(corrected)")
             } catch {
                 note("padgate forward: cannot read \(candidate.name): \(error)")
             }

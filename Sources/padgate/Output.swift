@@ -26,3 +26,16 @@ func note(_ message: String) {
 }
 
 var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+
+/// A block of lines redrawn in place on a terminal: cursor up over the last drawing, clear, write.
+struct InPlaceBlock {
+    private var drawn = 0
+    /// The next drawing starts below whatever was printed since (e.g. after a log line).
+    mutating func forget() { drawn = 0 }
+    mutating func draw(_ lines: [String]) {
+        var out = drawn > 0 ? "\u{1b}[\(drawn)A" : ""
+        for line in lines { out += "\r\u{1b}[K" + line + "\n" }
+        FileHandle.standardOutput.write(Data(out.utf8))
+        drawn = lines.count
+    }
+}

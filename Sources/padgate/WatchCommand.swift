@@ -118,11 +118,11 @@ struct WatchCommand: ParsableCommand {
 /// Redraws a compact view of one pad in place on a terminal; prints plain lines otherwise.
 final class TerminalView {
     let enabled: Bool
-    private var linesDrawn = 0
+    private var block = InPlaceBlock()
     init(enabled: Bool) { self.enabled = enabled }
 
     func message(_ text: String) {
-        linesDrawn = 0
+        block.forget()
         print(text)
     }
 
@@ -139,10 +139,7 @@ final class TerminalView {
             lines.append("gyro \(gyro)  accel \(accel)  t \(s.sensor_time.map(String.init) ?? "-")")
         }
         if enabled {
-            var out = linesDrawn > 0 ? "\u{1b}[\(linesDrawn)A" : ""
-            for line in lines { out += "\r\u{1b}[K" + line + "\n" }
-            FileHandle.standardOutput.write(Data(out.utf8))
-            linesDrawn = lines.count
+            block.draw(lines)
         } else {
             print(lines.joined(separator: " | "))
         }
