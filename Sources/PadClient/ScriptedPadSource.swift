@@ -33,7 +33,7 @@ public final class ScriptedPadSource: PadSource {
     public private(set) var shown = DualSenseOutputState()
     public private(set) var outputReports = 0
 
-    /// `reportInterval`: how often the pad reports, as a real DualSense does (4 ms over USB).
+    /// `reportInterval`: how often the pad reports (a real DualSense: every 4 ms over USB).
     public init(script: InputScript, slot: PadSlot, reportInterval: Duration = .milliseconds(8),
                 renderer configuration: RumbleRenderer.Configuration = .init()) throws {
         player = InputScriptPlayer(script)

@@ -13,6 +13,8 @@ public final class HostSession {
     public var log: (String) -> Void = { _ in }
     /// Arrivals whose virtual pad could not be made: tried again after a pause, not on every keep-alive.
     var failedArrivals: [UInt8: (arrival: PadArrival, at: ContinuousClock.Instant)] = [:]
+    /// Slots refused for --max-pads: their repeated announcements are counted once.
+    var refusedSlots: Set<UInt8> = []
     static let retryAfterDeviceError: Duration = .seconds(2)
 
     public struct Counters: Equatable, Sendable {
@@ -42,16 +44,20 @@ public final class HostSession {
                 removePad(slot)
             }
             if let failed = failedArrivals[slot], failed.arrival == arrival, now - failed.at < Self.retryAfterDeviceError { return [] }
-            guard pads.count < maxPads else { counters.refusedArrivals += 1; return [] }
+            guard pads.count < maxPads else {
+                if refusedSlots.insert(slot).inserted { counters.refusedArrivals += 1; log("slot \(slot) refused: \(maxPads) pads is this host's limit (--max-pads)") }
+                return []
+            }
+            refusedSlots.remove(slot)
             do {
                 pads[slot] = try makePad(arrival)
                 failedArrivals[slot] = nil
                 var receiver = SnapshotReceiver(lease: stateLease)
-                _ = receiver.accept(.neutral(arrival.slot), now: now)
+                receiver.start(now: now)
                 receivers[slot] = receiver
             } catch {
                 counters.deviceErrors += 1
-                failedArrivals[slot] = (arrival, now)
+                failedArrivals[slot] = (arrival, .now)  // makePad may have blocked: the pause starts after it
                 log("cannot create a virtual pad for '\(arrival.name)' (slot \(slot)): \(error); retrying in \(Self.retryAfterDeviceError)")
             }
         case .removal(let slot):

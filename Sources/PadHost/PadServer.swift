@@ -42,8 +42,11 @@ public final class PadServer {
     public var onPINChanged: ((String) -> Void)?
     public var log: (String) -> Void = { FileHandle.standardError.write(Data(("padgate serve: " + $0 + "\n").utf8)) }
     public private(set) var wireCounters = WireCodec.Counters()
-    /// Datagrams dropped before they reached a pad, by reason, over every client so far.
-    public private(set) var rejectedDatagrams: [DatagramRejection: Int] = [:]
+    /// Datagrams dropped before they reached a pad, by reason: clients gone and connected.
+    public var rejectedDatagrams: [DatagramRejection: Int] {
+        clients.reduce(rejectedByGoneClients) { $0.merging($1.opener.rejected, uniquingKeysWith: +) }
+    }
+    private var rejectedByGoneClients: [DatagramRejection: Int] = [:]
     private var payload = [UInt8](repeating: 0, count: 1400)
     private var datagram = [UInt8](repeating: 0, count: 2048)
     private var opened = [UInt8](repeating: 0, count: 2048)
@@ -134,7 +137,7 @@ public final class PadServer {
             // The session id picks the client; its key decides whether the datagram is genuine.
             guard n >= 8 else { continue }
             let session = datagram[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            guard let client = clients.first(where: { $0.session == session }) else { rejectedDatagrams[.wrongSession, default: 0] += 1; continue }
+            guard let client = clients.first(where: { $0.session == session }) else { rejectedByGoneClients[.wrongSession, default: 0] += 1; continue }
             let count = datagram.withUnsafeBytes { d in opened.withUnsafeMutableBytes { client.opener.open(UnsafeRawBufferPointer(rebasing: d[0..<n]), into: $0) } }
             guard let count else { continue }
             client.link.peer = from
@@ -154,7 +157,7 @@ public final class PadServer {
 
     func disconnect(_ client: Client, why: String) {
         client.pads.close()
-        rejectedDatagrams.merge(client.opener.rejected, uniquingKeysWith: +)
+        rejectedByGoneClients.merge(client.opener.rejected, uniquingKeysWith: +)
         clients.removeAll { $0 === client }
         log("client '\(client.name)' \(why); its pads were released and removed")
     }

@@ -76,6 +76,10 @@ public struct SnapshotReceiver: Sendable {
 
     public init(lease: Duration = .milliseconds(1000)) { self.lease = lease }
 
+    /// The pad was announced: its lease runs from now, and the first state is taken whatever its
+    /// sequence (a client that has been sending for a while is far from 0).
+    public mutating func start(now: ContinuousClock.Instant) { lastHeard = now }
+
     /// True when `snapshot` changes what the virtual pad should show.
     public mutating func accept(_ snapshot: PadStateSnapshot, now: ContinuousClock.Instant) -> Bool {
         if let current, !snapshot.sequence.isNewer(than: current.sequence) {

@@ -34,6 +34,10 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "An input script for the pad (see docs/emulate-script.md); the default tours every control.") var script: String?
     @Flag(help: "Print the default input script and exit.") var printScript = false
 
+    func validate() throws {
+        guard duration.isFinite, duration > 0, duration <= 86_400 else { throw ValidationError("--duration is seconds, more than 0 and at most a day") }
+    }
+
     func run() throws {
         if printScript { print(DemoScripts.pad, terminator: ""); return }
         let input = try InputScript(parsing: script.map { try String(contentsOfFile: $0, encoding: .utf8) } ?? DemoScripts.pad)
@@ -80,7 +84,7 @@ struct DemoCommand: ParsableCommand {
         game.start()
 
         var view = DemoView()
-        forwarder.onStatus = { status in view.refresh(source: ends.source, host: ends.hostView(), feedback: ends.padFeedback(), status: status) }
+        forwarder.onStatus = { status in view.refresh(source: ends.source, host: ends.hostView, feedback: ends.padFeedback, status: status) }
         forwarder.run(until: stop)
         view.finish()
         while !serverThread.isFinished || !game.isFinished { usleep(20_000) }
@@ -142,29 +146,38 @@ struct DemoEnds {
             throw DeviceError.unsupported("the emulated DualSense did not appear (is hid-playstation loaded? sudo modprobe hid-playstation); try --devices in-process")
         }
         let source = try EvdevPadSource(pad: pad, slot: PadSlot(0))
-        let shown = LockedBox(DualSenseOutputState())
-        physical.onOutput = { report in
-            if let decoded = try? DualSenseOutputDecoder.decode(report) { shown.update { decoded.apply(to: &$0) } }
-        }
-        // The host's side, found through udev once `serve` made it: read as a game would, written as a game would.
-        let host = LockedBox<(reader: LivePadReader, hidraw: HIDRawDevice)?>(nil)
+        var shown = DualSenseOutputState()  // forwarder thread only (padFeedback)
+        // The host's side, found through udev once `serve` made it: read as a game would, written as
+        // a game would. Two threads ask (display and game); one lock serialises them and libudev.
+        let hostLock = NSLock()
+        var host: (reader: LivePadReader, hidraw: HIDRawDevice)?
         func hostPad() -> (reader: LivePadReader, hidraw: HIDRawDevice)? {
-            if let known = host.value { return known }
-            guard let virtual = udev.pads().first(where: { $0.isHostVirtualPad && $0.evdev.count == 3 }), let node = virtual.hidraw,
-                  let reader = try? LivePadReader(pad: virtual), let hidraw = try? HIDRawDevice(path: node) else { return nil }
-            host.update { $0 = (reader, hidraw) }
-            return (reader, hidraw)
+            hostLock.withLock {
+                if let host { return host }
+                guard let virtual = udev.pads().first(where: { $0.isHostVirtualPad && $0.evdev.count == 3 }), let node = virtual.hidraw,
+                      let reader = try? LivePadReader(pad: virtual), let hidraw = try? HIDRawDevice(path: node) else { return nil }
+                host = (reader, hidraw)
+                return host
+            }
         }
         return DemoEnds(
             source: source,
             makeHostPad: { try DualSenseVirtualPad(arrival: $0) },
             hostView: {
                 guard let pad = hostPad() else { return "(no virtual pad yet)" }
-                _ = try? pad.reader.readAvailable()
-                return DemoView.describe(pad.reader.snapshot())
+                return hostLock.withLock {
+                    _ = try? pad.reader.readAvailable()
+                    return DemoView.describe(pad.reader.snapshot())
+                }
             },
-            padFeedback: { shown.value },
-            gameWrite: { report in (try? hostPad()?.hidraw.write(report)) != nil },
+            padFeedback: {
+                for report in physical.takeOutputs() { (try? DualSenseOutputDecoder.decode(report))?.apply(to: &shown) }
+                return shown
+            },
+            gameWrite: { report in
+                guard let pad = hostPad() else { return false }
+                return hostLock.withLock { (try? pad.hidraw.write(report)) != nil }
+            },
             teardown: {
                 feeding.update { $0 = false }
                 while !feederThread.isFinished { usleep(10_000) }
@@ -242,15 +255,16 @@ struct DemoView {
     private(set) var hostUpdates = 0
     let terminal = standardOutputIsTerminal
 
-    mutating func refresh(source: PadSource, host: String, feedback: DualSenseOutputState, status: PadForwarder.Status) {
+    /// Called on every pass of the forwarding loop; looks at the pads at most every 100 ms.
+    mutating func refresh(source: PadSource, host: () -> String, feedback: () -> DualSenseOutputState, status: PadForwarder.Status) {
         let now = ContinuousClock.now
         guard now - lastDraw >= .milliseconds(100) else { return }
         lastDraw = now
         let rtt = status.roundTrip.map { String(format: "%.2f ms", Double($0 / .microseconds(1)) / 1000) } ?? "-"
         let next = [
             "pad   " + Self.describe(source.controls, source.touch),
-            "host  " + host,
-            "back  " + Self.describe(feedback),
+            "host  " + host(),
+            "back  " + Self.describe(feedback()),
             "link  \(status.connected ? "up" : "down")  rtt \(rtt)  sent \(status.sent)  received \(status.received)  rejected \(status.rejected)",
         ]
         if lines.count > 1, next[1] != lines[1] { hostUpdates += 1 }
@@ -287,15 +301,11 @@ struct DemoView {
         var parts: [String] = []
         if let r = output.rumble { parts.append("rumble \(r.low)/\(r.high)") }
         if let c = output.lightbar { parts.append("lightbar \(c.red),\(c.green),\(c.blue)") }
-        if let p = output.playerLEDs { parts.append("player LEDs " + String(p.mask, radix: 2).leftPadded(to: 5)) }
+        if let p = output.playerLEDs { parts.append("player LEDs " + String(p.mask, radix: 2).leftPadded(5, "0")) }
         if let t = output.leftTrigger { parts.append("L2 \(t)") }
         if let t = output.rightTrigger { parts.append("R2 \(t)") }
         return parts.isEmpty ? "(nothing from the game yet)" : parts.joined(separator: "  ")
     }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
 
 enum DemoScripts {

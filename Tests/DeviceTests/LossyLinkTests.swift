@@ -35,6 +35,7 @@ final class LossyLinkTests: XCTestCase {
     override func tearDown() {
         _ = try? shell("ip netns del \(client); ip netns del \(host)")
         unsetenv("PADGATE_STATE_DIR")
+        if let state { try? FileManager.default.removeItem(at: state) }
     }
 
     func testTheHostConvergesWithinTheBoundUnderLossAndAKilledClientLeavesNothingHeld() throws {

@@ -56,4 +56,19 @@ final class InputScriptTests: XCTestCase {
         state.apply(.touch(slot: 0, x: 30, y: 30))
         XCTAssertNotEqual(state.touch0.id, first, "a new contact gets a new id")
     }
+
+    func testThePlayerKeepsTheScriptsClockAndNeverSpins() throws {
+        var player = InputScriptPlayer(try InputScript(parsing: "press south\nwait 100\nrelease south\nwait 100\nrepeat"))
+        var state = GamepadState()
+        player.advance(to: .milliseconds(50), &state)
+        XCTAssertEqual(state.buttons, .south)
+        player.advance(to: .milliseconds(150), &state)
+        XCTAssertEqual(state.buttons, [])
+        player.advance(to: .milliseconds(210), &state)
+        XCTAssertEqual(state.buttons, .south, "repeated, on the script's own clock")
+        // A repeat before any wait would loop forever within one call: such a script plays once.
+        var once = InputScriptPlayer(try InputScript(parsing: "press south\nrepeat\nwait 100"))
+        once.advance(to: .seconds(1), &state)
+        XCTAssertEqual(state.buttons, .south)
+    }
 }

@@ -94,6 +94,7 @@ final class HostSessionTests: XCTestCase {
         let host = session()
         _ = host.handle(arrival(0), now: t0)
         _ = host.handle(state(0, 40000, buttons: 1), now: t0)
+        XCTAssertEqual(made[0].state.buttons, 1, "a pad's first state is taken whatever its sequence")
         // Another pad announced in the slot (the removal of the old one was lost).
         _ = host.handle(.arrival(PadArrival(slot: PadSlot(0), type: .xbox, vendorID: 0x045e, productID: 0x028e, capabilities: [.rumble], name: "other")), now: t0)
         _ = host.handle(state(0, 1, buttons: 2), now: t0)

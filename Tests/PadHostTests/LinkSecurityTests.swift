@@ -101,6 +101,7 @@ final class LinkSecurityTests: XCTestCase {
 
     func testForgedReplayedAndTruncatedDatagramsReachNoPad() throws {
         let running = try startServer()
+        defer { running.stop() }
         let link = try RawClient(port: running.port, identity: try identity("client"))
         let slot = PadSlot(0)
         func state(_ sequence: UInt16, _ buttons: UInt32) -> WireMessage {

@@ -98,7 +98,9 @@ public struct InputScriptPlayer: Sendable {
 
     public init(_ script: InputScript) {
         self.script = script
-        canRepeat = script.steps.contains { if case .wait(let ms) = $0 { return ms > 0 } else { return false } }
+        // Only a wait before the first `repeat` stops one call from looping forever.
+        let firstPass = script.steps.prefix { $0 != .repeatFromStart }
+        canRepeat = firstPass.contains { if case .wait(let ms) = $0 { return ms > 0 } else { return false } }
     }
 
     /// `now` is the time since the script started.
