@@ -125,7 +125,7 @@ final class InjectedPad: PadSource {
         controls = PadSnapshots.controls(state, slot: arrival.slot)
         return true
     }
-    func takeMotion() -> [WireMotionSample] { [] }
+    func takeMotion(_ body: (WireMotionSample) -> Void) {}
     func apply(_ lease: RumbleLease) throws {}
     func apply(_ output: HIDOutputMessage) throws {}
     var feedbackDeadline: ContinuousClock.Instant? { nil }

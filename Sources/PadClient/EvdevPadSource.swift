@@ -120,20 +120,20 @@ public final class EvdevPadSource: PadSource {
         return UInt8(clamping: (Int64(value) - Int64(info.minimum)) * 255 / (Int64(info.maximum) - Int64(info.minimum)))
     }
 
-    public func takeMotion() -> [WireMotionSample] { defer { motion.removeAll(keepingCapacity: true) }; return motion }
+    public func takeMotion(_ body: (WireMotionSample) -> Void) {
+        for sample in motion { body(sample) }
+        motion.removeAll(keepingCapacity: true)
+    }
 
     public func apply(_ lease: RumbleLease) throws {
-        // The wire's 16-bit magnitudes to the motors' 8 bits; a 16-bit sequence widened for the renderer.
-        feedback.receive(RumbleMessage(sequence: UInt64(lease.sequence.rawValue), levels: MotorLevels(low: UInt8(lease.low >> 8), high: UInt8(lease.high >> 8)),
-                                       timeToLive: .milliseconds(Int(lease.ttlMillis))))
+        feedback.receive(RumbleMessage(lease))
         try feedback.pump()
     }
 
     public func apply(_ output: HIDOutputMessage) throws {
-        if output.fields.contains(.lightbar) { try feedback.setLightbar(RGBColor(red: output.red, green: output.green, blue: output.blue)) }
-        if output.fields.contains(.playerLEDs) { try feedback.setPlayerLEDs(PlayerLEDs(mask: output.playerLEDMask)) }
-        let left = output.fields.contains(.leftTrigger) ? try? TriggerEffect(block: output.leftTrigger.array) : nil
-        let right = output.fields.contains(.rightTrigger) ? try? TriggerEffect(block: output.rightTrigger.array) : nil
+        if let color = output.lightbarColor { try feedback.setLightbar(color) }
+        if let leds = output.playerLEDs { try feedback.setPlayerLEDs(leds) }
+        let left = output.leftTriggerEffect, right = output.rightTriggerEffect
         if left != nil || right != nil { try feedback.setTriggers(left: left, right: right) }
     }
 

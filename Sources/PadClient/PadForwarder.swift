@@ -185,7 +185,8 @@ public final class PadForwarder {
                     outgoing.append(.touch(touch))
                 }
                 var batch = MotionBatch(slot: source.arrival.slot)
-                for sample in source.takeMotion() where !batch.append(sample) {
+                source.takeMotion { sample in
+                    guard !batch.append(sample) else { return }
                     outgoing.append(.motion(batch))
                     batch = MotionBatch(slot: source.arrival.slot)
                     _ = batch.append(sample)

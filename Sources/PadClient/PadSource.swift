@@ -10,8 +10,9 @@ public protocol PadSource: AnyObject {
     func readInput() throws -> Bool
     var controls: PadStateSnapshot { get }
     var touch: TouchSnapshot { get }
-    /// Motion samples since the last call (already in deg/s and g).
-    func takeMotion() -> [WireMotionSample]
+    /// Hands over the motion samples since the last call (already in deg/s and g), without
+    /// allocating: this runs for every report.
+    func takeMotion(_ body: (WireMotionSample) -> Void)
     func apply(_ lease: RumbleLease) throws
     func apply(_ output: HIDOutputMessage) throws
     /// When the feedback renderer needs to run next, if at all.

@@ -79,22 +79,24 @@ public final class ScriptedPadSource: PadSource {
     /// The pad's state as the script drives it (what a person holding it would be doing).
     public var scriptedState: GamepadState { scripted }
 
-    public func takeMotion() -> [WireMotionSample] { defer { motion.removeAll(keepingCapacity: true) }; return motion }
+    public func takeMotion(_ body: (WireMotionSample) -> Void) {
+        for sample in motion { body(sample) }
+        motion.removeAll(keepingCapacity: true)
+    }
 
     private var now: MonotonicTime { ContinuousClock.now - started }
 
     public func apply(_ lease: RumbleLease) throws {
-        renderer.receive(RumbleMessage(sequence: UInt64(lease.sequence.rawValue), levels: MotorLevels(low: UInt8(lease.low >> 8), high: UInt8(lease.high >> 8)),
-                                       timeToLive: .milliseconds(Int(lease.ttlMillis))), at: now)
+        renderer.receive(RumbleMessage(lease), at: now)
         try pumpFeedback()
     }
 
     public func apply(_ message: HIDOutputMessage) throws {
-        if message.fields.contains(.lightbar) { output.lightbar = RGBColor(red: message.red, green: message.green, blue: message.blue) }
-        if message.fields.contains(.playerLEDs) { output.playerLEDs = PlayerLEDs(mask: message.playerLEDMask) }
+        if let color = message.lightbarColor { output.lightbar = color }
+        if let leds = message.playerLEDs { output.playerLEDs = leds }
         if message.fields.contains(.micLED) { output.micLED = MicLED(rawValue: message.micLED) }
-        if message.fields.contains(.leftTrigger) { output.leftTrigger = try? TriggerEffect(block: message.leftTrigger.array) }
-        if message.fields.contains(.rightTrigger) { output.rightTrigger = try? TriggerEffect(block: message.rightTrigger.array) }
+        if let effect = message.leftTriggerEffect { output.leftTrigger = effect }
+        if let effect = message.rightTriggerEffect { output.rightTrigger = effect }
         try writeOutput()
     }
 

@@ -121,7 +121,7 @@ final class CalibrateTests: XCTestCase {
             while gyro.axes[0].count < 100 && ContinuousClock.now < deadline {
                 _ = Poll.wait(source.descriptors, timeout: .milliseconds(100))
                 _ = try source.readInput()
-                for sample in source.takeMotion() {
+                source.takeMotion { sample in
                     gyro.add(MotionVector(x: Double(sample.gyroX), y: Double(sample.gyroY), z: Double(sample.gyroZ)))
                 }
             }
