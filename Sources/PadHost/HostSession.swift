@@ -49,6 +49,7 @@ public final class HostSession {
                 return []
             }
             refusedSlots.remove(slot)
+            let attempted = ContinuousClock.now
             do {
                 pads[slot] = try makePad(arrival)
                 failedArrivals[slot] = nil
@@ -57,7 +58,8 @@ public final class HostSession {
                 receivers[slot] = receiver
             } catch {
                 counters.deviceErrors += 1
-                failedArrivals[slot] = (arrival, .now)  // makePad may have blocked: the pause starts after it
+                // makePad may have blocked for seconds: the pause starts after it, on the caller's clock.
+                failedArrivals[slot] = (arrival, now + (ContinuousClock.now - attempted))
                 log("cannot create a virtual pad for '\(arrival.name)' (slot \(slot)): \(error); retrying in \(Self.retryAfterDeviceError)")
             }
         case .removal(let slot):
