@@ -13,10 +13,7 @@ let package = Package(
         .executable(name: "padgate", targets: ["padgate"]),
         .library(name: "HIDCodecs", targets: ["HIDCodecs"]),
         // HIDCodecs fuzzers (tools/fuzz.sh) and benchmark (tools/bench-codecs.sh)
-        .executable(name: "FuzzDescriptor", targets: ["FuzzDescriptor"]),
-        .executable(name: "FuzzInputReports", targets: ["FuzzInputReports"]),
-        .executable(name: "FuzzRecording", targets: ["FuzzRecording"]),
-        .executable(name: "FuzzTrigger", targets: ["FuzzTrigger"]),
+        .executable(name: "padgate-fuzz", targets: ["FuzzCodecs"]),
         .executable(name: "CodecBench", targets: ["CodecBench"]),
         .executable(name: "RumbleBench", targets: ["RumbleBench"]),
         .executable(name: "ForwardBench", targets: ["ForwardBench"]),
@@ -66,12 +63,8 @@ let package = Package(
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
         .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient"]),
 
-        // HIDCodecs fuzz targets: libFuzzer entry points; a plain build replays input files instead.
-        .target(name: "FuzzReplay", path: "Fuzz/FuzzReplay"),
-        .executableTarget(name: "FuzzDescriptor", dependencies: ["HIDCodecs", "FuzzReplay"], path: "Fuzz/FuzzDescriptor"),
-        .executableTarget(name: "FuzzInputReports", dependencies: ["HIDCodecs", "FuzzReplay"], path: "Fuzz/FuzzInputReports"),
-        .executableTarget(name: "FuzzRecording", dependencies: ["HIDCodecs", "FuzzReplay"], path: "Fuzz/FuzzRecording"),
-        .executableTarget(name: "FuzzTrigger", dependencies: ["HIDCodecs", "FuzzReplay"], path: "Fuzz/FuzzTrigger"),
+        // HIDCodecs fuzz targets behind one libFuzzer driver; a plain build replays input files instead.
+        .executableTarget(name: "FuzzCodecs", dependencies: ["HIDCodecs"], path: "Fuzz/FuzzCodecs"),
         // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).

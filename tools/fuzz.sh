@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Builds the HIDCodecs libFuzzer targets (Fuzz/<Name>/<Name>.swift) and runs each for a while.
-#   tools/fuzz.sh [SECONDS_PER_TARGET=30] [TARGET...]
+# Builds the HIDCodecs libFuzzer driver (Fuzz/FuzzCodecs) and runs each of its targets for a while.
+#   tools/fuzz.sh [SECONDS_PER_TARGET=30] [TARGET...]     targets: descriptor input-reports recording trigger
 # Uses its own scratch path (.build-fuzz) so sanitizer builds never mix with normal ones.
 # Crashes are written to .build-fuzz/artifacts/<target>/; replay one with a plain build:
-#   swift build --product FuzzDescriptor && .build/debug/FuzzDescriptor .build-fuzz/artifacts/FuzzDescriptor/crash-...
+#   swift build --product padgate-fuzz && .build/debug/padgate-fuzz descriptor .build-fuzz/artifacts/descriptor/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzDescriptor FuzzInputReports FuzzRecording FuzzTrigger)
+[ ${#targets[@]} -gt 0 ] || targets=(descriptor input-reports recording trigger)
 scratch=.build-fuzz
 fixtures=Tests/HIDCodecsTests/Fixtures
 
@@ -17,9 +17,9 @@ seed_corpus() {   # real inputs make far better starting points than empty files
     local target=$1 dir=$2
     mkdir -p "$dir"
     case "$target" in
-        FuzzDescriptor) cp -n "$fixtures"/descriptors/*.rdesc.bin "$dir"/ 2>/dev/null || true ;;
-        FuzzRecording) for f in "$fixtures"/recordings/*.hid; do head -c 4000 "$f" > "$dir/$(basename "$f")"; done ;;
-        FuzzInputReports) python3 - "$dir" <<'PY'
+        descriptor) cp -n "$fixtures"/descriptors/*.rdesc.bin "$dir"/ 2>/dev/null || true ;;
+        recording) for f in "$fixtures"/recordings/*.hid; do head -c 4000 "$f" > "$dir/$(basename "$f")"; done ;;
+        input-reports) python3 - "$dir" <<'PY'
 import json, sys, os
 d = json.load(open("Tests/HIDCodecsTests/Fixtures/input_vectors/hidtools_kernel_selftest_vectors.json"))
 for name, dev in d["devices"].items():
@@ -27,14 +27,14 @@ for name, dev in d["devices"].items():
     open(os.path.join(sys.argv[1], name), "wb").write(bytes.fromhex(c["initial_report"]))
 PY
         ;;
-        FuzzTrigger) printf 'left weapon 2 5 8' > "$dir/weapon"; printf '\x21\xf8\x03\x00\x48\x92\x24\x00\x00\x00\x00' > "$dir/feedback" ;;
+        trigger) printf 'left weapon 2 5 8' > "$dir/weapon"; printf '\x21\xf8\x03\x00\x48\x92\x24\x00\x00\x00\x00' > "$dir/feedback" ;;
     esac
 }
 
+echo "== building padgate-fuzz"
+swift build -c release --scratch-path "$scratch" --product padgate-fuzz \
+    -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -DFUZZING >/dev/null
 for target in "${targets[@]}"; do
-    echo "== building $target"
-    swift build -c release --scratch-path "$scratch" --product "$target" \
-        -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -DFUZZING >/dev/null
     corpus="$scratch/corpus/$target"
     artifacts="$scratch/artifacts/$target"
     mkdir -p "$artifacts"
@@ -43,7 +43,7 @@ for target in "${targets[@]}"; do
     echo "== running $target for ${seconds}s"
     status=0
     export SWIFT_BACKTRACE=enable=no   # let libFuzzer catch the trap and write the crash artifact
-    "$scratch/release/$target" -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1 || status=$?
+    "$scratch/release/padgate-fuzz" "$target" -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1 || status=$?
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
     [ -n "$execs" ] || execs=$(grep -Eo '#[0-9]+' "$log" | tail -1 | tr -d '#')
     echo "$target: executions=${execs:-?} exit=$status"

@@ -1,0 +1,76 @@
+// One executable for every HIDCodecs fuzz target: `padgate-fuzz TARGET [libFuzzer options] [CORPUS...]`
+// under tools/fuzz.sh's -sanitize=fuzzer -DFUZZING build, `padgate-fuzz TARGET FILE...` (replay, e.g. a
+// crash artifact) in a plain build. Not called main.swift: that file is always top-level code, which
+// cannot coexist with libFuzzer's own main.
+import Glibc
+
+/// Adding a target is one row here and one function.
+let fuzzTargets: KeyValuePairs<String, (UnsafeRawBufferPointer) -> Void> = [
+    "descriptor": fuzzDescriptor,
+    "input-reports": fuzzInputReports,
+    "recording": fuzzRecording,
+    "trigger": fuzzTrigger,
+]
+
+/// libFuzzer calls one fixed C symbol; it runs whichever target the command line chose.
+nonisolated(unsafe) var selectedTarget: (UnsafeRawBufferPointer) -> Void = { _ in }
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    selectedTarget(UnsafeRawBufferPointer(start: data, count: size))
+    return 0
+}
+
+/// Picks the target named by argv[1]; prints the choices and exits when it names none.
+func selectTarget(_ name: String?) {
+    guard let name, let target = fuzzTargets.first(where: { $0.key == name })?.value else {
+        let names = fuzzTargets.map(\.key).joined(separator: "|")
+        fputs("usage: padgate-fuzz \(names) [libFuzzer options] [CORPUS...]   (tools/fuzz.sh builds and runs it)\n", stderr)
+        exit(2)
+    }
+    selectedTarget = target
+}
+
+#if FUZZING
+/// libFuzzer's documented entry for programs with their own main().
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
+                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+
+/// SwiftPM routes an executable's main to `<Module>_main`; the fuzz build takes it over here and hands
+/// libFuzzer the arguments without the target name.
+@_cdecl("FuzzCodecs_main")
+func fuzzerMain(argc: CInt, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    guard let argv, argc >= 2 else { selectTarget(nil); return 2 }
+    selectTarget(String(cString: argv[1]!))
+    let remaining = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: Int(argc))
+    remaining[0] = argv[0]
+    for index in 2..<Int(argc) { remaining[index - 1] = argv[index] }
+    remaining[Int(argc) - 1] = nil
+    var count = argc - 1
+    var vector: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = remaining
+    return LLVMFuzzerRunDriver(&count, &vector, fuzzOneInput)
+}
+#else
+@main
+enum Replay {
+    static func main() {
+        let arguments = CommandLine.arguments.dropFirst()
+        selectTarget(arguments.first)
+        for path in arguments.dropFirst() {
+            guard let file = fopen(path, "rb") else { print("cannot open \(path)"); exit(1) }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = fread(&chunk, 1, chunk.count, file)
+                if count <= 0 { break }
+                bytes.append(contentsOf: chunk[0..<count])
+            }
+            fclose(file)
+            bytes.withUnsafeBytes { selectedTarget($0) }
+            print("ok \(path) (\(bytes.count) bytes)")
+        }
+    }
+}
+#endif
