@@ -2,7 +2,7 @@
 # Decoder benchmark: ns/report and heap allocations/report for DualSense USB input reports from the
 # Edge recording, typed decoder vs generic descriptor decoder, and the ratio to hid-tools (python).
 #   tools/bench-codecs.sh [ITERATIONS=200]
-# hid-tools is optional (pip install hid-tools); without it the ratio is skipped.
+# hid-tools comes from tools/install-deps.sh (a private venv in .tools/python).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 iterations="${1:-200}"
@@ -14,8 +14,10 @@ echo "$out"
 ours=$(echo "$out" | awk '/^typed_decoder/ { for (i = 1; i <= NF; i++) if ($i ~ /^ns_per_report=/) { split($i, a, "="); print a[2] } }')
 allocs=$(echo "$out" | awk '/^typed_decoder/ { for (i = 1; i <= NF; i++) if ($i ~ /^allocations_per_report=/) { split($i, a, "="); print a[2] } }')
 
-if python3 -c 'import hidtools' 2>/dev/null; then
-    theirs=$(python3 - "$recording" <<'PY'
+python=.tools/python/bin/python
+[ -x "$python" ] || tools/install-deps.sh
+if "$python" -c 'import hidtools' 2>/dev/null; then
+    theirs=$("$python" - "$recording" <<'PY'
 import sys, time
 from hidtools.hid import ReportDescriptor
 rdesc = None; reports = []
@@ -36,6 +38,6 @@ PY
     echo "hidtools_generic ns_per_report=$theirs"
     python3 -c "print('ratio hid-tools/typed = %.0fx' % ($theirs / $ours))"
 else
-    echo "hid-tools not installed (pip install hid-tools): ratio skipped"
+    echo "hid-tools did not install (tools/install-deps.sh): no ratio" >&2; exit 1
 fi
 python3 -c "import sys; ns=float('$ours'); a=float('$allocs'); print('target <=100 ns and 0 allocations:', 'met' if ns <= 100 and a == 0 else 'NOT met'); sys.exit(0 if ns <= 100 and a == 0 else 1)"

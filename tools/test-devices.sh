@@ -8,6 +8,8 @@ bundle="$bin/padgatePackageTests.xctest"
 [ -x "$bundle" ] || { echo "build the tests first: swift build --build-tests" >&2; exit 1; }
 selected=$("$bundle" --list-tests | grep -E '^ *DeviceTests\.' | sed -E 's/^ *//; s#/.*##' | sort -u | paste -sd, -)
 [ -n "$selected" ] || { echo "no device tests found in $bundle" >&2; exit 1; }
+# Here a missing device is a failure, never a skip (DeviceTestSupport.swift).
+export PADGATE_REQUIRE_DEVICES=1
 run="'$bundle' '$selected'"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -17,7 +19,12 @@ if [ -w /dev/uhid ] && [ -w /dev/uinput ] && [ -z "${PADGATE_FORCE_GUEST:-}" ]; 
     eval "$run" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
 else
     echo "device tests: no writable /dev/uhid here; booting the test guest (tools/guest)"
+    tools/guest/setup.sh
     PADGATE_GUEST_TIMEOUT=${PADGATE_GUEST_TIMEOUT:-1500} tools/guest/run.sh "$run" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+fi
+skipped=$(grep -cE "Test Case .* skipped" "$log" || true)
+if [ "$rc" = 0 ] && [ "$skipped" != 0 ]; then
+    echo "device tests: $skipped skipped where every one must run:"; grep -E "Test Case .* skipped" "$log"; rc=1
 fi
 if [ "$rc" != 0 ]; then
     # The end of a long log is what CI shows: repeat the failures there.

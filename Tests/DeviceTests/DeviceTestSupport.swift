@@ -4,12 +4,26 @@ import PadDevices
 
 /// Device tests need the kernel's uhid and uinput. Where they are missing (a container, CI host)
 /// they skip loudly; `make test` runs them again inside the test guest, where they are present.
+/// There (and wherever tools/test-devices.sh runs them) PADGATE_REQUIRE_DEVICES=1 turns a missing
+/// device into a failure, so a guest whose modules did not load cannot pass by skipping.
 func requireDeviceAccess(_ paths: [String] = [UHIDDevice.path, UInputGamepad.path]) throws {
     for path in paths where access(path, R_OK | W_OK) != 0 {
-        let message = "SKIPPED LOUDLY: \(path) is not writable here; this test runs in the test guest (make test-devices)"
-        FileHandle.standardError.write(Data("\(message)\n".utf8))
-        throw XCTSkip(message)
+        try skipLoudly("\(path) is not writable here")
     }
+}
+
+struct DevicesMissing: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Skips with a message on stderr, or fails when the caller promised the devices are here.
+func skipLoudly(_ reason: String) throws -> Never {
+    if ProcessInfo.processInfo.environment["PADGATE_REQUIRE_DEVICES"] == "1" {
+        throw DevicesMissing(description: "\(reason), but PADGATE_REQUIRE_DEVICES=1 says device tests must run here")
+    }
+    let message = "SKIPPED LOUDLY: \(reason); this test runs in the test guest (make test-devices)"
+    FileHandle.standardError.write(Data("\(message)\n".utf8))
+    throw XCTSkip(message)
 }
 
 /// Polls `condition` until it holds or `timeout` passes (udev needs a moment to name new nodes).

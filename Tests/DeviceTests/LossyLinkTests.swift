@@ -15,9 +15,7 @@ final class LossyLinkTests: XCTestCase {
     override func setUpWithError() throws {
         try requireDeviceAccess()
         guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip"), FileManager.default.isExecutableFile(atPath: "/usr/sbin/tc") else {
-            let message = "SKIPPED LOUDLY: network namespaces need root and iproute2 (ip, tc); this test runs in the test guest (make test-devices)"
-            FileHandle.standardError.write(Data("\(message)\n".utf8))
-            throw XCTSkip(message)
+            try skipLoudly("network namespaces need root and iproute2 (ip, tc)")
         }
         state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-netem-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)

@@ -10,18 +10,11 @@ out=${PADGATE_GUEST_DIR:-$root/.guest}
 # Pinned kernel: the version the device tests are known to pass against.
 kernel_pkg=${PADGATE_GUEST_KERNEL_PKG:-linux-image-6.1.0-50-amd64-unsigned}
 
-need_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+. "$root/tools/apt-packages.sh"
 
+# iproute2 for the lossy-link test's network namespaces (the guest runs the host's binaries).
 install_host_packages() {
-    local missing=()
-    for p in qemu-system-x86 busybox-static cpio kmod udev xz-utils; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-        echo "guest: installing ${missing[*]}"
-        need_root apt-get update -qq
-        need_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-    fi
+    install_packages guest qemu-system-x86 busybox-static cpio kmod udev xz-utils iproute2
 }
 
 fetch_kernel() {
@@ -29,7 +22,7 @@ fetch_kernel() {
     rm -rf "$out/kernel" "$out/deb" && mkdir -p "$out/kernel" "$out/deb"
     if ! (cd "$out/deb" && apt-get download "$kernel_pkg" >/dev/null 2>&1); then
         # The pinned build left the archive: fall back to the current one, loudly.
-        need_root apt-get update -qq
+        as_root apt-get update -qq
         if ! (cd "$out/deb" && apt-get download "$kernel_pkg" >/dev/null 2>&1); then
             kernel_pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-/{print $2; exit}')
             echo "guest: WARNING pinned kernel unavailable, using $kernel_pkg" >&2
