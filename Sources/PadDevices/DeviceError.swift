@@ -16,8 +16,13 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .permissionDenied(let path):
             return "permission denied on \(path): install udev/70-padgate.rules (sudo cp udev/70-padgate.rules /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger), then re-plug the pad; see README"
+        case .notFound(let path) where path == "/dev/uhid" || path == "/dev/uinput":
+            let module = path.dropFirst("/dev/".count)
+            return "\(path) does not exist: the kernel's \(module) module is not loaded (sudo modprobe \(module)). Where it cannot be loaded (a container), the device tests and the demo run in the test guest: make test, make demo-guest"
+        case .notFound(let path) where path.hasPrefix("/dev/"):
+            return "\(path) does not exist: the pad was unplugged, or its node has another number now (see 'padgate list')"
         case .notFound(let path):
-            return "\(path) does not exist: the pad was unplugged, or its driver is not loaded (for /dev/uhid and /dev/uinput: sudo modprobe uhid uinput)"
+            return "\(path) does not exist"
         case .removed(let path):
             return "\(path) went away: the pad was unplugged"
         case .busy(let path):
@@ -30,7 +35,7 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable {
             return what
         case .noSuchPad(let selector, let available):
             return available == 0
-                ? "no game controller found for '\(selector)': plug one in, or check 'padgate list' and your udev rules"
+                ? "no game controller found\(selector == "any" ? "" : " for '\(selector)'"): plug one in; if one is plugged in, install udev/70-padgate.rules (see README)"
                 : "no pad matches '\(selector)': use an index from 'padgate list', a /dev node path, or vid:pid"
         case .malformed(let what):
             return what

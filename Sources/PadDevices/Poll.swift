@@ -11,7 +11,9 @@ public enum Poll {
     /// Waits until one of `descriptors` is readable or hung up, or `timeout` passes (nil: forever).
     public static func wait(_ descriptors: [Int32], timeout: Duration?) -> [Readiness] {
         var fds = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        let ms: Int32 = timeout.map { Int32(clamping: $0.milliseconds) } ?? -1
+        // Rounded up: waking a fraction of a millisecond early would make a timed loop spin.
+        // A past deadline polls once: poll(2) would read a negative timeout as "forever".
+        let ms: Int32 = timeout.map { Int32(clamping: max(0, ($0 + .nanoseconds(999_999)).milliseconds)) } ?? -1
         while true {
             let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), ms) }
             if n < 0 && errno == EINTR { continue }

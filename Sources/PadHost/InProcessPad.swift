@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PadDevices
 import WireProtocol
 
 /// A virtual pad that lives only in this process: what the demo shows where uhid and uinput are
@@ -15,7 +16,7 @@ public final class InProcessPad: VirtualPad {
     private var _removed = false
     private var gameReports: [[UInt8]] = []
     private var translator: GameOutputTranslator
-    private let wakeup: (read: Int32, write: Int32)
+    private let wakeup = WakePipe()
     public private(set) var history: [PadStateSnapshot] = []
     /// Feedback a test queues for the client, as ready-made messages.
     public var pendingFeedback: [WireMessage] = []
@@ -26,12 +27,9 @@ public final class InProcessPad: VirtualPad {
         _state = .neutral(arrival.slot)
         _touch = TouchSnapshot(slot: arrival.slot)
         translator = GameOutputTranslator(slot: arrival.slot)
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 { for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) } } else { fds = [-1, -1] }
-        wakeup = (fds[0], fds[1])
     }
 
-    deinit { close(wakeup.read); close(wakeup.write) }
+    deinit { wakeup.close() }
 
     public var state: PadStateSnapshot { lock.withLock { _state } }
     public var touch: TouchSnapshot { lock.withLock { _touch } }
@@ -48,15 +46,13 @@ public final class InProcessPad: VirtualPad {
     /// A game writes an output report (DualSense layout). Safe from any thread.
     public func gameWrites(_ report: [UInt8]) {
         lock.withLock { gameReports.append(report) }
-        var one: UInt8 = 1
-        _ = write(wakeup.write, &one, 1)
+        wakeup.wake()
     }
 
-    public var feedbackDescriptors: [Int32] { wakeup.read >= 0 ? [wakeup.read] : [] }
+    public var feedbackDescriptors: [Int32] { wakeup.descriptor >= 0 ? [wakeup.descriptor] : [] }
 
     public func takeFeedback() throws -> [WireMessage] {
-        var drain = [UInt8](repeating: 0, count: 64)
-        while read(wakeup.read, &drain, drain.count) > 0 {}
+        wakeup.drain()
         let reports = lock.withLock { defer { gameReports.removeAll() }; return gameReports }
         defer { pendingFeedback.removeAll() }
         return pendingFeedback + reports.flatMap { translator.messages(for: $0) }

@@ -6,17 +6,20 @@ import PadDevices
 struct EmulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "emulate",
-        abstract: "Create a virtual controller through /dev/uhid and print what is sent to it.",
+        abstract: "Create a virtual controller and print what is sent to it.",
         discussion: """
-            The kernel binds its real driver (hid-playstation) to the virtual pad, so it shows up like a \
-            plugged-in DualSense: evdev nodes, a hidraw node, LEDs, rumble. Input is held neutral, played \
-            from a script, or replayed from a hid-recorder file; every output report sent to the pad is \
-            printed. Needs write access to /dev/uhid (sudo modprobe uhid; udev/70-padgate.rules).
+            dualsense: made through /dev/uhid with the real report descriptor. The kernel binds its real \
+            driver (hid-playstation), so it shows up like a plugged-in DualSense: evdev nodes, a hidraw \
+            node, LEDs, rumble. Input is held neutral, played from a script, or replayed from a \
+            hid-recorder file; every output report sent to the pad is printed, decoded.
+            xbox, gamepad: an evdev-only pad made through /dev/uinput (Xbox 360 ids, or pid.codes' test \
+            ids for a generic gamepad), held neutral; every rumble effect a program uploads and plays is \
+            printed. Needs write access to /dev/uhid or /dev/uinput (udev/70-padgate.rules).
             """)
 
-    enum Model: String, ExpressibleByArgument, CaseIterable { case dualsense, xbox }
+    enum Model: String, ExpressibleByArgument, CaseIterable { case dualsense, xbox, gamepad }
 
-    @Argument(help: "The controller to emulate: dualsense (uhid, real hid-playstation driver) or xbox (uinput, evdev only).")
+    @Argument(help: "The controller to emulate: dualsense (uhid, real hid-playstation driver), xbox or gamepad (uinput, evdev only).")
     var model: Model
 
     @Option(help: "Bus to present: usb or bt.")
@@ -36,16 +39,19 @@ struct EmulateCommand: ParsableCommand {
 
     func validate() throws {
         if script != nil && replay != nil { throw ValidationError("use either --script or --replay, not both") }
-        if model == .xbox && (script != nil || replay != nil) {
-            throw ValidationError("--script and --replay drive an emulated DualSense; the xbox pad is held neutral")
+        if model != .dualsense && (script != nil || replay != nil) {
+            throw ValidationError("--script and --replay drive an emulated DualSense; the \(model.rawValue) pad is held neutral")
         }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
     }
 
     func run() throws {
-        if model == .xbox { return try runUInputPad() }
+        if model != .dualsense { return try runUInputPad() }
+        // The input is read first: a typo in a file name should not cost a pad plug and unplug.
+        let source = try InputFeeder.Source(bus: bus, script: script, replay: replay)
         let pad = try VirtualDualSense(bus: bus)
         let started = ContinuousClock.now
-        pad.onOutput = { report in OutputPrinter.print(report, bus: bus, json: json, since: started) }
+        pad.onOutput = { report in OutputPrinter.print(report, json: json, since: started) }
         SignalTrap.install { pad.stop() }
         guard pad.waitUntilOpened() else {
             pad.stop()
@@ -53,22 +59,28 @@ struct EmulateCommand: ParsableCommand {
         }
         note("padgate: virtual DualSense (\(bus.rawValue), \(pad.uniq)) is up; Ctrl-C unplugs it")
 
-        let feeder = try InputFeeder(pad: pad, bus: bus, script: script, replay: replay)
+        let feeder = InputFeeder(pad: pad, source: source)
         let deadline = duration.map { started + .milliseconds(Int($0 * 1000)) }
         try feeder.run(until: deadline, stop: { SignalTrap.fired })
         pad.stop()
     }
 }
 extension EmulateCommand {
-    /// A generic evdev pad: present until the deadline or a signal, every node real.
+    /// An evdev-only pad: present until the deadline or a signal. Rumble uploads are answered (or the
+    /// uploading program would block for the kernel's 30 s) and printed.
     func runUInputPad() throws {
-        let pad = try UInputGamepad()
+        let pad = try UInputGamepad(model: model == .xbox ? .xbox360 : .generic)
+        let rumble = UInputRumbleReceiver(uinputDescriptor: pad.fileDescriptor)
         SignalTrap.install {}
-        note("padgate: virtual Xbox 360 pad is up at \(pad.devnode ?? "a new /dev/input node"); Ctrl-C unplugs it")
-        let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+        let started = ContinuousClock.now
+        note("padgate: \(pad.name) is up at \(pad.devnode ?? "a new /dev/input node"); Ctrl-C unplugs it")
+        let deadline = duration.map { started + .milliseconds(Int($0 * 1000)) }
         while !SignalTrap.fired {
             if let deadline, ContinuousClock.now >= deadline { break }
-            _ = Poll.wait([pad.fileDescriptor], timeout: .milliseconds(200))
+            _ = Poll.wait([pad.fileDescriptor, SignalTrap.descriptor], timeout: deadline.map { $0 - ContinuousClock.now })
+            for event in try rumble.service() {
+                OutputPrinter.print(event, json: json, since: started)
+            }
         }
     }
 }

@@ -13,25 +13,21 @@ struct InputFeeder {
         case neutral
         case script(InputScript)
         case replay([(time: Double, bytes: [UInt8])])
+
+        init(bus: VirtualDualSense.Bus, script: String?, replay: String?) throws {
+            if let script {
+                self = .script(try InputScript(parsing: try TextFile.read(script, what: "--script")))
+            } else if let replay {
+                self = .replay(try InputFeeder.loadRecording(replay, bus: bus))
+            } else {
+                self = .neutral
+            }
+        }
     }
 
     init(pad: VirtualDualSense, source: Source) {
         self.pad = pad
         self.source = source
-    }
-
-    init(pad: VirtualDualSense, bus: VirtualDualSense.Bus, script: String?, replay: String?) throws {
-        self.pad = pad
-        if let script {
-            guard let text = try? String(contentsOfFile: script, encoding: .utf8) else {
-                throw DeviceError.notFound(path: script)
-            }
-            source = .script(try InputScript(parsing: text))
-        } else if let replay {
-            source = .replay(try Self.loadRecording(replay, bus: bus))
-        } else {
-            source = .neutral
-        }
     }
 
     func run(until deadline: ContinuousClock.Instant?, stop: () -> Bool) throws {
@@ -43,8 +39,7 @@ struct InputFeeder {
             input.sensorTimestamp &+= UInt32(interval / .microseconds(1) * 3)  // 0.33 µs units
             try pad.send(input)
             next += interval
-            let wait = next - ContinuousClock.now
-            if wait > .zero { Thread.sleep(forTimeInterval: wait.seconds) }
+            SignalTrap.sleep(next - ContinuousClock.now)
         }
 
         switch source {
@@ -59,8 +54,7 @@ struct InputFeeder {
         case .replay(let reports):
             for report in reports {
                 let due = start + .milliseconds(Int(report.time * 1000))
-                let wait = due - ContinuousClock.now
-                if wait > .zero { Thread.sleep(forTimeInterval: wait.seconds) }
+                SignalTrap.sleep(min(due, deadline ?? due) - ContinuousClock.now)
                 if pastDeadline() { return }
                 try pad.send(report.bytes)
             }
@@ -71,8 +65,7 @@ struct InputFeeder {
 
     /// The recording's input reports that this bus can carry, with times relative to the first.
     static func loadRecording(_ path: String, bus: VirtualDualSense.Bus) throws -> [(time: Double, bytes: [UInt8])] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw DeviceError.notFound(path: path) }
-        let recording = try HIDRecording(text: text)
+        let recording = try HIDRecording(text: try TextFile.read(path, what: "--replay"))
         // Only the reports this bus's driver parses; a USB recording cannot drive a Bluetooth pad.
         let (id, length) = bus == .usb ? (UInt8(0x01), 64) : (UInt8(0x31), 78)
         let events = recording.events(forDevice: recording.devices.first?.index ?? 0)

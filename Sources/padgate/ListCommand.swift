@@ -5,28 +5,21 @@ import PadDevices
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List connected game controllers with their nodes and capabilities.")
+        abstract: "List connected game controllers with their nodes and capabilities.",
+        discussion: """
+            One entry per physical controller, however many nodes the kernel gives it: its index (the \
+            selector other commands take), type (dualsense, dualsense-edge, dualshock4, switch-pro, xbox, \
+            generic), bus, vendor and product id, name, serial (uniq), hidraw node, evdev nodes with their \
+            role (gamepad, touchpad, motion), what it can do (rumble, lightbar, player-leds, \
+            adaptive-triggers, touchpad, motion, battery) and its udev syspath. No output lines and exit \
+            code 0 when nothing is plugged in; --json then prints [].
+            """)
 
     @Flag(help: "Print a JSON array instead of a table.")
     var json = false
 
     @Flag(help: .hidden)  // raw udev records, for recording grouping test fixtures
     var udevRecords = false
-
-    struct Entry: Encodable {
-        var index: Int
-        var type: String
-        var bus: String
-        var vendor_id: String
-        var product_id: String
-        var name: String
-        var uniq: String
-        var phys: String
-        var hidraw: String?
-        var evdev: [EvdevNode]
-        var capabilities: [String]
-        var syspath: String
-    }
 
     func run() throws {
         let udev = try Udev()
@@ -35,14 +28,9 @@ struct ListCommand: ParsableCommand {
             return
         }
         let pads = udev.pads()
-        let entries = pads.enumerated().map { index, pad in
-            Entry(index: index, type: pad.kind.rawValue, bus: pad.bus.rawValue,
-                  vendor_id: String(format: "%04x", pad.vendorID), product_id: String(format: "%04x", pad.productID),
-                  name: pad.name, uniq: pad.uniq, phys: pad.phys, hidraw: pad.hidraw, evdev: pad.evdev,
-                  capabilities: pad.capabilities.names, syspath: pad.id)
-        }
         if json {
-            print(JSONLines.string(entries, pretty: true))
+            let entries = pads.enumerated().map { PadJSON($1, index: $0) }
+            print(entries.isEmpty ? "[]" : JSONLines.string(entries, pretty: true))
             return
         }
         if pads.isEmpty {
@@ -55,5 +43,28 @@ struct ListCommand: ParsableCommand {
             for node in pad.evdev { print("     \(node.role.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(node.path)  \(node.name)") }
             print("     can      \(pad.capabilities.names.joined(separator: ", "))")
         }
+    }
+}
+
+/// A pad as `list --json` and `watch --json` print it.
+struct PadJSON: Encodable {
+    var index: Int?
+    var type: String
+    var bus: String
+    var vendor_id: String
+    var product_id: String
+    var name: String
+    var uniq: String
+    var phys: String
+    var hidraw: String?
+    var evdev: [EvdevNode]
+    var capabilities: [String]
+    var syspath: String
+
+    init(_ pad: Pad, index: Int? = nil) {
+        self.index = index
+        type = pad.kind.rawValue; bus = pad.bus.rawValue; name = pad.name; uniq = pad.uniq; phys = pad.phys
+        vendor_id = String(format: "%04x", pad.vendorID); product_id = String(format: "%04x", pad.productID)
+        hidraw = pad.hidraw; evdev = pad.evdev; capabilities = pad.capabilities.names; syspath = pad.id
     }
 }

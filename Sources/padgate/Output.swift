@@ -39,3 +39,27 @@ struct InPlaceBlock {
         drawn = lines.count
     }
 }
+
+/// A text file named on the command line, read with an error that names the file, the option
+/// and what is wrong with it.
+enum TextFile {
+    struct ReadError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func read(_ path: String, what: String) throws -> String {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            let reason = switch (error as NSError).code {
+            case NSFileReadNoSuchFileError: "no such file"
+            case NSFileReadNoPermissionError: "permission denied"
+            default: (error as NSError).localizedDescription
+            }
+            throw ReadError(description: "cannot read \(what) \(path): \(reason)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ReadError(description: "\(what) \(path) is not a text file (UTF-8 expected)")
+        }
+        return text
+    }
+}

@@ -2,9 +2,10 @@ import Foundation
 import HIDCodecs
 import PadDevices
 
-/// Prints output reports that reach an emulated pad: one line of hex plus the decoded fields.
+/// Prints what reaches an emulated pad: output reports as one line of hex plus the decoded fields,
+/// uinput force-feedback requests as one line each.
 enum OutputPrinter {
-    static func print(_ report: [UInt8], bus: VirtualDualSense.Bus, json: Bool, since start: ContinuousClock.Instant) {
+    static func print(_ report: [UInt8], json: Bool, since start: ContinuousClock.Instant) {
         let time = (ContinuousClock.now - start).seconds
         let decoded: Result<DecodedDualSenseOutput, DualSenseOutputDecodeError>
         do { decoded = .success(try DualSenseOutputDecoder.decode(report)) } catch { decoded = .failure(error) }
@@ -26,6 +27,28 @@ enum OutputPrinter {
             }
             Swift.print(String(format: "%9.3f output 0x%02x (%d bytes) ", time, report.first ?? 0, report.count)
                         + Hex.encode(report, separator: " ") + "  → " + fields)
+        }
+        fflush(stdout)
+    }
+
+    static func print(_ event: UInputRumbleReceiver.Event, json: Bool, since start: ContinuousClock.Instant) {
+        let time = ((ContinuousClock.now - start).seconds * 1000).rounded() / 1000
+        var fields: [(String, JSONValue)] = [("time", .double(time))]
+        switch event {
+        case .uploaded(let effect):
+            fields += [("event", .string("rumble_uploaded")), ("id", .integer(Int(effect.id))),
+                       ("low", .integer(Int(effect.levels.low))), ("high", .integer(Int(effect.levels.high))),
+                       ("length_ms", .integer(Int(effect.length.milliseconds)))]
+        case .erased(let id):
+            fields += [("event", .string("rumble_erased")), ("id", .integer(Int(id)))]
+        case .played(let id, let count):
+            fields += [("event", .string(count == 0 ? "rumble_stopped" : "rumble_played")), ("id", .integer(Int(id)))]
+            if count != 0 { fields.append(("count", .integer(Int(count)))) }
+        }
+        if json {
+            Swift.print(JSONValue.object(fields).serialized())
+        } else {
+            Swift.print(String(format: "%9.3f ", time) + fields.dropFirst().map { "\($0.0)=\($0.1.serialized())" }.joined(separator: " "))
         }
         fflush(stdout)
     }

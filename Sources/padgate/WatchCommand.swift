@@ -14,7 +14,7 @@ struct WatchCommand: ParsableCommand {
     @Argument(help: "The pad: index, /dev node, or vid:pid.")
     var pad: String?
 
-    @Flag(help: "Print one JSON object per change (events: arrived, state, removed).")
+    @Flag(help: "Print one JSON object per change (events: arrived, state, removed, error).")
     var json = false
 
     @Flag(help: "Ignore motion-sensor changes (they arrive hundreds of times a second).")
@@ -29,19 +29,10 @@ struct WatchCommand: ParsableCommand {
     struct Event: Encodable {
         var event: String
         var time: Double
-        var pad: PadInfo?
+        var pad: PadJSON?
         var state: LivePadState?
-    }
-
-    struct PadInfo: Encodable {
-        var type: String, name: String, vendor_id: String, product_id: String, bus: String, uniq: String
-        var hidraw: String?
-        var evdev: [String]
-        init(_ pad: Pad) {
-            type = pad.kind.rawValue; name = pad.name; bus = pad.bus.rawValue; uniq = pad.uniq
-            vendor_id = String(format: "%04x", pad.vendorID); product_id = String(format: "%04x", pad.productID)
-            hidraw = pad.hidraw; evdev = pad.evdev.map(\.path)
-        }
+        /// Why a pad that came back could not be watched (e.g. its new node is not readable).
+        var error: String?
     }
 
     func run() throws {
@@ -58,7 +49,7 @@ struct WatchCommand: ParsableCommand {
             (ContinuousClock.now - start).seconds
         }
         func emit(_ kind: String, _ pad: Pad, _ state: LivePadState? = nil) {
-            if json { JSONLines.print(Event(event: kind, time: now(), pad: kind == "state" ? nil : PadInfo(pad), state: state)) }
+            if json { JSONLines.print(Event(event: kind, time: now(), pad: kind == "state" ? nil : PadJSON(pad), state: state)) }
             else if kind == "state", let state { view.draw(pad, state) }
             else { view.message("\(kind): \(pad.kind.displayName) [\(pad.vidpid)] \(pad.name)") }
         }
@@ -82,6 +73,7 @@ struct WatchCommand: ParsableCommand {
 
         try attach()
         if reader == nil && !wait {
+            _ = try PadSelector.select(selector, from: monitor.pads)  // throws the reason: no pads, no match, no such node
             throw DeviceError.noSuchPad(selector: selector?.description ?? "any", available: monitor.pads.count)
         }
         while true {
@@ -96,7 +88,13 @@ struct WatchCommand: ParsableCommand {
                         emit("removed", gone)
                     }
                 }
-                if reader == nil { try? attach() }
+                if reader == nil {
+                    // Keep watching: the pad may come back again, or the user may fix the permission.
+                    do { try attach() } catch {
+                        if json { JSONLines.print(Event(event: "error", time: now(), error: "\(error)")) }
+                        else { view.message("error: \(error)") }
+                    }
+                }
             }
             guard let current = reader, ready.dropFirst().contains(where: { $0.readable || $0.hungUp }) else { continue }
             do {

@@ -51,6 +51,16 @@ public enum PadBus: String, Codable, Sendable {
         default: self = .other
         }
     }
+
+    /// The kernel's BUS_* number (linux/input.h), as uhid and uinput take it.
+    public var kernelBus: UInt16 {
+        switch self {
+        case .usb: 0x03
+        case .bluetooth: 0x05
+        case .virtual: 0x06
+        case .other: 0
+        }
+    }
 }
 
 /// What an evdev node of a pad carries. A DualSense has one of each.

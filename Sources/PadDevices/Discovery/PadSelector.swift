@@ -1,3 +1,5 @@
+import Glibc
+
 /// How a person names a pad on the command line: an index from `padgate list`, any of its
 /// /dev nodes, or `vid:pid` (the first such pad).
 public enum PadSelector: Equatable, Sendable, CustomStringConvertible {
@@ -42,6 +44,7 @@ public enum PadSelector: Equatable, Sendable, CustomStringConvertible {
             return first
         }
         guard let (_, pad) = pads.enumerated().first(where: { selector.matches($0.element, at: $0.offset) }) else {
+            if case .node(let path) = selector, access(path, F_OK) != 0 { throw DeviceError.notFound(path: path) }
             throw DeviceError.noSuchPad(selector: selector.description, available: pads.count)
         }
         return pad

@@ -13,27 +13,25 @@ public final class VirtualDualSense {
     public let bus: Bus
     public let macAddress: [UInt8]
     let uhid: UHIDDevice
-    private let lock = NSLock()
+    /// Guards `running`, `opened` and `outputs`; signalled when the driver opens the pad and when an
+    /// output report arrives.
+    private let changed = NSCondition()
     private var outputs: [[UInt8]] = []
-    private var outputWaiters = 0
-    private let outputSignal = NSCondition()
     private var pumpThread: Thread?
     private var running = false
+    /// Wakes the pump out of its poll when the pad is unplugged.
+    private let stopPipe = WakePipe()
     private var encoder: PlayStationInputEncoder
     private var sequence: UInt8 = 0
     /// Readable whenever output reports are waiting in `takeOutputs()`, so a poll(2) loop can
     /// wait for them; `takeOutputs()` drains it.
-    public var outputReadyDescriptor: Int32 { outputPipe.read }
-    private let outputPipe: (read: Int32, write: Int32) = {
-        var fds: [Int32] = [-1, -1]
-        _ = pipe(&fds)
-        for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return (fds[0], fds[1])
-    }()
+    public var outputReadyDescriptor: Int32 { outputPipe.descriptor }
+    private let outputPipe = WakePipe()
     /// Called on the pump thread for every output report the kernel or a program sends.
     public var onOutput: (([UInt8]) -> Void)?
     /// True once the driver has opened the device (hid_hw_open at the end of its probe).
-    public private(set) var opened = false
+    public var opened: Bool { changed.withLock { isOpen } }
+    private var isOpen = false
 
     public var uniq: String { macAddress.map { String(format: "%02x", $0) }.joined(separator: ":") }
 
@@ -60,29 +58,28 @@ public final class VirtualDualSense {
         thread.start()
         let identity = UHIDDevice.Identity(
             name: name, phys: phys, uniq: uniq,
-            bus: bus == .usb ? 0x03 : 0x05, vendorID: 0x054c, productID: 0x0ce6, version: 0x8111)
+            bus: bus == .usb ? .usb : .bluetooth, vendorID: 0x054c, productID: 0x0ce6, version: 0x8111)
         do {
             try uhid.create(identity, descriptor: bus == .usb ? DualSenseIdentityData.usbDescriptor
                                                                : DualSenseIdentityData.bluetoothDescriptor)
         } catch {
-            running = false
+            stop()
             throw error
         }
     }
 
     deinit {
         stop()
-        close(outputPipe.read)
-        close(outputPipe.write)
+        outputPipe.close()
+        stopPipe.close()
     }
 
     /// Unplugs the pad. Its nodes disappear; the driver sees a removal.
     public func stop() {
-        lock.lock()
-        let wasRunning = running
-        running = false
-        lock.unlock()
-        if wasRunning { try? uhid.destroy() }
+        let wasRunning = changed.withLock { defer { running = false }; return running }
+        guard wasRunning else { return }
+        try? uhid.destroy()
+        stopPipe.wake()
     }
 
     /// Feeds one input report, as the pad would send it.
@@ -98,41 +95,42 @@ public final class VirtualDualSense {
 
     /// Every output report received so far (and clears the list).
     public func takeOutputs() -> [[UInt8]] {
-        outputSignal.lock(); defer { outputSignal.unlock() }
-        let result = outputs
-        outputs.removeAll()
-        var sink = [UInt8](repeating: 0, count: 64)
-        while read(outputPipe.read, &sink, sink.count) > 0 {}
-        return result
+        changed.withLock {
+            defer { outputs.removeAll() }
+            outputPipe.drain()
+            return outputs
+        }
     }
 
     /// Waits until an output report satisfying `match` arrives, returning it; nil on timeout.
     /// Reports that arrived before the call count too; those looked at are consumed.
     public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
         let deadline = Date().addingTimeInterval(timeout.seconds)
-        outputSignal.lock(); defer { outputSignal.unlock() }
+        changed.lock(); defer { changed.unlock() }
         while true {
             while !outputs.isEmpty {
                 let report = outputs.removeFirst()
                 if match(report) { return report }
             }
-            if !outputSignal.wait(until: deadline) { return nil }
+            if !changed.wait(until: deadline) { return nil }
         }
     }
 
     /// Waits for the driver's probe to finish (it opens the device last).
     public func waitUntilOpened(timeout: Duration = .seconds(10)) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if lock.withLock({ opened }) { return true }
-            usleep(10_000)
+        let deadline = Date().addingTimeInterval(timeout.seconds)
+        changed.lock(); defer { changed.unlock() }
+        while !isOpen {
+            if !changed.wait(until: deadline) { return isOpen }
         }
-        return false
+        return true
     }
 
+    /// Sleeps in poll(2) until the kernel has something for the pad, or `stop()` wakes it.
     private func pump() {
-        while lock.withLock({ running }) {
-            let ready = Poll.wait([uhid.fileDescriptor], timeout: .milliseconds(100))
+        while changed.withLock({ running }) {
+            let ready = Poll.wait([uhid.fileDescriptor, stopPipe.descriptor], timeout: nil)
+            if ready[0].hungUp && !ready[0].readable { return }
             guard ready[0].readable else { continue }
             do {
                 while let event = try uhid.read() { handle(event) }
@@ -145,8 +143,9 @@ public final class VirtualDualSense {
 
     private func handle(_ event: UHIDEvent) {
         switch event {
-        case .open: lock.withLock { opened = true }
-        case .close: lock.withLock { opened = false }
+        case .open, .close:
+            changed.withLock { isOpen = event == .open }
+            changed.broadcast()
         case .getReport(let id, let number, _):
             if let reply = featureReport(number) {
                 try? uhid.replyGetReport(requestID: id, data: reply)
@@ -157,12 +156,9 @@ public final class VirtualDualSense {
             try? uhid.replySetReport(requestID: id)
         case .output(let report, _):
             onOutput?(report)
-            outputSignal.lock()
-            outputs.append(report)
-            outputSignal.broadcast()
-            outputSignal.unlock()
-            var one: UInt8 = 1
-            _ = write(outputPipe.write, &one, 1)
+            changed.withLock { outputs.append(report) }
+            changed.broadcast()
+            outputPipe.wake()
         case .start, .stop, .other: break
         }
     }

@@ -46,11 +46,11 @@ public final class UHIDDevice {
         public var name: String
         public var phys: String
         public var uniq: String
-        public var bus: UInt16
-        public var vendorID: UInt32
-        public var productID: UInt32
+        public var bus: PadBus
+        public var vendorID: UInt16
+        public var productID: UInt16
         public var version: UInt32
-        public init(name: String, phys: String = "", uniq: String = "", bus: UInt16, vendorID: UInt32, productID: UInt32, version: UInt32 = 0) {
+        public init(name: String, phys: String = "", uniq: String = "", bus: PadBus, vendorID: UInt16, productID: UInt16, version: UInt32 = 0) {
             self.name = name; self.phys = phys; self.uniq = uniq; self.bus = bus
             self.vendorID = vendorID; self.productID = productID; self.version = version
         }
@@ -64,9 +64,9 @@ public final class UHIDDevice {
         put(string: identity.phys, at: UHIDLayout.create2Phys, capacity: 64)
         put(string: identity.uniq, at: UHIDLayout.create2Uniq, capacity: 64)
         put(UInt16(descriptor.count), at: UHIDLayout.create2DescriptorSize)
-        put(identity.bus, at: UHIDLayout.create2Bus)
-        put(identity.vendorID, at: UHIDLayout.create2Vendor)
-        put(identity.productID, at: UHIDLayout.create2Product)
+        put(identity.bus.kernelBus, at: UHIDLayout.create2Bus)
+        put(UInt32(identity.vendorID), at: UHIDLayout.create2Vendor)
+        put(UInt32(identity.productID), at: UHIDLayout.create2Product)
         put(identity.version, at: UHIDLayout.create2Version)
         buffer.replaceSubrange(UHIDLayout.create2Descriptor..<UHIDLayout.create2Descriptor + descriptor.count, with: descriptor)
         try send()

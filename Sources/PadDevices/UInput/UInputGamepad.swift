@@ -9,40 +9,65 @@ public final class UInputGamepad {
     let device: OpaquePointer
     public let name: String
 
+    public struct Axis: Sendable {
+        public var code: UInt32
+        public var range: ClosedRange<Int32>
+        /// Noise the kernel filters out, and the dead zone around the centre (struct input_absinfo).
+        public var fuzz: Int32 = 0, flat: Int32 = 0
+    }
+
     public struct Layout: Sendable {
         public var keys: [UInt32]
-        /// (code, minimum, maximum, fuzz, flat)
-        public var axes: [(UInt32, Int32, Int32, Int32, Int32)]
+        public var axes: [Axis]
         public var rumble: Bool
 
+        /// What xpad gives an Xbox 360 pad; SDL and games expect this of a generic pad too.
         public static let xbox360 = Layout(
             keys: [EvdevCode.BTN_SOUTH, EvdevCode.BTN_EAST, EvdevCode.BTN_NORTH, EvdevCode.BTN_WEST,
                    EvdevCode.BTN_TL, EvdevCode.BTN_TR, EvdevCode.BTN_SELECT, EvdevCode.BTN_START,
                    EvdevCode.BTN_MODE, EvdevCode.BTN_THUMBL, EvdevCode.BTN_THUMBR],
-            axes: [(EvdevCode.ABS_X, -32768, 32767, 16, 128), (EvdevCode.ABS_Y, -32768, 32767, 16, 128),
-                   (EvdevCode.ABS_RX, -32768, 32767, 16, 128), (EvdevCode.ABS_RY, -32768, 32767, 16, 128),
-                   (EvdevCode.ABS_Z, 0, 255, 0, 0), (EvdevCode.ABS_RZ, 0, 255, 0, 0),
-                   (EvdevCode.ABS_HAT0X, -1, 1, 0, 0), (EvdevCode.ABS_HAT0Y, -1, 1, 0, 0)],
+            axes: [Axis(code: EvdevCode.ABS_X, range: -32768...32767, fuzz: 16, flat: 128),
+                   Axis(code: EvdevCode.ABS_Y, range: -32768...32767, fuzz: 16, flat: 128),
+                   Axis(code: EvdevCode.ABS_RX, range: -32768...32767, fuzz: 16, flat: 128),
+                   Axis(code: EvdevCode.ABS_RY, range: -32768...32767, fuzz: 16, flat: 128),
+                   Axis(code: EvdevCode.ABS_Z, range: 0...255), Axis(code: EvdevCode.ABS_RZ, range: 0...255),
+                   Axis(code: EvdevCode.ABS_HAT0X, range: -1...1), Axis(code: EvdevCode.ABS_HAT0Y, range: -1...1)],
             rumble: true)
     }
 
-    public init(name: String = "padgate virtual Xbox 360 pad", vendorID: Int32 = 0x045e, productID: Int32 = 0x028e,
-                layout: Layout = .xbox360, phys: String = "padgate/uinput") throws {
+    /// USB ids the pad presents. Xbox 360's make it an "xbox" pad to padgate and to SDL; pid.codes'
+    /// test id (1209:0001) belongs to no vendor, so the pad is a generic evdev gamepad.
+    public struct Model: Sendable {
+        public var name: String
+        public var vendorID: UInt16
+        public var productID: UInt16
+        public static let xbox360 = Model(name: "padgate virtual Xbox 360 pad", vendorID: 0x045e, productID: 0x028e)
+        public static let generic = Model(name: "padgate virtual gamepad", vendorID: 0x1209, productID: 0x0001)
+    }
+
+    public convenience init(name: String, layout: Layout = .xbox360, phys: String = "padgate/uinput") throws {
+        try self.init(model: Model(name: name, vendorID: Model.xbox360.vendorID, productID: Model.xbox360.productID),
+                      layout: layout, phys: phys)
+    }
+
+    public init(model: Model = .xbox360, layout: Layout = .xbox360, phys: String = "padgate/uinput") throws {
+        let name = model.name
         guard let template = libevdev_new() else { throw DeviceError.unsupported("libevdev_new failed") }
         self.template = template
         self.name = name
         libevdev_set_name(template, name)
         libevdev_set_phys(template, phys)
-        libevdev_set_id_bustype(template, 0x03)
-        libevdev_set_id_vendor(template, vendorID)
-        libevdev_set_id_product(template, productID)
+        libevdev_set_id_bustype(template, Int32(PadBus.usb.kernelBus))
+        libevdev_set_id_vendor(template, Int32(model.vendorID))
+        libevdev_set_id_product(template, Int32(model.productID))
         libevdev_set_id_version(template, 0x0110)
         libevdev_enable_event_type(template, EvdevCode.EV_KEY)
         for key in layout.keys { libevdev_enable_event_code(template, EvdevCode.EV_KEY, key, nil) }
         libevdev_enable_event_type(template, EvdevCode.EV_ABS)
-        for (code, minimum, maximum, fuzz, flat) in layout.axes {
-            var info = input_absinfo(value: 0, minimum: minimum, maximum: maximum, fuzz: fuzz, flat: flat, resolution: 0)
-            libevdev_enable_event_code(template, EvdevCode.EV_ABS, code, &info)
+        for axis in layout.axes {
+            var info = input_absinfo(value: 0, minimum: axis.range.lowerBound, maximum: axis.range.upperBound,
+                                     fuzz: axis.fuzz, flat: axis.flat, resolution: 0)
+            libevdev_enable_event_code(template, EvdevCode.EV_ABS, axis.code, &info)
         }
         if layout.rumble {
             libevdev_enable_event_type(template, EvdevCode.EV_FF)
