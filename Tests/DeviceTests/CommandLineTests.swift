@@ -22,12 +22,11 @@ final class CommandLineTests: XCTestCase {
         let emulate = try PadgateProcess(["emulate", "dualsense", "--script", script.path, "--json"])
         defer { emulate.interrupt() }
 
-        struct Listed: Decodable { var type: String; var hidraw: String?; var evdev: [EvdevNode]; var vendor_id: String }
         let listed = try XCTUnwrap(eventually(timeout: .seconds(10)) { () -> Listed? in
-            let list = try runPadgate(["list", "--json"])
-            let pads = try JSONDecoder().decode([Listed].self, from: Data(list.utf8))
-            return pads.first { $0.type == "dualsense" && $0.evdev.count == 3 }
+            try listedPads().first { $0.type == "dualsense" && $0.evdev.count == 3 }
         }, "padgate list --json never showed the emulated DualSense")
+        XCTAssertEqual(try listedPads().filter { $0.type == "dualsense" }.count, 1,
+                       "one physical pad is one entry, however many nodes it has")
         XCTAssertNotNil(listed.hidraw)
         XCTAssertEqual(listed.evdev.map(\.role), [.gamepad, .touchpad, .motion])
 
@@ -78,6 +77,68 @@ final class CommandLineTests: XCTestCase {
         let live = try runPadgate(["inspect", "054c:0ce6", "--json", "--duration", "1.5"]).split(separator: "\n")
             .compactMap { try? JSONDecoder().decode(Report.self, from: Data($0.utf8)) }
         XCTAssertTrue(live.contains { $0.buttons == ["east"] }, "live inspect decodes the pad's reports")
+    }
+
+    /// Unplugging is reported within 1 s, and the same watch follows the pad when it is plugged in again.
+    func testWatchReportsUnplugWithinASecondAndFollowsTheReplug() throws {
+        var first: PadgateProcess? = try PadgateProcess(["emulate", "dualsense"])
+        defer { first?.interrupt() }
+        XCTAssertNotNil(eventually(timeout: .seconds(10)) { try? listedPads().first { $0.type == "dualsense" && $0.evdev.count == 3 } })
+        let watch = try PadgateProcess(["watch", "054c:0ce6", "--json", "--no-motion", "--duration", "40"])
+        defer { watch.interrupt() }
+        XCTAssertNotNil(watch.waitForLine { $0.contains("\"event\":\"arrived\"") }, "watch never attached")
+
+        let unplugged = ContinuousClock.now
+        first?.process.interrupt()
+        let removed = watch.waitForLine(timeout: .seconds(5)) { $0.contains("\"event\":\"removed\"") }
+        let latency = ContinuousClock.now - unplugged
+        XCTAssertNotNil(removed, "unplugging was not reported")
+        XCTAssertLessThan(latency, .seconds(1), "removal reported \(latency) after the unplug")
+        first?.interrupt()
+        first = nil
+
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-\(UUID()).script")
+        try "press north\nwait 300\nrelease north\nwait 300\nrepeat\n".write(to: script, atomically: true, encoding: .utf8)
+        let second = try PadgateProcess(["emulate", "dualsense", "--script", script.path])
+        defer { second.interrupt() }
+        struct Event: Decodable { var event: String; var state: LivePadState? }
+        let followed = eventually(timeout: .seconds(15)) { () -> Bool? in
+            let events = watch.snapshot().compactMap { try? JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
+            guard let replug = events.lastIndex(where: { $0.event == "arrived" }), events.filter({ $0.event == "arrived" }).count == 2 else { return nil }
+            return events[replug...].contains { $0.state?.buttons == ["north"] } ? true : nil
+        }
+        XCTAssertNotNil(followed, "watch did not follow the re-plugged pad; saw \(watch.snapshot().suffix(4))")
+    }
+
+    /// A Bluetooth pad: output reports the kernel sends for a command reach `emulate`, decoded.
+    func testBluetoothEmulationPrintsTheDecodedOutputReports() throws {
+        let emulate = try PadgateProcess(["emulate", "dualsense", "--bus", "bt", "--json"])
+        defer { emulate.interrupt() }
+        let listed = try XCTUnwrap(eventually(timeout: .seconds(10)) { try? listedPads().first { $0.type == "dualsense" && $0.evdev.count == 3 } })
+        XCTAssertEqual(listed.bus, "bluetooth")
+        let run = try padgate(["lightbar", "10", "20", "30", "--pad", listed.evdev[0].path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let line = emulate.waitForLine { $0.contains("\"lightbar\":[10,20,30]") }
+        XCTAssertNotNil(line, "no decoded lightbar among \(emulate.snapshot().suffix(3))")
+        XCTAssertTrue(line?.contains("\"report_id\":49") == true, "a Bluetooth output report is 0x31: \(line ?? "")")
+    }
+
+    /// `emulate --replay` plays a real pad's recording into the kernel; watch sees its values.
+    func testReplayedRecordingReachesWatch() throws {
+        // hid-recorder decoded the recording's first report as X: 131, Y: 132 (its comment line).
+        let recording = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("HIDCodecsTests/Fixtures/recordings/dualsense_edge_usb_dsegde.hid")
+        let emulate = try PadgateProcess(["emulate", "dualsense", "--replay", recording.path, "--duration", "30"])
+        defer { emulate.interrupt() }
+        let watch = try PadgateProcess(["watch", "054c:0ce6", "--wait", "--json", "--no-motion", "--duration", "30"])
+        defer { watch.interrupt() }
+        XCTAssertNotNil(watch.waitForLine(timeout: .seconds(15)) { $0.contains("\"left_stick\":[131,132]") },
+                        "the recording's first stick position never showed; saw \(watch.snapshot().suffix(3))")
+    }
+
+    struct Listed: Decodable { var type: String; var bus: String; var hidraw: String?; var evdev: [EvdevNode]; var vendor_id: String }
+    private func listedPads() throws -> [Listed] {
+        try JSONDecoder().decode([Listed].self, from: Data(runPadgate(["list", "--json"]).utf8))
     }
 
     private func runPadgate(_ arguments: [String]) throws -> String { try padgate(arguments).stdout }

@@ -24,4 +24,61 @@ final class UInputGamepadTests: XCTestCase {
         let state = try waitForState(reader) { $0.buttons == ["east"] && $0.left_stick[0] == -20000 && $0.dpad == "down" }
         XCTAssertNotNil(state, "state seen: \(reader.snapshot())")
     }
+
+    /// pid.codes' test ids belong to no vendor: `list` and `watch` treat the pad as a generic gamepad.
+    func testGenericGamepadThroughTheCommandLine() throws {
+        let virtual = try UInputGamepad(model: .generic)
+        struct Listed: Decodable { var type: String; var vendor_id: String; var hidraw: String?; var evdev: [EvdevNode]; var capabilities: [String] }
+        let listed = try XCTUnwrap(eventually {
+            (try? JSONDecoder().decode([Listed].self, from: Data(padgate(["list", "--json"]).stdout.utf8)))?.first { $0.vendor_id == "1209" }
+        }, "the generic pad was not listed")
+        XCTAssertEqual(listed.type, "generic")
+        XCTAssertNil(listed.hidraw)
+        XCTAssertEqual(listed.evdev.map(\.role), [.gamepad])
+        XCTAssertTrue(listed.capabilities.contains("rumble"))
+
+        let watch = try PadgateProcess(["watch", listed.evdev[0].path, "--json", "--duration", "20"])
+        defer { watch.interrupt() }
+        XCTAssertNotNil(watch.waitForLine { $0.contains("\"event\":\"arrived\"") })
+        try virtual.emit(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_WEST, value: 1)
+        try virtual.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_RZ, value: 200)
+        try virtual.sync()
+        XCTAssertNotNil(watch.waitForLine { $0.contains("\"buttons\":[\"west\"]") && $0.contains("\"r2\":200") },
+                        "watch did not show the press; saw \(watch.snapshot().suffix(3))")
+    }
+
+    /// `emulate xbox` answers a program's rumble uploads (or it would block for 30 s) and prints them.
+    func testEmulatedXboxPadPrintsTheRumbleAProgramPlays() throws {
+        let emulate = try PadgateProcess(["emulate", "xbox", "--json", "--duration", "30"])
+        defer { emulate.interrupt() }
+        let pad = try XCTUnwrap(eventually { try? Udev().pads().first { $0.name == UInputGamepad.Model.xbox360.name } })
+        let started = ContinuousClock.now
+        let run = try padgate(["rumble", "120", "60", "--for", "500ms", "--pad", try XCTUnwrap(pad.gamepadNode?.path)])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10), "the rumble command waited on unanswered uploads")
+        XCTAssertNotNil(emulate.waitForLine { $0.contains("\"event\":\"rumble_uploaded\"") && $0.contains("\"low\":120") && $0.contains("\"high\":60") },
+                        "no upload printed; saw \(emulate.snapshot().suffix(3))")
+        XCTAssertNotNil(emulate.waitForLine { $0.contains("\"event\":\"rumble_played\"") })
+    }
+
+    /// More events than the reader's buffer holds: the kernel drops them and says SYN_DROPPED;
+    /// the reader resynchronises to the device's real state instead of keeping a stale one.
+    func testReaderResynchronisesAfterDroppedEvents() throws {
+        let virtual = try UInputGamepad(name: "padgate flood pad")
+        let pad = try XCTUnwrap(eventually { try? Udev().pads().first { $0.name == "padgate flood pad" } })
+        let device = try EvdevDevice(path: try XCTUnwrap(pad.gamepadNode?.path))
+        for step in 1...2000 {
+            try virtual.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X, value: Int32(step))
+            try virtual.sync()
+        }
+        try virtual.emit(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_SOUTH, value: 1)
+        try virtual.sync()
+        let settled = eventually { () -> Bool? in
+            _ = try? device.readAvailable { _ in }
+            return device.value(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X) == 2000
+                && device.value(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_SOUTH) == 1 ? true : nil
+        }
+        XCTAssertGreaterThan(device.droppedSyncs, 0, "2000 frames unread should overflow the evdev buffer")
+        XCTAssertNotNil(settled, "after the drop the reader holds ABS_X \(device.value(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X))")
+    }
 }
