@@ -78,16 +78,15 @@ struct DemoCommand: ParsableCommand {
         SignalTrap.install {}
         let deadline = ContinuousClock.now + .milliseconds(Int(duration * 1000))
         let stop = { SignalTrap.fired || ContinuousClock.now >= deadline }
-        let serverThread = Thread { server.run(tick: .milliseconds(100), until: stop) }
-        serverThread.start()
-        let game = Thread { DemoGame.play(until: stop, write: ends.gameWrite) }
-        game.start()
+        let serverThread = JoinableThread { server.run(tick: .milliseconds(100), until: stop) }
+        let game = JoinableThread { DemoGame.play(until: deadline, write: ends.gameWrite) }
 
         var view = DemoView()
         forwarder.onStatus = { status in view.refresh(source: ends.source, host: ends.hostView, feedback: ends.padFeedback, status: status) }
         forwarder.run(until: stop)
         view.finish()
-        while !serverThread.isFinished || !game.isFinished { usleep(20_000) }
+        serverThread.join()
+        game.join()
         print("padgate demo: \(forwarder.status.sent) datagrams sent, \(forwarder.status.received) received, \(forwarder.status.rejected) rejected; \(view.hostUpdates) host updates shown")
     }
 }
@@ -132,16 +131,10 @@ struct DemoEnds {
         let physical = try VirtualDualSense(bus: .usb)
         let feeder = InputFeeder(pad: physical, source: .script(script))
         let feeding = LockedBox(true)
-        let feederThread = Thread { try? feeder.run(until: nil) { !feeding.value } }
-        feederThread.start()
-        let udev = try Udev()
-        var found: Pad?
-        let deadline = ContinuousClock.now + .seconds(10)
-        while found == nil && ContinuousClock.now < deadline {
-            found = udev.pads().first { $0.uniq == physical.uniq && $0.evdev.count == 3 && $0.hidraw != nil }
-            if found == nil { usleep(100_000) }
-        }
-        guard let pad = found else {
+        let feederThread = JoinableThread { try? feeder.run(until: nil) { !feeding.value } }
+        let monitor = try PadMonitor()
+        let udev = monitor.udev
+        guard let pad = monitor.waitForPad(timeout: .seconds(10), where: { $0.uniq == physical.uniq && $0.evdev.count == 3 && $0.hidraw != nil }) else {
             physical.stop()
             throw DeviceError.unsupported("the emulated DualSense did not appear (is hid-playstation loaded? sudo modprobe hid-playstation); try --devices in-process")
         }
@@ -180,10 +173,25 @@ struct DemoEnds {
             },
             teardown: {
                 feeding.update { $0 = false }
-                while !feederThread.isFinished { usleep(10_000) }
+                feederThread.join()
                 source.silence()
                 physical.stop()
             })
+    }
+}
+
+/// A thread that can be waited for (Foundation's Thread has no join).
+final class JoinableThread: @unchecked Sendable {
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping () -> Void) {
+        let finished = finished
+        Thread { body(); finished.signal() }.start()
+    }
+
+    func join() {
+        finished.wait()
+        finished.signal()  // a second join returns at once
     }
 }
 
@@ -213,20 +221,21 @@ enum DemoGame {
     ]
     static let period = 8.0
 
-    static func play(until stop: () -> Bool, write: ([UInt8]) -> Bool) {
+    static func play(until deadline: ContinuousClock.Instant, write: ([UInt8]) -> Bool) {
         var state = DualSenseOutputState()
         var encoder = DualSenseOutputEncoder()
+        func stop() -> Bool { SignalTrap.fired || ContinuousClock.now >= deadline }
         // Wait for the host's virtual pad; a game starts when its pad shows up.
         while !stop() {
             if let report = try? encoder.encode(state, transport: .usb, changedOnly: false), write(report) { break }
-            usleep(100_000)
+            SignalTrap.sleep(min(.milliseconds(100), deadline - ContinuousClock.now))
         }
         let start = ContinuousClock.now
         var index = 0, lap = 0.0
         while !stop() {
             let (at, step) = loop[index]
             let due = start + .milliseconds(Int((lap + at) * 1000))
-            if ContinuousClock.now < due { usleep(20_000); continue }
+            if ContinuousClock.now < due { SignalTrap.sleep(min(due, deadline) - ContinuousClock.now); continue }
             switch step {
             case .lightbar(let r, let g, let b): state.lightbar = RGBColor(red: r, green: g, blue: b)
             case .player(let n): state.playerLEDs = try? PlayerLEDs(player: n)

@@ -52,6 +52,17 @@ public final class PadMonitor {
         }
     }
 
+    /// The first pad that satisfies `match`, now or once hot-plug events bring one; nil on timeout.
+    public func waitForPad(timeout: Duration, where match: (Pad) -> Bool) -> Pad? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let pad = pads.first(where: match) { return pad }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return nil }
+            if Poll.wait([monitor.fileDescriptor], timeout: remaining)[0].readable { _ = handleEvents() }
+        }
+    }
+
     /// Re-reads udev and diffs against the pads known so far.
     public func refresh() -> [PadChange] {
         let now = udev.pads()
