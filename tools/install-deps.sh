@@ -12,9 +12,9 @@ command -v swift >/dev/null || [ -x /opt/swift/usr/bin/swift ] || {
 # checked against, and the Python decoder `make bench` compares with. Private venv, pinned version.
 install_packages padgate python3 python3-venv
 hid_tools=.tools/python
-if ! "$hid_tools/bin/python" -c 'import hidtools' 2>/dev/null; then
+if ! "$hid_tools/bin/python" -c 'import hidtools, pyudev' 2>/dev/null; then
     echo "padgate: installing hid-tools 0.12 into $hid_tools"
     rm -rf "$hid_tools"
     /usr/bin/python3 -m venv "$hid_tools"
-    "$hid_tools/bin/pip" install -q 'hid-tools==0.12'
+    "$hid_tools/bin/pip" install -q 'hid-tools==0.12' pyudev   # pyudev: hid-replay's uhid devices
 fi

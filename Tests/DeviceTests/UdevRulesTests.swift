@@ -28,7 +28,7 @@ final class UdevRulesTests: XCTestCase {
             let pad = try VirtualDualSense(bus: bus)
             defer { pad.stop() }
             let hidraw = try XCTUnwrap(padFor(pad, udev: Udev())?.hidraw, "\(bus) DualSense has no hidraw node")
-            let found = try tags(hidraw)
+            let found = try tags(hidraw, until: { $0.contains(":uaccess:") })
             XCTAssertTrue(found.contains(":uaccess:"), "\(bus) DualSense \(hidraw): \(found)")
         }
         let xboxDescriptor = try [UInt8](Data(contentsOf: Self.repository.appendingPathComponent(
@@ -40,21 +40,28 @@ final class UdevRulesTests: XCTestCase {
             try device.create(UHIDDevice.Identity(name: "padgate rules test \(uniq)", uniq: uniq, bus: .bluetooth,
                                                   vendorID: 0x045e, productID: product), descriptor: xboxDescriptor)
             defer { try? device.destroy() }
-            let hidraw = try XCTUnwrap(eventually { try? Udev().pads().first { $0.uniq == uniq }?.hidraw }, "045e:\(uniq) has no hidraw node")
-            let found = try tags(hidraw)
+            let hidraw = try XCTUnwrap(eventually { try? Udev().pads().first { $0.uniq == uniq }?.hidraw }, "045e:\(String(product, radix: 16)) has no hidraw node")
+            let found = try tags(hidraw, until: { granted ? $0.contains(":uaccess:") : true })
             XCTAssertEqual(found.contains(":uaccess:"), granted, "045e:\(String(product, radix: 16)) \(hidraw): \(found)")
         }
         for node in [UHIDDevice.path, UInputGamepad.path] {
-            try udevadm(["trigger", "--action=change", "--settle", node])
-            let found = try tags(node)
+            _ = try? udevadm(["trigger", "--action=change", node])
+            let found = try tags(node, until: { $0.contains(":uaccess:") })
             XCTAssertTrue(found.contains(":uaccess:"), "\(node): \(found)")
         }
     }
 
-    private func tags(_ node: String) throws -> String {
-        try udevadm(["settle", "--timeout=5"])
-        let properties = try udevadm(["info", "--query=property", "--name=\(node)"])
-        return properties.split(separator: "\n").filter { $0.hasPrefix("TAGS=") || $0.hasPrefix("CURRENT_TAGS=") }.joined(separator: " ")
+    /// The node's udev tags once udevd has processed it (USEC_INITIALIZED is set) and `done` holds,
+    /// or as they are after 30 s: udevd is slow under software emulation.
+    private func tags(_ node: String, until done: (String) -> Bool) throws -> String {
+        var last = ""
+        let found = eventually(timeout: .seconds(30)) { () -> String? in
+            guard let properties = try? udevadm(["info", "--query=property", "--name=\(node)"]) else { return nil }
+            let lines = properties.split(separator: "\n")
+            last = lines.filter { $0.hasPrefix("TAGS=") || $0.hasPrefix("CURRENT_TAGS=") }.joined(separator: " ")
+            return lines.contains { $0.hasPrefix("USEC_INITIALIZED=") } && done(last) ? last : nil
+        }
+        return found ?? last
     }
 
     @discardableResult

@@ -3,7 +3,9 @@ import Foundation
 import Glibc
 
 /// A hidraw node opened through hidapi (hidraw backend): raw input reports in, output and
-/// feature reports out, each with a timeout.
+/// feature reports out. Reads take a timeout. Writes and feature requests cannot (hidapi's calls
+/// block), but the kernel bounds each: usbhid's control and interrupt transfers and hidp's and
+/// uhid's report requests give up after 5 s; a timed-out request is `DeviceError.timedOut`.
 public final class HIDRawDevice {
     public let path: String
     let handle: OpaquePointer
@@ -60,6 +62,7 @@ public final class HIDRawDevice {
     private func failure(_ what: String) -> DeviceError {
         let code = errno
         if code == ENODEV || code == EPIPE || code == ESHUTDOWN { return .removed(path: path) }
+        if code == ETIMEDOUT { return .timedOut(what, path: path) }
         if access(path, F_OK) != 0 { return .removed(path: path) }
         let message = hid_error(handle).map { wcharString($0) } ?? "unknown error"
         return .systemCall("\(what) (\(message))", path: path, errno: code == 0 ? EIO : code)
