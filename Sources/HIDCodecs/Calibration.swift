@@ -17,6 +17,18 @@ public struct AxisCalibration: Hashable, Sendable {
         self.bias = bias; self.numerator = numerator; self.denominator = denominator
     }
 
+    /// How far (either way) an axis's scale, numerator / denominator, may be from the sensor's nominal scale
+    /// before the blob is treated as garbage. Real pads are within a few percent (the fixtures: 0.97–1.00);
+    /// 4× leaves room for a sensor range one or two binary steps from nominal yet catches wiped or corrupt
+    /// blobs, whose scale is off by orders of magnitude (a real blob with gyro plus 1, minus −1 gives 8640×).
+    public static let plausibleScaleFactor: Int64 = 4
+
+    /// Whether this axis's scale is within `plausibleScaleFactor` of `nominal`'s (integer cross-multiplication).
+    public func isPlausible(nominal: AxisCalibration) -> Bool {
+        let scaled = Int64(numerator) * Int64(nominal.denominator), reference = Int64(denominator) * Int64(nominal.numerator)
+        return scaled <= Self.plausibleScaleFactor * reference && reference <= Self.plausibleScaleFactor * scaled
+    }
+
     /// Same arithmetic as hid-playstation: mult_frac(numer, raw - bias, denom), so results match evdev exactly.
     @inline(__always)
     public func apply(_ raw: Int16) -> Int32 {
@@ -136,18 +148,23 @@ public enum CalibrationParser {
             case .kernel: axis = AxisCalibration(bias: 0, numerator: speed2x, denominator: abs(p - b) + abs(m - b))
             case .legacy: axis = AxisCalibration(bias: b, numerator: speed2x, denominator: p - m)
             }
-            guard axis.denominator > 0, axis.numerator > 0 else {
-                warnings.append("gyro \(name): unusable calibration (numerator \(axis.numerator), denominator \(axis.denominator)); using nominal scale")
-                return MotionCalibration.nominalGyro
-            }
-            return axis
+            return usable(axis, sensor: "gyro", axis: name, nominal: MotionCalibration.nominalGyro)
         }
         func accelAxis(_ name: String, plus: Int16, minus: Int16) -> AxisCalibration {
             let range2g = Int32(plus) - Int32(minus)
             let axis = AxisCalibration(bias: Int32(plus) - range2g / 2, numerator: 2 * MotionCalibration.accelResolutionPerG, denominator: range2g)
-            guard axis.denominator > 0 else {
-                warnings.append("accel \(name): unusable calibration (denominator \(axis.denominator)); using nominal scale")
-                return MotionCalibration.nominalAccel
+            return usable(axis, sensor: "accel", axis: name, nominal: MotionCalibration.nominalAccel)
+        }
+        /// The blob's axis, or the nominal one (with a warning) when its scale is unusable or absurd.
+        func usable(_ axis: AxisCalibration, sensor: String, axis name: String, nominal: AxisCalibration) -> AxisCalibration {
+            guard axis.denominator > 0, axis.numerator > 0 else {
+                warnings.append("\(sensor) \(name): unusable calibration (numerator \(axis.numerator), denominator \(axis.denominator)); using nominal scale")
+                return nominal
+            }
+            guard axis.isPlausible(nominal: nominal) else {
+                let ratio = Double(axis.numerator) * Double(nominal.denominator) / (Double(axis.denominator) * Double(nominal.numerator))
+                warnings.append("\(sensor) \(name): calibration scale is \(Self.formatRatio(ratio))× the nominal one (numerator \(axis.numerator), denominator \(axis.denominator)), more than \(AxisCalibration.plausibleScaleFactor)× off; using nominal scale (re-read the calibration report, or the pad's calibration is broken)")
+                return nominal
             }
             return axis
         }
@@ -158,6 +175,12 @@ public enum CalibrationParser {
                                y: accelAxis("y", plus: blob.accelPlus.1, minus: blob.accelMinus.1),
                                z: accelAxis("z", plus: blob.accelPlus.2, minus: blob.accelMinus.2))
         return CalibrationResult(calibration: MotionCalibration(gyro: gyro, accel: accel, convention: convention), warnings: warnings)
+    }
+
+    /// Three significant digits: enough to tell 2× from 500000×.
+    static func formatRatio(_ ratio: Double) -> String {
+        if ratio >= 100 { return String(Int(ratio.rounded())) }
+        return String((ratio * 1000).rounded() / 1000)
     }
 
     /// `{"gyro": [{bias, numer, denom} x3], "accel": [...], "convention": "..."}` for `padgate calibrate --json`.
