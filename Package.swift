@@ -62,6 +62,8 @@ let package = Package(
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
         .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
+        // The padgate command line as a person runs it, where no device is needed (error messages, decoding).
+        .testTarget(name: "PadgateCLITests", dependencies: ["PadgateRunner"]),
         // Runs the built padgate executable (next to the test bundle) for the command-line tests.
         .target(name: "PadgateRunner", path: "Tests/PadgateRunner"),
 

@@ -77,17 +77,23 @@ public enum CalibrationError: Error, Equatable, Sendable, CustomStringConvertibl
     case tooShort(got: Int, need: Int)
     case unexpectedReportID(UInt8, expected: [UInt8])
     case badChecksum(reportID: UInt8)
+    /// `.auto` could not tell the transport: the trailer is neither zero (USB) nor a valid Bluetooth CRC32.
+    case unverifiableTrailer(reportID: UInt8)
 
     public var description: String {
         switch self {
         case .tooShort(let got, let need): return "calibration feature report is \(got) bytes; it needs at least \(need) (read feature report 0x05 on a DualSense, 0x02 (USB) or 0x05 (Bluetooth) on a DualShock 4)"
         case .unexpectedReportID(let id, let expected): return "feature report \(hexByte(id)) is not a calibration report; expected \(expected.map(hexByte).joined(separator: " or "))"
         case .badChecksum(let id): return "Bluetooth feature report \(hexByte(id)) fails its CRC32 check (seed 0xA3); re-read it from the pad"
+        case .unverifiableTrailer(let id):
+            return "feature report \(hexByte(id)) ends in 4 bytes that are neither zero (as read over USB) nor a valid Bluetooth CRC32 (seed 0xA3): it is corrupt, so re-read it from the pad; if it really came over USB, decode it as USB"
         }
     }
 }
 
-public enum CalibrationTransport: String, Sendable { case usb, bluetooth, auto }
+/// How a feature report was read. `bluetooth` requires a valid CRC32 trailer, `usb` checks none, `auto` takes a
+/// report whose CRC verifies as Bluetooth and one whose trailer is zero as USB, and refuses anything else.
+public enum CalibrationTransport: String, Sendable, CaseIterable { case usb, bluetooth, auto }
 
 /// Parses the motion calibration feature reports of Sony pads (layouts as in hid-playstation's
 /// dualsense_get_calibration_data / dualshock4_get_calibration_data).
@@ -103,7 +109,8 @@ public enum CalibrationParser {
         var accelMinus: (Int16, Int16, Int16)
     }
 
-    /// DualSense feature 0x05 (USB, or Bluetooth with a CRC32 trailer).
+    /// DualSense feature 0x05 (USB, or Bluetooth with a CRC32 trailer). Both forms are 41 bytes, so the length
+    /// cannot tell them apart: over USB the last 4 bytes are zero, over Bluetooth they are the CRC.
     public static func dualSense(_ report: [UInt8], convention: CalibrationConvention = .default,
                                  transport: CalibrationTransport = .auto) throws(CalibrationError) -> CalibrationResult {
         try check(report, ids: [0x05], transport: transport)
@@ -119,8 +126,15 @@ public enum CalibrationParser {
     private static func check(_ report: [UInt8], ids: [UInt8], transport: CalibrationTransport) throws(CalibrationError) {
         guard report.count >= minimumLength else { throw .tooShort(got: report.count, need: minimumLength) }
         guard ids.contains(report[0]) else { throw .unexpectedReportID(report[0], expected: ids) }
-        if transport == .bluetooth && !BluetoothCRC.verify(seed: .feature, report: report) {
-            throw .badChecksum(reportID: report[0])
+        switch transport {
+        case .usb: break
+        case .bluetooth:
+            guard BluetoothCRC.verify(seed: .feature, report: report) else { throw .badChecksum(reportID: report[0]) }
+        case .auto:
+            let trailerIsZero = report.suffix(BluetoothCRC.trailerSize).allSatisfy { $0 == 0 }
+            guard trailerIsZero || BluetoothCRC.verify(seed: .feature, report: report) else {
+                throw .unverifiableTrailer(reportID: report[0])
+            }
         }
     }
 

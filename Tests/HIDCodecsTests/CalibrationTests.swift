@@ -96,6 +96,27 @@ final class CalibrationTests: XCTestCase {
         XCTAssertThrowsError(try CalibrationParser.dualSense(bt, transport: .bluetooth)) { XCTAssertEqual($0 as? CalibrationError, .badChecksum(reportID: 5)) }
     }
 
+    /// DualSense feature 0x05 is 41 bytes over USB and Bluetooth: `.auto` takes a zero trailer as USB and a valid
+    /// CRC as Bluetooth, and refuses a trailer that is neither (a Bluetooth report with a corrupted CRC).
+    func testAutoTransportChecksTheTrailer() throws {
+        let ds = try Fixture.json("calibration/dualsense_feature_0x05.json")
+        let blobs = (ds["blobs"] as! [[String: Any]]).map { Fixture.hex($0["hex"] as! String) }
+        let usb = blobs[0], bluetooth = blobs[1]
+        XCTAssertEqual(usb.count, bluetooth.count)
+        XCTAssertNoThrow(try CalibrationParser.dualSense(usb, transport: .auto))
+        XCTAssertNoThrow(try CalibrationParser.dualSense(bluetooth, transport: .auto))
+        var corrupted = bluetooth
+        corrupted[40] ^= 0x01
+        XCTAssertThrowsError(try CalibrationParser.dualSense(corrupted, transport: .auto)) {
+            XCTAssertEqual($0 as? CalibrationError, .unverifiableTrailer(reportID: 0x05))
+        }
+        XCTAssertThrowsError(try CalibrationParser.dualSense(corrupted, transport: .bluetooth)) {
+            XCTAssertEqual($0 as? CalibrationError, .badChecksum(reportID: 0x05))
+        }
+        XCTAssertNoThrow(try CalibrationParser.dualSense(corrupted, transport: .usb))
+        XCTAssertThrowsError(try CalibrationParser.dualSense(usb, transport: .bluetooth))
+    }
+
     func testJSONShape() throws {
         let ds = try Fixture.json("calibration/dualsense_feature_0x05.json")
         let blob = Fixture.hex((ds["blobs"] as! [[String: Any]])[0]["hex"] as! String)
