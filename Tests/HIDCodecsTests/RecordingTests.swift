@@ -26,6 +26,33 @@ final class RecordingTests: XCTestCase {
         }
     }
 
+    /// hid-tools' record.py writes `D: n` before the first event even though the header already wrote `D:` lines:
+    /// the header leaves the last device current. Events on devices 0, 1, 0 must read back as 0, 1, 0.
+    func testMultiDeviceRecordingKeepsEachEventsDevice() throws {
+        let edge = try HIDRecording(text: Fixture.text("recordings/dualsense_edge_usb_dsegde.hid"))
+        let xbox = try HIDRecording(text: Fixture.text("recordings/xbox_elite2_bt_djm00n.hid"))
+        var first = edge.devices[0], second = xbox.devices[0]
+        first.index = 0; second.index = 1
+        let order = [0, 1, 0, 0, 1]
+        let events = order.enumerated().map { i, device in
+            RecordedEvent(seconds: 0, microseconds: i, data: (device == 0 ? edge : xbox).events[i].data, deviceIndex: device)
+        }
+        let recording = HIDRecording(devices: [first, second], events: events)
+        let text = recording.text()
+        let reread = try HIDRecording(text: text)
+        XCTAssertEqual(reread.events.map(\.deviceIndex), order)
+        XCTAssertEqual(reread.events.map(\.data), recording.events.map(\.data))
+        XCTAssertEqual(reread.devices.map(\.descriptor), recording.devices.map(\.descriptor))
+        let deviceLines = text.split(separator: "\n").filter { $0.hasPrefix("D: ") }
+        XCTAssertEqual(deviceLines, ["D: 0", "D: 1", "D: 0", "D: 1", "D: 0", "D: 1"], "header D: 0, D: 1, then one per device change")
+
+        // A lone device that is not device 0 keeps its index too.
+        var lone = recording
+        lone.devices = [second]
+        lone.events = events.filter { $0.deviceIndex == 1 }
+        XCTAssertEqual(try HIDRecording(text: lone.text()).events.map(\.deviceIndex), [1, 1])
+    }
+
     func testWrittenEventLinesMatchHidRecorderSpelling() throws {
         let text = try Fixture.text("recordings/dualsense_bt_djm00n_simple01.hid")
         let written = try HIDRecording(text: text).text()
