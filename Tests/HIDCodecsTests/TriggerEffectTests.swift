@@ -67,6 +67,10 @@ final class TriggerEffectTests: XCTestCase {
                        .vibrationZones(amplitudes: (0..<10).map { UInt8($0 % 9) }, frequency: 30))
         XCTAssertEqual(try TriggerCommand(arguments: ["left", "1", "0", "255"]).effect, .simpleFeedback(position: 0, strength: 255))
         XCTAssertEqual(try TriggerCommand(arguments: ["left", "0x21", "0xf8", "0x03", "0x00", "0x48", "0x92", "0x24"]).effect, .feedback(position: 3, strength: 5))
+        XCTAssertEqual(try TriggerCommand(arguments: ["left", "0x21", "0xf8", "03", "0", "0110", "0x92", "044"]).effect, .feedback(position: 3, strength: 5),
+                       "0110 and 044 are octal for 0x48 and 0x24, as strtol(s, NULL, 0) reads them")
+        XCTAssertEqual(try TriggerCommand(arguments: ["right", "weapon", "02", "0X5", "010"]).effect, .weapon(start: 2, end: 5, strength: 8))
+        XCTAssertThrowsError(try TriggerCommand(arguments: ["left", "feedback", "3", "09"])) { XCTAssertEqual($0 as? TriggerGrammarError, .notANumber("09")) }
         XCTAssertThrowsError(try TriggerCommand(arguments: ["up", "off"])) { XCTAssertEqual($0 as? TriggerGrammarError, .badSide("up")) }
         XCTAssertThrowsError(try TriggerCommand(arguments: ["left", "feedback", "3"]))
         XCTAssertThrowsError(try TriggerCommand(arguments: ["left", "bogus"]))
@@ -78,6 +82,14 @@ final class TriggerEffectTests: XCTestCase {
 }
 
 extension TriggerEffectTests {
+    /// dualsensectl reads every number with strtol(s, NULL, 0) (main.c's atoi_x): 0x hex, leading-0 octal, a sign.
+    func testNumbersAreReadLikeStrtolBaseZero() {
+        let cases: [(String, Int?)] = [("16", 16), ("0x10", 16), ("0X1f", 31), ("020", 16), ("0", 0), ("00", 0), ("+7", 7), ("-3", -3),
+                                       (" 12", 12), ("-0x10", -16), ("08", nil), ("0x", nil), ("12abc", nil), ("", nil), ("x10", nil), ("--1", nil),
+                                       ("99999999999999999999999", Int.max)]
+        for (word, expected) in cases { XCTAssertEqual(NumberArgument.parse(word), expected, "'\(word)'") }
+    }
+
     /// Found by tools/fuzz.sh (FuzzTrigger): a bow block with start zone 8 made the end range 9...8 and trapped.
     func testDependentRangesThatAreEmptyThrowInsteadOfTrapping() {
         XCTAssertThrowsError(try TriggerEffect.bow(start: 8, end: 9, strength: 1, snapForce: 1).encoded())
