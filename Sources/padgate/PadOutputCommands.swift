@@ -196,7 +196,7 @@ struct RumbleCommand: ParsableCommand {
         }
         if output.model == .dualshock4 {
             var ds4 = DualShock4OutputState()
-            ds4.rumbleLow = l; ds4.rumbleHigh = h
+            ds4.rumble = MotorRumble(low: l, high: h)
             return try output.deliver(ds4.encoded(transport: output.bus))
         }
         var state = DualSenseOutputState()

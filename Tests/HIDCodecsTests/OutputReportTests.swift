@@ -115,7 +115,7 @@ final class OutputReportTests: XCTestCase {
     /// BT id 0x11, hw_control 0xC0, common block at byte 3, CRC seed 0xA2, 78 bytes.
     func testDualShock4OutputReports() {
         var ds4 = DualShock4OutputState()
-        ds4.rumbleLow = 200; ds4.rumbleHigh = 100
+        ds4.rumble = MotorRumble(low: 200, high: 100)
         ds4.lightbar = RGBColor(red: 1, green: 2, blue: 3)
         let usb = ds4.encoded(transport: .usb)
         XCTAssertEqual(usb.count, 32)
@@ -124,5 +124,26 @@ final class OutputReportTests: XCTestCase {
         XCTAssertEqual(bt.count, 78)
         XCTAssertEqual(Array(bt[0...11]), [0x11, 0xC0, 0x00, 0x03, 0x00, 0x00, 100, 200, 1, 2, 3, 0])
         XCTAssertTrue(BluetoothCRC.verify(seed: .output, report: bt))
+    }
+
+    /// hid-playstation's dualshock4_output_worker sets DS4_OUTPUT_VALID_FLAG0_MOTOR (0x01), _LED (0x02) and
+    /// _LED_BLINK (0x04) only for what it updates: with the motor flag set, a lightbar change would also set both
+    /// motors to the report's zeros and stop a running rumble.
+    func testDualShock4FlagsOnlyWhatTheReportCarries() {
+        var lightbarOnly = DualShock4OutputState()
+        lightbarOnly.lightbar = RGBColor(red: 0, green: 0, blue: 255)
+        for transport in Transport.allCases {
+            let report = lightbarOnly.encoded(transport: transport)
+            let common = transport == .usb ? 1 : 3
+            XCTAssertEqual(report[common], 0x02, "\(transport): LED only, motors untouched")
+            XCTAssertEqual(Array(report[common + 5...common + 7]), [0, 0, 255])
+        }
+        var rumbleOnly = DualShock4OutputState()
+        rumbleOnly.rumble = MotorRumble(low: 0, high: 0)
+        XCTAssertEqual(rumbleOnly.encoded(transport: .usb)[1], 0x01, "stopping the motors is a motor update")
+        var blink = DualShock4OutputState()
+        blink.lightbarBlink = LightbarBlink(on: 50, off: 25)
+        XCTAssertEqual(Array(blink.encoded(transport: .usb)[1...10]), [0x04, 0, 0, 0, 0, 0, 0, 0, 50, 25])
+        XCTAssertEqual(DualShock4OutputState().encoded(transport: .usb)[1], 0x00)
     }
 }
