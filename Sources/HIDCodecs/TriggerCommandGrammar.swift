@@ -22,7 +22,9 @@ public struct TriggerCommand: Hashable, Sendable {
         trigger TRIGGER vibration POSITION AMPLITUDE FREQUENCY
         trigger TRIGGER feedback-raw STRENGTH[10]
         trigger TRIGGER vibration-raw AMPLITUDE[10] FREQUENCY
-        trigger TRIGGER MODE [PARAMS]   (MODE a number such as 1, 2, 6 or 0x21; up to 9 parameters)
+        trigger TRIGGER MODE [PARAMS]   (MODE a number such as 0x21; up to 9 parameters)
+        trigger TRIGGER 1 POSITION STRENGTH | 2 START END STRENGTH | 6 FREQUENCY AMPLITUDE POSITION
+                                        (the simple modes: byte positions over the whole travel, checked)
         TRIGGER is left, right or both
         """
 
@@ -69,9 +71,15 @@ public struct TriggerCommand: Hashable, Sendable {
             guard rest.count <= 9 else { throw .wrongCount(effect: name, expected: "at most 9 parameters", got: rest.count) }
             var params: [UInt8] = []
             for word in rest { params.append(try Self.byte(word)) }
-            // A numeric mode with its parameters is an 11-byte block; let the total parser name it.
-            do { effect = try TriggerEffect(block: [mode] + params + [UInt8](repeating: 0, count: 10 - params.count)) }
-            catch { throw .invalidEffect(error) }
+            if let simple = TriggerEffect.simple(mode, parameters: params), let count = TriggerMode(rawValue: mode)?.simpleParameterCount {
+                // A simple mode is its typed effect, so its ranges are checked below like the named effects'.
+                guard params.count <= count else { throw .wrongCount(effect: name, expected: "at most \(count) parameters", got: params.count) }
+                effect = simple
+            } else {
+                // Any other numeric mode with its parameters is an 11-byte block; let the total parser name it.
+                do { effect = try TriggerEffect(block: [mode] + params + [UInt8](repeating: 0, count: 10 - params.count)) }
+                catch { throw .invalidEffect(error) }
+            }
         }
         do { _ = try effect.encoded() } catch { throw .invalidEffect(error) }
         self.init(side: side, effect: effect)
