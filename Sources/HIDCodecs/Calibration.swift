@@ -99,6 +99,9 @@ public enum CalibrationTransport: String, Sendable, CaseIterable { case usb, blu
 /// dualsense_get_calibration_data / dualshock4_get_calibration_data).
 public enum CalibrationParser {
     static let minimumLength = 35  // report id + 17 little-endian int16 values
+    /// The whole report as pads send it (DS_FEATURE_REPORT_CALIBRATION_SIZE): the values, 2 reserved bytes, then
+    /// 4 more that are zero over USB and the CRC32 over Bluetooth.
+    static let fullLength = 41
 
     struct RawBlob {
         var gyroBias: (Int16, Int16, Int16)
@@ -131,7 +134,8 @@ public enum CalibrationParser {
         case .bluetooth:
             guard BluetoothCRC.verify(seed: .feature, report: report) else { throw .badChecksum(reportID: report[0]) }
         case .auto:
-            let trailerIsZero = report.suffix(BluetoothCRC.trailerSize).allSatisfy { $0 == 0 }
+            // A report cut short of the trailer cannot carry a CRC: only a full one is checked.
+            let trailerIsZero = report.count < fullLength || report.suffix(BluetoothCRC.trailerSize).allSatisfy { $0 == 0 }
             guard trailerIsZero || BluetoothCRC.verify(seed: .feature, report: report) else {
                 throw .unverifiableTrailer(reportID: report[0])
             }

@@ -115,6 +115,7 @@ final class CalibrationTests: XCTestCase {
         }
         XCTAssertNoThrow(try CalibrationParser.dualSense(corrupted, transport: .usb))
         XCTAssertThrowsError(try CalibrationParser.dualSense(usb, transport: .bluetooth))
+        XCTAssertNoThrow(try CalibrationParser.dualSense(Array(bluetooth.prefix(35)), transport: .auto), "no trailer, nothing to check")
     }
 
     func testJSONShape() throws {
