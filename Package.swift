@@ -61,7 +61,11 @@ let package = Package(
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
-        .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient"]),
+        .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
+        // The padgate command line as a person runs it, where no device is needed (error messages, decoding).
+        .testTarget(name: "PadgateCLITests", dependencies: ["PadgateRunner"]),
+        // Runs the built padgate executable (next to the test bundle) for the command-line tests.
+        .target(name: "PadgateRunner", path: "Tests/PadgateRunner"),
 
         // HIDCodecs fuzz targets behind one libFuzzer driver; a plain build replays input files instead.
         .executableTarget(name: "FuzzCodecs", dependencies: ["HIDCodecs"], path: "Fuzz/FuzzCodecs"),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Decoder benchmark: ns/report and heap allocations/report for DualSense USB input reports from the
-# Edge recording, typed decoder vs generic descriptor decoder, and the ratio to hid-tools (python).
+# Edge recording, typed decoder vs generic descriptor decoder, and how many times faster each is than
+# hid-tools' Python decoder doing the generic decoder's work (every field's values).
 #   tools/bench-codecs.sh [ITERATIONS=200]
 # hid-tools comes from tools/install-deps.sh (a private venv in .tools/python).
 set -euo pipefail
@@ -11,8 +12,12 @@ recording=Tests/HIDCodecsTests/Fixtures/recordings/dualsense_edge_usb_dsegde.hid
 swift build -c release --product CodecBench >/dev/null
 out=$(.build/release/CodecBench "$recording" "$iterations")
 echo "$out"
-ours=$(echo "$out" | awk '/^typed_decoder/ { for (i = 1; i <= NF; i++) if ($i ~ /^ns_per_report=/) { split($i, a, "="); print a[2] } }')
-allocs=$(echo "$out" | awk '/^typed_decoder/ { for (i = 1; i <= NF; i++) if ($i ~ /^allocations_per_report=/) { split($i, a, "="); print a[2] } }')
+metric() {   # metric DECODER KEY: the value of KEY= on the DECODER line
+    echo "$out" | awk -v decoder="$1" -v key="$2=" '$1 == decoder { for (i = 2; i <= NF; i++) if (index($i, key) == 1) print substr($i, length(key) + 1) }'
+}
+ours=$(metric typed_decoder ns_per_report)
+allocs=$(metric typed_decoder allocations_per_report)
+generic=$(metric generic_decoder ns_per_report)
 
 python=.tools/python/bin/python
 [ -x "$python" ] || tools/install-deps.sh
@@ -37,6 +42,7 @@ PY
 )
     echo "hidtools_generic ns_per_report=$theirs"
     python3 -c "print('ratio hid-tools/typed = %.0fx' % ($theirs / $ours))"
+    python3 -c "print('ratio hid-tools/generic = %.1fx' % ($theirs / $generic))"
 else
     echo "hid-tools did not install (tools/install-deps.sh): no ratio" >&2; exit 1
 fi

@@ -43,7 +43,9 @@ for target in "${targets[@]}"; do
     echo "== running $target for ${seconds}s"
     status=0
     export SWIFT_BACKTRACE=enable=no   # let libFuzzer catch the trap and write the crash artifact
-    "$scratch/release/padgate-fuzz" "$target" -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1 || status=$?
+    # -timeout: an input that runs 10 s is a hang and is saved as a crash; -rss_limit_mb: so is one that needs 2 GB.
+    "$scratch/release/padgate-fuzz" "$target" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1 || status=$?
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
     [ -n "$execs" ] || execs=$(grep -Eo '#[0-9]+' "$log" | tail -1 | tr -d '#')
     echo "$target: executions=${execs:-?} exit=$status"

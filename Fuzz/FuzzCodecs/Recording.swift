@@ -6,4 +6,5 @@ func fuzzRecording(_ input: UnsafeRawBufferPointer) {
     guard let recording = try? HIDRecording(text: text) else { return }
     guard let reread = try? HIDRecording(text: recording.text()) else { fatalError("written recording does not parse") }
     if reread.events.map(\.data) != recording.events.map(\.data) { fatalError("round trip changed the reports") }
+    if reread.events.map(\.deviceIndex) != recording.events.map(\.deviceIndex) { fatalError("round trip moved reports to another device") }
 }

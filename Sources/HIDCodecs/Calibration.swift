@@ -17,6 +17,18 @@ public struct AxisCalibration: Hashable, Sendable {
         self.bias = bias; self.numerator = numerator; self.denominator = denominator
     }
 
+    /// How far (either way) an axis's scale, numerator / denominator, may be from the sensor's nominal scale
+    /// before the blob is treated as garbage. Real pads are within a few percent (the fixtures: 0.97–1.00);
+    /// 4× leaves room for a sensor range one or two binary steps from nominal yet catches wiped or corrupt
+    /// blobs, whose scale is off by orders of magnitude (a real blob with gyro plus 1, minus −1 gives 8640×).
+    public static let plausibleScaleFactor: Int64 = 4
+
+    /// Whether this axis's scale is within `plausibleScaleFactor` of `nominal`'s (integer cross-multiplication).
+    public func isPlausible(nominal: AxisCalibration) -> Bool {
+        let scaled = Int64(numerator) * Int64(nominal.denominator), reference = Int64(denominator) * Int64(nominal.numerator)
+        return scaled <= Self.plausibleScaleFactor * reference && reference <= Self.plausibleScaleFactor * scaled
+    }
+
     /// Same arithmetic as hid-playstation: mult_frac(numer, raw - bias, denom), so results match evdev exactly.
     @inline(__always)
     public func apply(_ raw: Int16) -> Int32 {
@@ -65,22 +77,31 @@ public enum CalibrationError: Error, Equatable, Sendable, CustomStringConvertibl
     case tooShort(got: Int, need: Int)
     case unexpectedReportID(UInt8, expected: [UInt8])
     case badChecksum(reportID: UInt8)
+    /// `.auto` could not tell the transport: the trailer is neither zero (USB) nor a valid Bluetooth CRC32.
+    case unverifiableTrailer(reportID: UInt8)
 
     public var description: String {
         switch self {
         case .tooShort(let got, let need): return "calibration feature report is \(got) bytes; it needs at least \(need) (read feature report 0x05 on a DualSense, 0x02 (USB) or 0x05 (Bluetooth) on a DualShock 4)"
         case .unexpectedReportID(let id, let expected): return "feature report \(hexByte(id)) is not a calibration report; expected \(expected.map(hexByte).joined(separator: " or "))"
         case .badChecksum(let id): return "Bluetooth feature report \(hexByte(id)) fails its CRC32 check (seed 0xA3); re-read it from the pad"
+        case .unverifiableTrailer(let id):
+            return "feature report \(hexByte(id)) ends in 4 bytes that are neither zero (as read over USB) nor a valid Bluetooth CRC32 (seed 0xA3): it is corrupt, so re-read it from the pad; if it really came over USB, decode it as USB"
         }
     }
 }
 
-public enum CalibrationTransport: String, Sendable { case usb, bluetooth, auto }
+/// How a feature report was read. `bluetooth` requires a valid CRC32 trailer, `usb` checks none, `auto` takes a
+/// report whose CRC verifies as Bluetooth and one whose trailer is zero as USB, and refuses anything else.
+public enum CalibrationTransport: String, Sendable, CaseIterable { case usb, bluetooth, auto }
 
 /// Parses the motion calibration feature reports of Sony pads (layouts as in hid-playstation's
 /// dualsense_get_calibration_data / dualshock4_get_calibration_data).
 public enum CalibrationParser {
     static let minimumLength = 35  // report id + 17 little-endian int16 values
+    /// The whole report as pads send it (DS_FEATURE_REPORT_CALIBRATION_SIZE): the values, 2 reserved bytes, then
+    /// 4 more that are zero over USB and the CRC32 over Bluetooth.
+    static let fullLength = 41
 
     struct RawBlob {
         var gyroBias: (Int16, Int16, Int16)
@@ -91,7 +112,8 @@ public enum CalibrationParser {
         var accelMinus: (Int16, Int16, Int16)
     }
 
-    /// DualSense feature 0x05 (USB, or Bluetooth with a CRC32 trailer).
+    /// DualSense feature 0x05 (USB, or Bluetooth with a CRC32 trailer). Both forms are 41 bytes, so the length
+    /// cannot tell them apart: over USB the last 4 bytes are zero, over Bluetooth they are the CRC.
     public static func dualSense(_ report: [UInt8], convention: CalibrationConvention = .default,
                                  transport: CalibrationTransport = .auto) throws(CalibrationError) -> CalibrationResult {
         try check(report, ids: [0x05], transport: transport)
@@ -107,8 +129,16 @@ public enum CalibrationParser {
     private static func check(_ report: [UInt8], ids: [UInt8], transport: CalibrationTransport) throws(CalibrationError) {
         guard report.count >= minimumLength else { throw .tooShort(got: report.count, need: minimumLength) }
         guard ids.contains(report[0]) else { throw .unexpectedReportID(report[0], expected: ids) }
-        if transport == .bluetooth && !BluetoothCRC.verify(seed: .feature, report: report) {
-            throw .badChecksum(reportID: report[0])
+        switch transport {
+        case .usb: break
+        case .bluetooth:
+            guard BluetoothCRC.verify(seed: .feature, report: report) else { throw .badChecksum(reportID: report[0]) }
+        case .auto:
+            // A report cut short of the trailer cannot carry a CRC: only a full one is checked.
+            let trailerIsZero = report.count < fullLength || report.suffix(BluetoothCRC.trailerSize).allSatisfy { $0 == 0 }
+            guard trailerIsZero || BluetoothCRC.verify(seed: .feature, report: report) else {
+                throw .unverifiableTrailer(reportID: report[0])
+            }
         }
     }
 
@@ -136,18 +166,23 @@ public enum CalibrationParser {
             case .kernel: axis = AxisCalibration(bias: 0, numerator: speed2x, denominator: abs(p - b) + abs(m - b))
             case .legacy: axis = AxisCalibration(bias: b, numerator: speed2x, denominator: p - m)
             }
-            guard axis.denominator > 0, axis.numerator > 0 else {
-                warnings.append("gyro \(name): unusable calibration (numerator \(axis.numerator), denominator \(axis.denominator)); using nominal scale")
-                return MotionCalibration.nominalGyro
-            }
-            return axis
+            return usable(axis, sensor: "gyro", axis: name, nominal: MotionCalibration.nominalGyro)
         }
         func accelAxis(_ name: String, plus: Int16, minus: Int16) -> AxisCalibration {
             let range2g = Int32(plus) - Int32(minus)
             let axis = AxisCalibration(bias: Int32(plus) - range2g / 2, numerator: 2 * MotionCalibration.accelResolutionPerG, denominator: range2g)
-            guard axis.denominator > 0 else {
-                warnings.append("accel \(name): unusable calibration (denominator \(axis.denominator)); using nominal scale")
-                return MotionCalibration.nominalAccel
+            return usable(axis, sensor: "accel", axis: name, nominal: MotionCalibration.nominalAccel)
+        }
+        /// The blob's axis, or the nominal one (with a warning) when its scale is unusable or absurd.
+        func usable(_ axis: AxisCalibration, sensor: String, axis name: String, nominal: AxisCalibration) -> AxisCalibration {
+            guard axis.denominator > 0, axis.numerator > 0 else {
+                warnings.append("\(sensor) \(name): unusable calibration (numerator \(axis.numerator), denominator \(axis.denominator)); using nominal scale")
+                return nominal
+            }
+            guard axis.isPlausible(nominal: nominal) else {
+                let ratio = Double(axis.numerator) * Double(nominal.denominator) / (Double(axis.denominator) * Double(nominal.numerator))
+                warnings.append("\(sensor) \(name): calibration scale is \(Self.formatRatio(ratio))× the nominal one (numerator \(axis.numerator), denominator \(axis.denominator)), more than \(AxisCalibration.plausibleScaleFactor)× off; using nominal scale (re-read the calibration report, or the pad's calibration is broken)")
+                return nominal
             }
             return axis
         }
@@ -158,6 +193,12 @@ public enum CalibrationParser {
                                y: accelAxis("y", plus: blob.accelPlus.1, minus: blob.accelMinus.1),
                                z: accelAxis("z", plus: blob.accelPlus.2, minus: blob.accelMinus.2))
         return CalibrationResult(calibration: MotionCalibration(gyro: gyro, accel: accel, convention: convention), warnings: warnings)
+    }
+
+    /// Three significant digits: enough to tell 2× from 500000×.
+    static func formatRatio(_ ratio: Double) -> String {
+        if ratio >= 100 { return String(Int(ratio.rounded())) }
+        return String((ratio * 1000).rounded() / 1000)
     }
 
     /// `{"gyro": [{bias, numer, denom} x3], "accel": [...], "convention": "..."}` for `padgate calibrate --json`.

@@ -54,11 +54,13 @@ struct ButtonLookup: Sendable {
 }
 
 /// Decodes a pad's input reports into a `GamepadState` without allocating.
-/// Keeps counts so a caller can tell a noisy link (bad CRCs) from a quiet one.
+/// Keeps counts so a caller can tell a noisy link (bad CRCs, cut-off reports) from a quiet one.
 public struct ControllerInputDecoder: Sendable {
     public let model: PadModel
     public private(set) var decodedReports = 0
     public private(set) var rejectedChecksums = 0
+    /// Reports shorter than their layout (`tooShort`): a truncated read or a transport that cuts reports.
+    public private(set) var rejectedTruncated = 0
 
     private let full: PlayStationInputLayout
     private let bluetooth: PlayStationInputLayout
@@ -97,11 +99,20 @@ public struct ControllerInputDecoder: Sendable {
 
     public mutating func decode(_ report: UnsafeRawBufferPointer, into state: inout GamepadState) throws(InputReportError) {
         guard report.count > 0 else { throw .empty }
+        do throws(InputReportError) {
+            try decodeReport(report, into: &state)
+        } catch .tooShort(let id, let got, let need) {
+            rejectedTruncated += 1
+            throw .tooShort(id: id, got: got, need: need)
+        }
+        decodedReports += 1
+    }
+
+    private mutating func decodeReport(_ report: UnsafeRawBufferPointer, into state: inout GamepadState) throws(InputReportError) {
         let id = report[0]
         if model == .switchPro {
             guard id == SwitchProLayout.reportID else { throw .unknownReport(id: id, length: report.count, model: model) }
             try Self.decodeSwitchPro(report, into: &state)
-            decodedReports += 1
             return
         }
         // Pick the layout without copying it (a copy would retain its button table on every report).
@@ -109,17 +120,20 @@ public struct ControllerInputDecoder: Sendable {
         if id == bluetooth.reportID {
             choice = .bluetooth
         } else if id == 0x01 {
-            // USB full reports and Bluetooth short reports share id 0x01; the length tells them apart.
-            choice = report.count >= full.length ? .full : .simple
+            // USB full reports and Bluetooth short reports share id 0x01; the length tells them apart. Only the
+            // exact short length is the short layout: 11...63 bytes is a cut-off full report, not a short one.
+            choice = report.count == simple.length ? .simple : .full
         } else {
             throw .unknownReport(id: id, length: report.count, model: model)
         }
         switch choice {
         case .full:
-            guard report.count >= full.length else { throw .tooShort(id: id, got: report.count, need: full.length) }
+            guard report.count >= full.length else {
+                // Under 10 bytes the report is too short for either layout; name the shorter one.
+                throw .tooShort(id: id, got: report.count, need: report.count < simple.length ? simple.length : full.length)
+            }
             Self.decodePlayStation(report, layout: full, buttons: fullButtons, into: &state)
         case .simple:
-            guard report.count >= simple.length else { throw .tooShort(id: id, got: report.count, need: simple.length) }
             Self.decodePlayStation(report, layout: simple, buttons: simpleButtons, into: &state)
         case .bluetooth:
             guard report.count >= bluetooth.length else { throw .tooShort(id: id, got: report.count, need: bluetooth.length) }
@@ -129,7 +143,6 @@ public struct ControllerInputDecoder: Sendable {
             }
             Self.decodePlayStation(report, layout: bluetooth, buttons: fullButtons, into: &state)
         }
-        decodedReports += 1
     }
 
     @inline(__always)

@@ -19,13 +19,16 @@ public enum DescriptorJSON {
         ])
     }
 
-    /// Consecutive fields that differ only in their start bit, and follow each other without a gap.
+    /// Consecutive fields whose JSON differs only in the start bit, and that follow each other without a gap
+    /// (the collections they sit in are not part of the JSON, so they do not split a run).
     public static func foldedFields(_ fields: [ReportField]) -> [(field: ReportField, repetitions: Int)] {
         var runs: [(field: ReportField, repetitions: Int)] = []
         for field in fields {
             if let last = runs.last {
                 var shifted = last.field
                 shifted.startBit = field.startBit
+                shifted.collections = field.collections
+                shifted.logicalCollection = field.logicalCollection
                 let contiguous = last.field.startBit + last.field.sizeBits * last.field.count * last.repetitions == field.startBit
                 if contiguous && shifted == field {
                     runs[runs.count - 1].repetitions += 1

@@ -154,27 +154,47 @@ public struct DualSenseOutputEncoder: Sendable {
     }
 }
 
+/// Both rumble motors: `low` drives the left (heavy) motor, `high` the right (light) one.
+public struct MotorRumble: Hashable, Sendable {
+    public var low: UInt8, high: UInt8
+    public init(low: UInt8, high: UInt8) { self.low = low; self.high = high }
+}
+
+/// Lightbar blinking: on and off times in centiseconds (0...255 each).
+public struct LightbarBlink: Hashable, Sendable {
+    public var on: UInt8, off: UInt8
+    public init(on: UInt8, off: UInt8) { self.on = on; self.off = off }
+}
+
 /// DualShock 4 output: rumble and lightbar (hid-playstation's dualshock4_output_report_common).
+/// nil means "not part of this report": its valid flag stays clear and the pad keeps what it had,
+/// so a lightbar-only report does not stop the motors.
 public struct DualShock4OutputState: Hashable, Sendable {
-    public var rumbleLow: UInt8 = 0     // left, heavy motor
-    public var rumbleHigh: UInt8 = 0    // right, light motor
+    public var rumble: MotorRumble? = nil
     public var lightbar: RGBColor? = nil
-    public var blinkOn: UInt8 = 0, blinkOff: UInt8 = 0
+    public var lightbarBlink: LightbarBlink? = nil
     public init() {}
+
+    /// valid_flag0 bits (hid-playstation's DS4_OUTPUT_VALID_FLAG0_*, the same in SDL's PS4 driver).
+    enum ValidFlag {
+        static let motor: UInt8 = 0x01, led: UInt8 = 0x02, ledBlink: UInt8 = 0x04
+    }
 
     /// USB report 0x05 (32 bytes) or Bluetooth report 0x11 (78 bytes, CRC32 seed 0xA2).
     public func encoded(transport: Transport) -> [UInt8] {
         var common = [UInt8](repeating: 0, count: 31)
-        common[0] = 0x01                               // DS4_OUTPUT_VALID_FLAG0_MOTOR
-        common[3] = rumbleHigh
-        common[4] = rumbleLow
+        if let rumble {
+            common[0] |= ValidFlag.motor
+            common[3] = rumble.high                    // motor_right
+            common[4] = rumble.low                     // motor_left
+        }
         if let c = lightbar {
-            common[0] |= 0x02                          // LED
+            common[0] |= ValidFlag.led
             common[5] = c.red; common[6] = c.green; common[7] = c.blue
         }
-        if blinkOn != 0 || blinkOff != 0 {
-            common[0] |= 0x04                          // LED_BLINK
-            common[8] = blinkOn; common[9] = blinkOff
+        if let blink = lightbarBlink {
+            common[0] |= ValidFlag.ledBlink
+            common[8] = blink.on; common[9] = blink.off
         }
         switch transport {
         case .usb:

@@ -112,6 +112,9 @@ public struct MotionSamples: Hashable, Sendable {
     public var third = MotionSample()
     public var count: UInt8 = 0
     public init() {}
+
+    /// The samples the report carried, oldest first (allocates: for display, not the decode path).
+    public var samples: [MotionSample] { Array([first, second, third].prefix(Int(count))) }
 }
 
 public enum ChargingState: UInt8, Sendable {
@@ -130,6 +133,9 @@ public enum InputReportFormat: String, Sendable {
     case dualSenseUSB, dualSenseBluetooth, dualSenseBluetoothSimple
     case dualShock4USB, dualShock4Bluetooth, dualShock4BluetoothSimple
     case switchProFull
+
+    /// Bits per stick axis as the pad sends them: 8 on PlayStation pads, 12 on the Switch Pro.
+    public var stickBits: Int { self == .switchProFull ? 12 : 8 }
 }
 
 /// Everything a pad reports, as a fixed-size value: decoding writes into it without touching the heap.

@@ -160,21 +160,26 @@ public struct HIDRecording: Hashable, Sendable {
     /// Text hid-recorder and hid-replay accept. Comments are written back where they were.
     public func text() -> String {
         var out = headerText()
-        var current = devices.first?.index ?? 0
+        // The header leaves the last device current, so the first event always names its device (as
+        // hid-tools' record.py does); without that, events of device 0 after `D: 1` would read back as 1's.
+        var current: Int? = nil
         for event in events {
-            if devices.count > 1 && event.deviceIndex != current { out += "D: \(event.deviceIndex)\n"; current = event.deviceIndex }
+            if writesDeviceLines && event.deviceIndex != current { out += "D: \(event.deviceIndex)\n"; current = event.deviceIndex }
             out += Self.eventText(event)
         }
         return out
     }
 
+    /// hid-recorder writes `D:` lines only for several devices; a lone device is device 0. A lone device with
+    /// another index needs them too, or it would read back as 0.
+    var writesDeviceLines: Bool { devices.count > 1 || devices.contains { $0.index != 0 } }
+
     /// The comment, descriptor and id lines, before any event: what a live recorder writes first.
     public func headerText() -> String {
         var out = ""
         for c in leadingComments { out += "# \(c)\n" }
-        let multiple = devices.count > 1
         for device in devices {
-            if multiple { out += "D: \(device.index)\n" }
+            if writesDeviceLines { out += "D: \(device.index)\n" }
             for c in device.comments { out += "# \(c)\n" }
             out += "R: \(device.descriptor.count) \(Hex.encode(device.descriptor, separator: " "))\n"
             if let name = device.name { out += "N: \(name)\n" }

@@ -53,6 +53,10 @@ public struct ReportField: Hashable, Sendable {
     public var flags: MainItemFlags
     /// Application collection usage in force when the field was declared.
     public var application: Usage?
+    /// Logical collection usage in force when the field was declared (hid-tools names array fields after it).
+    public var logicalCollection: Usage?
+    /// Which collections the field sits in, as hid-tools counts them (see `CollectionCounts`).
+    public var collections: CollectionCounts
 
     public var isArray: Bool { !flags.contains(.variable) }
     public var isConstant: Bool { flags.contains(.constant) }
@@ -60,6 +64,16 @@ public struct ReportField: Hashable, Sendable {
     /// Values are read sign-extended when the logical range goes below zero (like hid-tools and the kernel).
     public var isSigned: Bool { logicalMinimum < 0 && sizeBits > 1 }
     public var endBit: Int { startBit + sizeBits * count }
+}
+
+/// How many application, physical and logical collections the descriptor had opened when a field was declared
+/// (never decremented, as hid-tools counts them): two fields with different counts are in different collections,
+/// which is where hid-tools breaks a decoded report into lines.
+public struct CollectionCounts: Hashable, Sendable {
+    public var application = 0, physical = 0, logical = 0
+    public init(application: Int = 0, physical: Int = 0, logical: Int = 0) {
+        self.application = application; self.physical = physical; self.logical = logical
+    }
 }
 
 public struct ReportLayout: Hashable, Sendable {

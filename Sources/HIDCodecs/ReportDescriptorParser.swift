@@ -44,6 +44,8 @@ struct ReportDescriptorParser {
     var layouts: [ReportLayout] = []
     var layoutIndex: [ReportKey: Int] = [:]
     var fieldTotal = 0
+    /// Not a global: Push/Pop leave it alone (as in hid-tools).
+    var collections = CollectionCounts()
 
     /// Reports of one kind ordered by id (unnumbered first), the order hid-tools lists them in.
     func reports(_ kind: ReportKind) -> [ReportLayout] {
@@ -71,6 +73,12 @@ struct ReportDescriptorParser {
         case 0xB0: try addFields(.feature, item)
         case 0xA0:
             concatenateUsages()
+            switch value {
+            case 0x00: collections.physical += 1
+            case 0x01: collections.application += 1
+            case 0x02: collections.logical += 1
+            default: break
+            }
             if let last = locals.usages.last?.value {
                 switch value {
                 case 0x00: globals.physical = last
@@ -171,7 +179,8 @@ struct ReportDescriptorParser {
             physicalMinimum: globals.physicalMinimum,
             physicalMaximum: Self.resolved(globals.physicalMaximumItem, minimum: globals.physicalMinimum),
             unit: globals.unit, unitExponent: globals.unitExponent, flags: flags,
-            application: globals.application.map(Usage.init(rawValue:)))
+            application: globals.application.map(Usage.init(rawValue:)),
+            logicalCollection: globals.logical.map(Usage.init(rawValue:)), collections: collections)
 
         var newFields: [ReportField] = []
         let usesRange = locals.usageMinimum != 0 && locals.usageMaximum != 0

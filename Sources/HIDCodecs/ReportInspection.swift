@@ -49,16 +49,22 @@ public struct ReportInspector: Sendable {
         return .object(members)
     }
 
+    /// `left_stick`/`right_stick` are 0–255 for every known pad (128 ≈ centre); a pad with finer sticks (the Switch
+    /// Pro's 12 bits) also gets its native values as `left_stick_raw`/`right_stick_raw`.
     public static func semanticFields(_ s: GamepadState) -> [(String, JSONValue)] {
+        let extraBits = s.format.stickBits - 8
+        func stick(_ p: StickPosition, shift: Int) -> JSONValue { .array([.integer(p.x >> shift), .integer(p.y >> shift)]) }
         var m: [(String, JSONValue)] = [
             ("format", .string(s.format.rawValue)),
             ("buttons", .array(s.buttons.names.map(JSONValue.string))),
             ("dpad", .string(s.dpad.name)),
-            ("left_stick", .array([.integer(s.leftStick.x), .integer(s.leftStick.y)])),
-            ("right_stick", .array([.integer(s.rightStick.x), .integer(s.rightStick.y)])),
-            ("l2", .integer(s.l2)),
-            ("r2", .integer(s.r2)),
+            ("left_stick", stick(s.leftStick, shift: extraBits)),
+            ("right_stick", stick(s.rightStick, shift: extraBits)),
         ]
+        if extraBits > 0 {
+            m += [("left_stick_raw", stick(s.leftStick, shift: 0)), ("right_stick_raw", stick(s.rightStick, shift: 0))]
+        }
+        m += [("l2", .integer(s.l2)), ("r2", .integer(s.r2))]
         if s.hasTouch {
             m.append(("touch", .array([s.touch0, s.touch1].map { t in
                 .object([("id", .integer(t.id)), ("active", .bool(t.active)), ("x", .integer(t.x)), ("y", .integer(t.y))])
@@ -66,8 +72,10 @@ public struct ReportInspector: Sendable {
         }
         if s.hasMotion {
             let v = { (v: Vector3) -> JSONValue in .array([.integer(v.x), .integer(v.y), .integer(v.z)]) }
+            // gyro/accel: the first sample; motion_samples: every sample the report carried (3 on a Switch Pro, 5 ms apart).
             m.append(("gyro", v(s.gyro)))
             m.append(("accel", v(s.accel)))
+            m.append(("motion_samples", .array(s.motion.samples.map { .object([("gyro", v($0.gyro)), ("accel", v($0.accel))]) })))
             m.append(("sensor_time", .integer(s.sensorTimestamp)))
         }
         if let battery = s.battery {

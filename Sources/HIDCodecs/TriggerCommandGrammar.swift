@@ -22,13 +22,15 @@ public struct TriggerCommand: Hashable, Sendable {
         trigger TRIGGER vibration POSITION AMPLITUDE FREQUENCY
         trigger TRIGGER feedback-raw STRENGTH[10]
         trigger TRIGGER vibration-raw AMPLITUDE[10] FREQUENCY
-        trigger TRIGGER MODE [PARAMS]   (MODE a number such as 1, 2, 6 or 0x21; up to 9 parameters)
+        trigger TRIGGER MODE [PARAMS]   (MODE a number such as 0x21; up to 9 parameters)
+        trigger TRIGGER 1 POSITION STRENGTH | 2 START END STRENGTH | 6 FREQUENCY AMPLITUDE POSITION
+                                        (the simple modes: byte positions over the whole travel, checked)
         TRIGGER is left, right or both
         """
 
     public init(side: TriggerSide, effect: TriggerEffect) { self.side = side; self.effect = effect }
 
-    /// Parses the words after `trigger`. Numbers may be decimal or 0x-prefixed hex, each 0...255.
+    /// Parses the words after `trigger`. Numbers are read as dualsensectl reads them (`NumberArgument`), each 0...255.
     public init(arguments: [String]) throws(TriggerGrammarError) {
         guard let sideWord = arguments.first else { throw .missing("TRIGGER (left, right or both)") }
         guard let side = TriggerSide(rawValue: sideWord) else { throw .badSide(sideWord) }
@@ -69,18 +71,22 @@ public struct TriggerCommand: Hashable, Sendable {
             guard rest.count <= 9 else { throw .wrongCount(effect: name, expected: "at most 9 parameters", got: rest.count) }
             var params: [UInt8] = []
             for word in rest { params.append(try Self.byte(word)) }
-            // A numeric mode with its parameters is an 11-byte block; let the total parser name it.
-            do { effect = try TriggerEffect(block: [mode] + params + [UInt8](repeating: 0, count: 10 - params.count)) }
-            catch { throw .invalidEffect(error) }
+            if let simple = TriggerEffect.simple(mode, parameters: params), let count = TriggerMode(rawValue: mode)?.simpleParameterCount {
+                // A simple mode is its typed effect, so its ranges are checked below like the named effects'.
+                guard params.count <= count else { throw .wrongCount(effect: name, expected: "at most \(count) parameters", got: params.count) }
+                effect = simple
+            } else {
+                // Any other numeric mode with its parameters is an 11-byte block; let the total parser name it.
+                do { effect = try TriggerEffect(block: [mode] + params + [UInt8](repeating: 0, count: 10 - params.count)) }
+                catch { throw .invalidEffect(error) }
+            }
         }
         do { _ = try effect.encoded() } catch { throw .invalidEffect(error) }
         self.init(side: side, effect: effect)
     }
 
     static func byte(_ word: String) throws(TriggerGrammarError) -> UInt8 {
-        let value: Int?
-        if word.lowercased().hasPrefix("0x") { value = Int(word.dropFirst(2), radix: 16) } else { value = Int(word) }
-        guard let value else { throw .notANumber(word) }
+        guard let value = NumberArgument.parse(word) else { throw .notANumber(word) }
         guard (0...255).contains(value) else { throw .invalidEffect(.outOfRange(parameter: "'\(word)'", value: value, valid: "between 0 and 255")) }
         return UInt8(value)
     }
@@ -100,8 +106,37 @@ public enum TriggerGrammarError: Error, Equatable, Sendable, CustomStringConvert
         case .badSide(let w): return "'\(w)' is not a trigger: use left, right or both"
         case .unknownEffect(let w): return "unknown effect '\(w)'; known: off, feedback, weapon, bow, galloping, machine, vibration, feedback-raw, vibration-raw, or a numeric mode"
         case .wrongCount(let e, let expected, let got): return "\(e) takes \(expected), got \(got)"
-        case .notANumber(let w): return "'\(w)' is not a number (decimal or 0x-hex)"
+        case .notANumber(let w): return "'\(w)' is not a number (\(NumberArgument.forms))"
         case .invalidEffect(let e): return e.description
         }
+    }
+}
+
+/// A number on the command line as dualsensectl reads it: `strtol(s, NULL, 0)`, so `16`, `0x10` and `020`
+/// (a leading 0 means octal) are all sixteen, with an optional sign. Stricter than strtol in one way: the
+/// whole word must be the number, so `12abc` or `08` (8 is not an octal digit) are refused instead of
+/// silently read as 12 or 0.
+public enum NumberArgument {
+    public static let forms = "decimal, 0x-prefixed hex or 0-prefixed octal"
+
+    /// The value, or nil when the word is not a whole number. Beyond Int's range it saturates like strtol.
+    public static func parse(_ word: String) -> Int? {
+        var text = Substring(word).drop(while: { $0 == " " || $0 == "\t" })
+        var negative = false
+        if let sign = text.first, sign == "+" || sign == "-" {
+            negative = sign == "-"
+            text = text.dropFirst()
+        }
+        let radix: Int
+        if text.count > 2, text.hasPrefix("0x") || text.hasPrefix("0X") {
+            radix = 16; text = text.dropFirst(2)
+        } else if text.count > 1, text.hasPrefix("0") {
+            radix = 8; text = text.dropFirst()
+        } else {
+            radix = 10
+        }
+        guard !text.isEmpty, text.allSatisfy({ $0.hexDigitValue.map { $0 < radix } ?? false }) else { return nil }
+        guard let magnitude = Int(text, radix: radix) else { return negative ? Int.min : Int.max }
+        return negative ? -magnitude : magnitude
     }
 }

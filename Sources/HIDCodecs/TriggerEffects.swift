@@ -19,9 +19,15 @@ public enum TriggerEffect: Hashable, Sendable {
     case feedbackZones(strengths: [UInt8])
     /// Per-zone vibration amplitude, each 0 ... 8, at `frequency` 1...255.
     case vibrationZones(amplitudes: [UInt8], frequency: UInt8)
-    /// Older firmware modes, unchecked byte parameters (Nielk1's "Simple_*").
+    /// Older firmware modes (Nielk1's "Simple_*", 0x01/0x02/0x06) with byte parameters: positions span the
+    /// whole travel, 0 (released) ... 255, instead of 10 zones, and strengths are whole bytes. Nielk1 calls
+    /// them modes "with no parameter protections"; the only limits that mean anything are checked:
+    /// resistance from `position` with `strength`, any bytes.
     case simpleFeedback(position: UInt8, strength: UInt8)
+    /// Resistance between `start` and `end` (end start...255: a section cannot end before it starts).
     case simpleWeapon(start: UInt8, end: UInt8, strength: UInt8)
+    /// Vibration from `position` at `frequency` 1...255 Hz and `amplitude` 1...255 (Nielk1 sends Off for a
+    /// zero frequency or amplitude: that is no vibration).
     case simpleVibration(frequency: UInt8, amplitude: UInt8, position: UInt8)
     /// Anything else the firmware accepts, kept verbatim.
     case raw(mode: UInt8, parameters: [UInt8])
@@ -32,6 +38,15 @@ public enum TriggerMode: UInt8, Sendable, CaseIterable {
     case feedback = 0x21, bow = 0x22, galloping = 0x23, weapon = 0x25, vibration = 0x26, machine = 0x27
     /// Sony debug/calibration modes: they can leave the trigger motor in a bad state, so we never send them.
     public static let debugModes: ClosedRange<UInt8> = 0xFC...0xFE
+
+    /// How many parameters a simple mode has (its block's other bytes are zero); nil for the other modes.
+    public var simpleParameterCount: Int? {
+        switch self {
+        case .simpleFeedback: return 2
+        case .simpleWeapon, .simpleVibration: return 3
+        default: return nil
+        }
+    }
 }
 
 public enum TriggerEffectError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -138,8 +153,11 @@ extension TriggerEffect {
         case .simpleFeedback(let position, let strength):
             return [TriggerMode.simpleFeedback.rawValue, position, strength, 0, 0, 0, 0, 0, 0, 0, 0]
         case .simpleWeapon(let start, let end, let strength):
+            try Self.check("end", end, from: Int(start), to: 255)
             return [TriggerMode.simpleWeapon.rawValue, start, end, strength, 0, 0, 0, 0, 0, 0, 0]
         case .simpleVibration(let frequency, let amplitude, let position):
+            try Self.check("frequency", frequency, 1...255)
+            try Self.check("amplitude", amplitude, 1...255)
             return [TriggerMode.simpleVibration.rawValue, frequency, amplitude, position, 0, 0, 0, 0, 0, 0, 0]
         case .raw(let mode, let parameters):
             guard !TriggerMode.debugModes.contains(mode) else { throw .debugMode(mode) }
@@ -163,9 +181,7 @@ extension TriggerEffect {
         let perZone: [UInt8] = (0..<10).map { zones & (1 << UInt16($0)) != 0 ? UInt8((packed >> (3 * UInt32($0))) & 7) + 1 : 0 }
         switch TriggerMode(rawValue: mode) {
         case .off?: candidates = [.off]
-        case .simpleFeedback?: candidates = [.simpleFeedback(position: p[0], strength: p[1])]
-        case .simpleWeapon?: candidates = [.simpleWeapon(start: p[0], end: p[1], strength: p[2])]
-        case .simpleVibration?: candidates = [.simpleVibration(frequency: p[0], amplitude: p[1], position: p[2])]
+        case .simpleFeedback?, .simpleWeapon?, .simpleVibration?: candidates = [Self.simple(mode, parameters: p)!]
         case .feedback?:
             if let first = perZone.firstIndex(where: { $0 > 0 }), perZone[first...].allSatisfy({ $0 == perZone[first] }) {
                 candidates.append(.feedback(position: UInt8(first), strength: perZone[first]))
@@ -188,5 +204,18 @@ extension TriggerEffect {
         }
         // Only keep an interpretation that reproduces the bytes exactly (valid ranges included).
         self = candidates.first { (try? $0.encoded()) == block } ?? raw
+    }
+}
+
+extension TriggerEffect {
+    /// The simple-mode effect (0x01, 0x02, 0x06) its leading parameters describe; nil for other modes.
+    public static func simple(_ mode: UInt8, parameters: [UInt8]) -> TriggerEffect? {
+        let p = parameters + [UInt8](repeating: 0, count: max(0, 3 - parameters.count))
+        switch TriggerMode(rawValue: mode) {
+        case .simpleFeedback?: return .simpleFeedback(position: p[0], strength: p[1])
+        case .simpleWeapon?: return .simpleWeapon(start: p[0], end: p[1], strength: p[2])
+        case .simpleVibration?: return .simpleVibration(frequency: p[0], amplitude: p[1], position: p[2])
+        default: return nil
+        }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HIDCodecs
 
 extension CalibrationConvention: ExpressibleByArgument {}
+extension CalibrationTransport: ExpressibleByArgument {}
 
 /// `padgate calibrate PAD`: measures a still pad's gyro bias and stores a correction that
 /// `forward` applies; `padgate calibrate --feature-report HEX`: decodes a calibration report.
@@ -15,8 +16,10 @@ struct CalibrateCommand: ParsableCommand {
             still, and reports the gyro's residual bias and noise (deg/s) and gravity as the accelerometer sees \
             it (g). The gyro bias is stored under the pad's serial ($PADGATE_STATE_DIR or $XDG_STATE_HOME/padgate, \
             calibration/SERIAL.json) and subtracted by 'padgate forward'. A pad that moves is refused.
-            With --feature-report: DualSense feature report 0x05 (41 bytes; over Bluetooth the last 4 bytes are a \
-            CRC32 with seed 0xA3); DualShock 4 feature report 0x02 over USB, 0x05 over Bluetooth (--model dualshock4).
+            With --feature-report: DualSense feature report 0x05 (41 bytes over USB and Bluetooth alike; over USB the \
+            last 4 bytes are zero, over Bluetooth they are a CRC32 with seed 0xA3, which is checked: --transport auto \
+            refuses a report whose last 4 bytes are neither); DualShock 4 feature report 0x02 over USB, 0x05 over \
+            Bluetooth, CRC checked (--model dualshock4).
             Conventions: 'kernel' (Linux 6.2+, gyro bias treated as 0; the default) or 'legacy' (older kernels, SDL).
             See docs/calibration.md.
             """)
@@ -31,6 +34,9 @@ struct CalibrateCommand: ParsableCommand {
 
     @Option(help: "With --feature-report: which pad sent the report (dualsense, dualshock4; default dualsense).")
     var model: Model?
+
+    @Option(help: "With --feature-report for a DualSense: how the report was read, auto (zero trailer: USB; valid CRC32: Bluetooth), usb (no CRC check) or bluetooth (CRC required).")
+    var transport: CalibrationTransport?
 
     @Option(help: "kernel or legacy: how the factory calibration is read.")
     var convention: CalibrationConvention = .default
@@ -58,8 +64,11 @@ struct CalibrateCommand: ParsableCommand {
             if !padOnly.isEmpty {
                 throw ValidationError("\(padOnly.joined(separator: ", ")) \(padOnly.count == 1 ? "needs" : "need") a PAD to measure, not --feature-report")
             }
+            if transport != nil && model == .dualshock4 {
+                throw ValidationError("--transport is for DualSense reports; a DualShock 4 report's id says how it was read (0x02 USB, 0x05 Bluetooth, CRC checked)")
+            }
         case (.some, nil):
-            if model != nil { throw ValidationError("--model is for --feature-report; a live pad's model is known") }
+            if model != nil || transport != nil { throw ValidationError("--model and --transport are for --feature-report; a live pad's model and bus are known") }
             if reset && (noSave || seconds != nil) { throw ValidationError("--reset removes the stored correction; it measures nothing, so --seconds and --no-save do not apply") }
             if let seconds, !(0.5...60).contains(seconds) { throw ValidationError("--seconds must be from 0.5 to 60") }
         }
@@ -76,12 +85,15 @@ struct CalibrateCommand: ParsableCommand {
         let bytes: [UInt8]
         do { bytes = try Hex.decode(hex) } catch { throw ValidationError("--feature-report: \(error)") }
         let result: CalibrationResult
-        do {
+        do throws(CalibrationError) {
             switch model ?? .dualsense {
-            case .dualsense: result = try CalibrationParser.dualSense(bytes, convention: convention)
+            case .dualsense: result = try CalibrationParser.dualSense(bytes, convention: convention, transport: transport ?? .auto)
             case .dualshock4: result = try CalibrationParser.dualShock4(bytes, convention: convention)
             }
-        } catch { throw ValidationError("\(error)") }
+        } catch {
+            let hint = error == .unverifiableTrailer(reportID: bytes[0]) ? " (--transport usb)" : ""
+            throw ValidationError("--feature-report: \(error)\(hint)")
+        }
         for warning in result.warnings { note("warning: \(warning)") }
         if json {
             print(CalibrationParser.json(result).serialized(pretty: true))

@@ -41,7 +41,7 @@ struct RecordCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "Record a pad's raw HID input reports to a hid-recorder file.",
-        discussion: "The file opens in hid-tools (hid-replay, hid-decode) and in 'padgate inspect'. Each report is preceded by its decoded fields as comment lines, as hid-recorder does.")
+        discussion: "The file opens in hid-tools (hid-replay, hid-decode) and in 'padgate inspect'. It reads like hid-recorder's own: the device name and its descriptor item by item as comments, then each report preceded by its fields decoded from the descriptor, in hid-recorder's words.")
 
     @Argument(help: "The pad: index from 'padgate list', a /dev node, or vid:pid.")
     var pad: String
@@ -63,14 +63,12 @@ struct RecordCommand: ParsableCommand {
         } else {
             sink = FileHandle.standardOutput
         }
-        var inspector = ReportInspector(device: live.device)
-        let header = HIDRecording(devices: [live.device], events: [], leadingComments: ["recorded by padgate from \(live.pad.hidraw ?? "")"])
+        let descriptor = try? ReportDescriptor(bytes: live.device.descriptor)
+        let header = HIDRecording(devices: [HIDRecorderFormat.annotated(live.device)], events: [])
         sink.write(Data(header.headerText().utf8))
         var count = 0
         try live.run(duration: duration) { event in
-            var annotated = event
-            annotated.comments = [InspectCommand.line(inspector.inspect(event.data, time: nil))]
-            sink.write(Data(HIDRecording.eventText(annotated).utf8))
+            sink.write(Data(HIDRecording.eventText(HIDRecorderFormat.annotated(event, descriptor: descriptor)).utf8))
             count += 1
         }
         if output != nil { note("padgate: recorded \(count) reports to \(output!)") }

@@ -57,14 +57,15 @@ struct PadOutputOptions: ParsableArguments {
     }
 }
 
-/// Numbers as dualsensectl reads them: decimal or 0x-hex.
-func parseByte(_ word: String, _ name: String, range: ClosedRange<Int> = 0...255) throws -> UInt8 {
-    let value = word.lowercased().hasPrefix("0x") ? Int(word.dropFirst(2), radix: 16) : Int(word)
-    guard let value, range.contains(value) else {
-        throw ValidationError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), got '\(word)'")
+/// A number as dualsensectl reads it (strtol base 0: decimal, 0x hex, 0-prefixed octal) within `range`.
+func parseNumber(_ word: String, _ name: String, range: ClosedRange<Int> = 0...255) throws -> Int {
+    guard let value = NumberArgument.parse(word), range.contains(value) else {
+        throw ValidationError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound) (\(NumberArgument.forms)), got '\(word)'")
     }
-    return UInt8(value)
+    return value
 }
+
+func parseByte(_ word: String, _ name: String) throws -> UInt8 { UInt8(try parseNumber(word, name)) }
 
 struct LightbarCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -107,7 +108,7 @@ struct PlayerLEDsCommand: ParsableCommand {
         abstract: "Light the player indicator for player 1-7, or 0 for off; 'instant' skips the fade.")
 
     @Argument(help: "Player number 0-7.")
-    var player: Int
+    var player: String
 
     @Argument(help: "Write 'instant' to switch without fading.")
     var instant: String?
@@ -117,7 +118,8 @@ struct PlayerLEDsCommand: ParsableCommand {
     func run() throws {
         if let instant, instant != "instant" { throw ValidationError("the second argument can only be 'instant'") }
         var state = DualSenseOutputState()
-        do { state.playerLEDs = try PlayerLEDs(player: player, instant: instant != nil) } catch { throw ValidationError("\(error)") }
+        let number = try parseNumber(player, "PLAYER", range: 0...(PlayerLEDs.playerPatterns.count - 1))
+        do { state.playerLEDs = try PlayerLEDs(player: number, instant: instant != nil) } catch { throw ValidationError("\(error)") }
         if !output.dryRun, let leds = state.playerLEDs { return try output.withPad { try $0.setPlayerLEDs(leds) } }
         try output.deliver(output.dualSenseReport(state))
     }
@@ -194,7 +196,7 @@ struct RumbleCommand: ParsableCommand {
         }
         if output.model == .dualshock4 {
             var ds4 = DualShock4OutputState()
-            ds4.rumbleLow = l; ds4.rumbleHigh = h
+            ds4.rumble = MotorRumble(low: l, high: h)
             return try output.deliver(ds4.encoded(transport: output.bus))
         }
         var state = DualSenseOutputState()

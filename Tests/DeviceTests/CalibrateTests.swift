@@ -2,6 +2,7 @@ import Foundation
 import HIDCodecs
 import PadClient
 import WireProtocol
+import PadgateRunner
 import XCTest
 @testable import PadDevices
 

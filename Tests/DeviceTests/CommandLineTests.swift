@@ -1,4 +1,5 @@
 import Foundation
+import PadgateRunner
 import XCTest
 @testable import PadDevices
 

@@ -1,4 +1,5 @@
 import Foundation
+import PadgateRunner
 import XCTest
 
 /// `padgate demo` as `make demo` runs it. The in-process variant needs no device and runs

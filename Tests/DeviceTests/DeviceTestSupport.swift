@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import PadDevices
+import PadgateRunner
 
 /// Device tests need the kernel's uhid and uinput. Where they are missing (a container, CI host)
 /// they skip loudly; `make test` runs them again inside the test guest, where they are present.
@@ -56,14 +57,6 @@ func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), _ co
     return nil
 }
 
-/// The built `padgate` executable, next to the test bundle.
-var padgateExecutable: URL {
-    var url = Bundle(for: DeviceTestAnchor.self).bundleURL
-    while url.pathExtension == "xctest" || url.lastPathComponent.hasSuffix(".xctest") { url.deleteLastPathComponent() }
-    return url.appendingPathComponent("padgate")
-}
-final class DeviceTestAnchor {}
-
 /// A running `padgate` subprocess whose standard output is collected line by line.
 final class PadgateProcess {
     let process = Process()
@@ -112,29 +105,3 @@ final class PadgateProcess {
     deinit { if process.isRunning { process.terminate() } }
 }
 
-/// A finished `padgate` run: its exit status and both output streams.
-struct PadgateRun {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
-
-/// Runs `padgate` to completion, with `environment` added to this process's.
-func padgate(_ arguments: [String], environment: [String: String] = [:]) throws -> PadgateRun {
-    let process = Process()
-    process.executableURL = padgateExecutable
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe()
-    process.standardOutput = out
-    // Standard error to a file: a second pipe could fill up while we wait on the first.
-    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-stderr-\(UUID())")
-    _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: errors) }
-    process.standardError = try FileHandle(forWritingTo: errors)
-    try process.run()
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return PadgateRun(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-                      stderr: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
-}

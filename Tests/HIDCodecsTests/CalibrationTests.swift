@@ -54,11 +54,68 @@ final class CalibrationTests: XCTestCase {
         XCTAssertEqual(result.calibration.accel.x.apply(100), MotionCalibration.nominalAccel.apply(100))
     }
 
+    /// A real blob with one gyro and one accel axis made absurd: gyro x plus = 1, minus = -1 (denominator 2, a scale
+    /// 8640× nominal) and accel z plus = minus + 1 (denominator 1). Those axes fall back with a warning naming the
+    /// factor; a 2× scale (a plausible different sensor range) and the untouched axes keep the blob's values.
+    func testAbsurdScaleFallsBackWithWarning() throws {
+        let ds = try Fixture.json("calibration/dualsense_feature_0x05.json")
+        let usb = (ds["blobs"] as! [[String: Any]])[0]
+        let expected = published(usb["expected_published"] as! [String: Any])
+        var blob = Fixture.hex(usb["hex"] as! String)
+        func put(_ value: Int16, at offset: Int) {
+            blob[offset] = UInt8(truncatingIfNeeded: value); blob[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
+        }
+        func get(_ offset: Int) -> Int16 { Int16(bitPattern: UInt16(blob[offset]) | UInt16(blob[offset + 1]) << 8) }
+        put(1, at: 7); put(-1, at: 9)                       // gyro x (pitch) plus / minus
+        put(get(15) / 2, at: 15); put(get(17) / 2, at: 17)  // gyro z: half the travel, twice the scale
+        put(get(33) + 1, at: 31)                            // accel z plus = minus + 1
+
+        let result = try CalibrationParser.dualSense(blob)
+        XCTAssertEqual(result.calibration.gyro.x, MotionCalibration.nominalGyro)
+        XCTAssertEqual(result.calibration.accel.z, MotionCalibration.nominalAccel)
+        XCTAssertEqual(result.calibration.gyro.y, expected.gyro[1])
+        XCTAssertEqual(result.calibration.accel.x, expected.accel[0])
+        XCTAssertEqual(result.calibration.gyro.z.numerator, expected.gyro[2].numerator)
+        XCTAssertEqual(Double(result.calibration.gyro.z.denominator), Double(expected.gyro[2].denominator) / 2, accuracy: 1)
+        XCTAssertEqual(result.warnings.count, 2, "\(result.warnings)")
+        XCTAssertTrue(result.warnings[0].hasPrefix("gyro x: calibration scale is 8640× the nominal one"), result.warnings[0])
+        XCTAssertTrue(result.warnings[1].hasPrefix("accel z: calibration scale is "), result.warnings[1])
+        XCTAssertTrue(result.warnings.allSatisfy { $0.contains("using nominal scale") })
+
+        // Both sides of the bound: a quarter of the nominal scale is kept, a little less is not.
+        let nominal = MotionCalibration.nominalAccel
+        XCTAssertTrue(AxisCalibration(bias: 0, numerator: nominal.numerator, denominator: nominal.denominator * 4).isPlausible(nominal: nominal))
+        XCTAssertFalse(AxisCalibration(bias: 0, numerator: nominal.numerator, denominator: nominal.denominator * 4 + 1).isPlausible(nominal: nominal))
+        XCTAssertFalse(AxisCalibration(bias: 0, numerator: nominal.numerator * 4 + 1, denominator: nominal.denominator).isPlausible(nominal: nominal))
+    }
+
     func testBadInputIsRefused() {
         XCTAssertThrowsError(try CalibrationParser.dualSense([0x05, 1, 2])) { XCTAssertEqual($0 as? CalibrationError, .tooShort(got: 3, need: 35)) }
         XCTAssertThrowsError(try CalibrationParser.dualSense([UInt8](repeating: 0, count: 41))) { XCTAssertEqual($0 as? CalibrationError, .unexpectedReportID(0, expected: [5])) }
         var bt = [UInt8](repeating: 1, count: 41); bt[0] = 0x05
         XCTAssertThrowsError(try CalibrationParser.dualSense(bt, transport: .bluetooth)) { XCTAssertEqual($0 as? CalibrationError, .badChecksum(reportID: 5)) }
+    }
+
+    /// DualSense feature 0x05 is 41 bytes over USB and Bluetooth: `.auto` takes a zero trailer as USB and a valid
+    /// CRC as Bluetooth, and refuses a trailer that is neither (a Bluetooth report with a corrupted CRC).
+    func testAutoTransportChecksTheTrailer() throws {
+        let ds = try Fixture.json("calibration/dualsense_feature_0x05.json")
+        let blobs = (ds["blobs"] as! [[String: Any]]).map { Fixture.hex($0["hex"] as! String) }
+        let usb = blobs[0], bluetooth = blobs[1]
+        XCTAssertEqual(usb.count, bluetooth.count)
+        XCTAssertNoThrow(try CalibrationParser.dualSense(usb, transport: .auto))
+        XCTAssertNoThrow(try CalibrationParser.dualSense(bluetooth, transport: .auto))
+        var corrupted = bluetooth
+        corrupted[40] ^= 0x01
+        XCTAssertThrowsError(try CalibrationParser.dualSense(corrupted, transport: .auto)) {
+            XCTAssertEqual($0 as? CalibrationError, .unverifiableTrailer(reportID: 0x05))
+        }
+        XCTAssertThrowsError(try CalibrationParser.dualSense(corrupted, transport: .bluetooth)) {
+            XCTAssertEqual($0 as? CalibrationError, .badChecksum(reportID: 0x05))
+        }
+        XCTAssertNoThrow(try CalibrationParser.dualSense(corrupted, transport: .usb))
+        XCTAssertThrowsError(try CalibrationParser.dualSense(usb, transport: .bluetooth))
+        XCTAssertNoThrow(try CalibrationParser.dualSense(Array(bluetooth.prefix(35)), transport: .auto), "no trailer, nothing to check")
     }
 
     func testJSONShape() throws {

@@ -124,6 +124,32 @@ final class ControllerInputTests: XCTestCase {
         XCTAssertThrowsError(try sw.decode([0x30, 0, 0], into: &state)) { XCTAssertEqual($0 as? InputReportError, .tooShort(id: 0x30, got: 3, need: 49)) }
     }
 
+    /// USB full reports and Bluetooth short reports share id 0x01. A full report cut anywhere from 11 to 63 bytes
+    /// must not be read as the 10-byte short layout (its bytes 5...9 would become buttons and triggers).
+    func testTruncatedFullReportsAreTooShortNotShortLayout() throws {
+        let edge = try HIDRecording(text: Fixture.text("recordings/dualsense_edge_usb_dsegde.hid"))
+        let full = edge.events[0].data
+        var state = GamepadState()
+        for model in [PadModel.dualSense, .dualShock4] {
+            var decoder = ControllerInputDecoder(model: model)
+            for length in [11, 32, 63] {
+                XCTAssertThrowsError(try decoder.decode(Array(full.prefix(length)), into: &state), "\(model) \(length)") {
+                    XCTAssertEqual($0 as? InputReportError, .tooShort(id: 0x01, got: length, need: 64))
+                }
+            }
+            XCTAssertThrowsError(try decoder.decode(Array(full.prefix(9)), into: &state)) {
+                XCTAssertEqual($0 as? InputReportError, .tooShort(id: 0x01, got: 9, need: 10))
+            }
+            XCTAssertEqual(decoder.rejectedTruncated, 4, "\(model)")
+            XCTAssertEqual(decoder.decodedReports, 0)
+            try decoder.decode(Array(full.prefix(10)), into: &state)
+            XCTAssertTrue([.dualSenseBluetoothSimple, .dualShock4BluetoothSimple].contains(state.format), "exactly 10 bytes is the short layout")
+            try decoder.decode(full, into: &state)
+            XCTAssertEqual(decoder.decodedReports, 2)
+            XCTAssertEqual(decoder.rejectedTruncated, 4)
+        }
+    }
+
     func testRandomReportsNeverCrash() {
         var state = GamepadState()
         for model in PadModel.allCases {

@@ -26,6 +26,33 @@ final class RecordingTests: XCTestCase {
         }
     }
 
+    /// hid-tools' record.py writes `D: n` before the first event even though the header already wrote `D:` lines:
+    /// the header leaves the last device current. Events on devices 0, 1, 0 must read back as 0, 1, 0.
+    func testMultiDeviceRecordingKeepsEachEventsDevice() throws {
+        let edge = try HIDRecording(text: Fixture.text("recordings/dualsense_edge_usb_dsegde.hid"))
+        let xbox = try HIDRecording(text: Fixture.text("recordings/xbox_elite2_bt_djm00n.hid"))
+        var first = edge.devices[0], second = xbox.devices[0]
+        first.index = 0; second.index = 1
+        let order = [0, 1, 0, 0, 1]
+        let events = order.enumerated().map { i, device in
+            RecordedEvent(seconds: 0, microseconds: i, data: (device == 0 ? edge : xbox).events[i].data, deviceIndex: device)
+        }
+        let recording = HIDRecording(devices: [first, second], events: events)
+        let text = recording.text()
+        let reread = try HIDRecording(text: text)
+        XCTAssertEqual(reread.events.map(\.deviceIndex), order)
+        XCTAssertEqual(reread.events.map(\.data), recording.events.map(\.data))
+        XCTAssertEqual(reread.devices.map(\.descriptor), recording.devices.map(\.descriptor))
+        let deviceLines = text.split(separator: "\n").filter { $0.hasPrefix("D: ") }
+        XCTAssertEqual(deviceLines, ["D: 0", "D: 1", "D: 0", "D: 1", "D: 0", "D: 1"], "header D: 0, D: 1, then one per device change")
+
+        // A lone device that is not device 0 keeps its index too.
+        var lone = recording
+        lone.devices = [second]
+        lone.events = events.filter { $0.deviceIndex == 1 }
+        XCTAssertEqual(try HIDRecording(text: lone.text()).events.map(\.deviceIndex), [1, 1])
+    }
+
     func testWrittenEventLinesMatchHidRecorderSpelling() throws {
         let text = try Fixture.text("recordings/dualsense_bt_djm00n_simple01.hid")
         let written = try HIDRecording(text: text).text()
@@ -119,6 +146,40 @@ final class ReportInspectionTests: XCTestCase {
         // gyro x = bytes 16-17 = fc ff = -4 in the recorded report.
         XCTAssertEqual((json["gyro"] as? [Int])?.first, -4)
         XCTAssertNotNil(json["battery"] as? [String: Any])
+    }
+
+    /// Switch Pro report 0x30 (dekuNukem's Nintendo_Switch_Reverse_Engineering: 12-bit sticks packed at bytes 6 and 9,
+    /// three IMU samples of accel xyz + gyro xyz from byte 13). left_stick/right_stick are 0-255 like every known pad's
+    /// (the 12-bit value >> 4), the native values are kept as *_raw, and all three IMU samples are listed.
+    func testSwitchProSticksAreScaledAndEveryIMUSampleIsListed() throws {
+        var report = [UInt8](repeating: 0, count: 49)
+        report[0] = 0x30
+        report[6] = 0x34; report[7] = 0x82; report[8] = 0x7A       // left x = 0x234, y = 0x7A8
+        report[9] = 0xFF; report[10] = 0x0F; report[11] = 0x80     // right x = 0xFFF, y = 0x800
+        for sample in 0..<3 {
+            let o = 13 + 12 * sample
+            report[o] = UInt8(10 + sample)                         // accel x = 10, 11, 12
+            report[o + 6] = UInt8(0x100 - 1 - sample)              // gyro x = -1, -2, -3
+            report[o + 7] = 0xFF
+        }
+        var inspector = ReportInspector(descriptor: nil, model: .switchPro)
+        let text = inspector.inspect(report, time: nil).serialized()
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        XCTAssertEqual(json["left_stick"] as? [Int], [0x23, 0x7A])
+        XCTAssertEqual(json["right_stick"] as? [Int], [0xFF, 0x80])
+        XCTAssertEqual(json["left_stick_raw"] as? [Int], [0x234, 0x7A8])
+        XCTAssertEqual(json["right_stick_raw"] as? [Int], [0xFFF, 0x800])
+        let samples = try XCTUnwrap(json["motion_samples"] as? [[String: [Int]]])
+        XCTAssertEqual(samples.map { $0["accel"] }, [[10, 0, 0], [11, 0, 0], [12, 0, 0]])
+        XCTAssertEqual(samples.map { $0["gyro"] }, [[-1, 0, 0], [-2, 0, 0], [-3, 0, 0]])
+        XCTAssertEqual(json["gyro"] as? [Int], [-1, 0, 0], "gyro/accel stay the first sample")
+
+        // PlayStation sticks are already 8-bit: no *_raw, one motion sample.
+        let edge = try HIDRecording(text: Fixture.text("recordings/dualsense_edge_usb_dsegde.hid"))
+        var edgeInspector = ReportInspector(device: edge.devices[0])
+        let edgeJSON = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(edgeInspector.inspect(edge.events[0].data, time: nil).serialized().utf8)) as? [String: Any])
+        XCTAssertNil(edgeJSON["left_stick_raw"])
+        XCTAssertEqual((edgeJSON["motion_samples"] as? [Any])?.count, 1)
     }
 
     func testUnknownPadFallsBackToDescriptorFields() throws {

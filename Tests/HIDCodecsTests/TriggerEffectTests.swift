@@ -35,6 +35,33 @@ final class TriggerEffectTests: XCTestCase {
         XCTAssertThrowsError(try TriggerEffect.raw(mode: 0xFD, parameters: []).encoded()) { XCTAssertEqual($0 as? TriggerEffectError, .debugMode(0xFD)) }
     }
 
+    /// Nielk1's Simple_* modes take byte parameters: Simple_Vibration writes Off instead for a zero frequency or
+    /// amplitude, and a weapon section cannot end before it starts. Within those, every byte is accepted.
+    func testSimpleModesCheckTheirRanges() throws {
+        XCTAssertEqual(try TriggerEffect.simpleFeedback(position: 255, strength: 0).encoded(), [0x01, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+        XCTAssertEqual(try TriggerEffect.simpleWeapon(start: 100, end: 100, strength: 255).encoded(), [0x02, 100, 100, 255, 0, 0, 0, 0, 0, 0, 0])
+        XCTAssertEqual(try TriggerEffect.simpleVibration(frequency: 1, amplitude: 255, position: 0).encoded(), [0x06, 1, 255, 0, 0, 0, 0, 0, 0, 0, 0])
+        XCTAssertThrowsError(try TriggerEffect.simpleWeapon(start: 200, end: 100, strength: 8).encoded()) {
+            XCTAssertEqual($0 as? TriggerEffectError, .outOfRange(parameter: "end", value: 100, valid: "between 200 and 255"))
+        }
+        XCTAssertThrowsError(try TriggerEffect.simpleVibration(frequency: 0, amplitude: 5, position: 3).encoded()) {
+            XCTAssertEqual($0 as? TriggerEffectError, .outOfRange(parameter: "frequency", value: 0, valid: "between 1 and 255"))
+        }
+        XCTAssertThrowsError(try TriggerEffect.simpleVibration(frequency: 30, amplitude: 0, position: 3).encoded())
+
+        // Through the grammar's numeric modes too, which used to pass any bytes on.
+        XCTAssertEqual(try TriggerCommand(arguments: ["left", "6", "30", "5"]).effect, .simpleVibration(frequency: 30, amplitude: 5, position: 0))
+        XCTAssertThrowsError(try TriggerCommand(arguments: ["left", "6", "0", "5", "3"])) {
+            XCTAssertEqual(($0 as? TriggerGrammarError)?.description, "frequency is 0; it must be between 1 and 255")
+        }
+        XCTAssertThrowsError(try TriggerCommand(arguments: ["right", "2", "200", "100", "8"]))
+        XCTAssertThrowsError(try TriggerCommand(arguments: ["right", "1", "0", "255", "7"])) {
+            XCTAssertEqual($0 as? TriggerGrammarError, .wrongCount(effect: "1", expected: "at most 2 parameters", got: 3))
+        }
+        // Decoding stays total: a game's out-of-range simple block is kept verbatim.
+        XCTAssertEqual(try TriggerEffect(block: [0x06, 0, 5, 3, 0, 0, 0, 0, 0, 0, 0]), .raw(mode: 0x06, parameters: [0, 5, 3, 0, 0, 0, 0, 0, 0, 0]))
+    }
+
     func testParserIsTotalAndRoundTrips() throws {
         let typed: [TriggerEffect] = [.off, .feedback(position: 3, strength: 5), .weapon(start: 2, end: 5, strength: 8),
                                       .vibration(position: 2, amplitude: 8, frequency: 40), .bow(start: 1, end: 8, strength: 3, snapForce: 6),
@@ -67,6 +94,10 @@ final class TriggerEffectTests: XCTestCase {
                        .vibrationZones(amplitudes: (0..<10).map { UInt8($0 % 9) }, frequency: 30))
         XCTAssertEqual(try TriggerCommand(arguments: ["left", "1", "0", "255"]).effect, .simpleFeedback(position: 0, strength: 255))
         XCTAssertEqual(try TriggerCommand(arguments: ["left", "0x21", "0xf8", "0x03", "0x00", "0x48", "0x92", "0x24"]).effect, .feedback(position: 3, strength: 5))
+        XCTAssertEqual(try TriggerCommand(arguments: ["left", "0x21", "0xf8", "03", "0", "0110", "0x92", "044"]).effect, .feedback(position: 3, strength: 5),
+                       "0110 and 044 are octal for 0x48 and 0x24, as strtol(s, NULL, 0) reads them")
+        XCTAssertEqual(try TriggerCommand(arguments: ["right", "weapon", "02", "0X5", "010"]).effect, .weapon(start: 2, end: 5, strength: 8))
+        XCTAssertThrowsError(try TriggerCommand(arguments: ["left", "feedback", "3", "09"])) { XCTAssertEqual($0 as? TriggerGrammarError, .notANumber("09")) }
         XCTAssertThrowsError(try TriggerCommand(arguments: ["up", "off"])) { XCTAssertEqual($0 as? TriggerGrammarError, .badSide("up")) }
         XCTAssertThrowsError(try TriggerCommand(arguments: ["left", "feedback", "3"]))
         XCTAssertThrowsError(try TriggerCommand(arguments: ["left", "bogus"]))
@@ -78,6 +109,14 @@ final class TriggerEffectTests: XCTestCase {
 }
 
 extension TriggerEffectTests {
+    /// dualsensectl reads every number with strtol(s, NULL, 0) (main.c's atoi_x): 0x hex, leading-0 octal, a sign.
+    func testNumbersAreReadLikeStrtolBaseZero() {
+        let cases: [(String, Int?)] = [("16", 16), ("0x10", 16), ("0X1f", 31), ("020", 16), ("0", 0), ("00", 0), ("+7", 7), ("-3", -3),
+                                       (" 12", 12), ("-0x10", -16), ("08", nil), ("0x", nil), ("12abc", nil), ("", nil), ("x10", nil), ("--1", nil),
+                                       ("99999999999999999999999", Int.max)]
+        for (word, expected) in cases { XCTAssertEqual(NumberArgument.parse(word), expected, "'\(word)'") }
+    }
+
     /// Found by tools/fuzz.sh (FuzzTrigger): a bow block with start zone 8 made the end range 9...8 and trapped.
     func testDependentRangesThatAreEmptyThrowInsteadOfTrapping() {
         XCTAssertThrowsError(try TriggerEffect.bow(start: 8, end: 9, strength: 1, snapForce: 1).encoded())

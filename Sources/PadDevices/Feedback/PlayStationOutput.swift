@@ -67,10 +67,19 @@ public final class PlayStationOutput: RumbleSink {
         try send(report)
     }
 
+    /// Sends a DualShock 4 report that flags only what `change` sets (so a lightbar change leaves the motors
+    /// running), and keeps it in the cumulative state `reopen` re-sends.
+    private func updateDualShock4(_ change: (inout DualShock4OutputState) -> Void) throws {
+        var report = DualShock4OutputState()
+        change(&report)
+        change(&dualShock4)
+        try send(report.encoded(transport: transport))
+    }
+
     public func setLightbar(_ color: RGBColor) throws {
         switch model {
         case .dualSense: try updateDualSense { $0.lightbar = color }
-        case .dualShock4: dualShock4.lightbar = color; try send(dualShock4.encoded(transport: transport))
+        case .dualShock4: try updateDualShock4 { $0.lightbar = color }
         }
     }
 
@@ -84,8 +93,7 @@ public final class PlayStationOutput: RumbleSink {
         case .dualSense:
             try updateDualSense(resendRumble: true) { $0.rumble = (levels.low, levels.high) }
         case .dualShock4:
-            dualShock4.rumbleLow = levels.low; dualShock4.rumbleHigh = levels.high
-            try send(dualShock4.encoded(transport: transport))
+            try updateDualShock4 { $0.rumble = MotorRumble(low: levels.low, high: levels.high) }
         }
     }
 
