@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PadgateRunner
 @testable import PadDevices
 
 /// A generic evdev gamepad (uinput, no HID parent) is found, grouped alone, and read.
