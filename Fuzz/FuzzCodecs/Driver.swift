@@ -2,6 +2,7 @@
 // under tools/fuzz.sh's -sanitize=fuzzer -DFUZZING build, `padgate-fuzz TARGET FILE...` (replay, e.g. a
 // crash artifact) in a plain build. Not called main.swift: that file is always top-level code, which
 // cannot coexist with libFuzzer's own main.
+import Foundation
 import Glibc
 
 /// Adding a target is one row here and one function.
@@ -59,15 +60,7 @@ enum Replay {
         let arguments = CommandLine.arguments.dropFirst()
         selectTarget(arguments.first)
         for path in arguments.dropFirst() {
-            guard let file = fopen(path, "rb") else { print("cannot open \(path)"); exit(1) }
-            var bytes: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = fread(&chunk, 1, chunk.count, file)
-                if count <= 0 { break }
-                bytes.append(contentsOf: chunk[0..<count])
-            }
-            fclose(file)
+            guard let bytes = FileManager.default.contents(atPath: path) else { print("cannot open \(path)"); exit(1) }
             bytes.withUnsafeBytes { selectedTarget($0) }
             print("ok \(path) (\(bytes.count) bytes)")
         }
