@@ -55,7 +55,7 @@ let package = Package(
         ]),
 
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(name: "PadHostTests", dependencies: ["PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport"]),
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
@@ -66,13 +66,15 @@ let package = Package(
         .testTarget(name: "PadgateCLITests", dependencies: ["PadgateRunner"]),
         // Runs the built padgate executable (next to the test bundle) for the command-line tests.
         .target(name: "PadgateRunner", path: "Tests/PadgateRunner"),
+        // A seeded generator for tests and benchmarks.
+        .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 
         // HIDCodecs fuzz targets behind one libFuzzer driver; a plain build replays input files instead.
         .executableTarget(name: "FuzzCodecs", dependencies: ["HIDCodecs"], path: "Fuzz/FuzzCodecs"),
         // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).
-        .executableTarget(name: "RumbleBench", dependencies: ["Feedback"], path: "Benchmarks/RumbleBench"),
+        .executableTarget(name: "RumbleBench", dependencies: ["Feedback", "SeededRandom"], path: "Benchmarks/RumbleBench"),
         .executableTarget(name: "ForwardBench", dependencies: ["HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
                           path: "Benchmarks/ForwardBench"),
         .executableTarget(name: "CodecBench", dependencies: ["HIDCodecs", "CMallocCounter"], path: "Benchmarks/CodecBench"),

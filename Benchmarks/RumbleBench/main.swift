@@ -1,5 +1,6 @@
 import Feedback
 import Foundation
+import SeededRandom
 
 // Drives rumble through a seeded lossy channel (loss, jitter, hence reordering) from a scripted host
 // track and measures how long the motors differ from what the host intends, for two policies:
@@ -7,17 +8,6 @@ import Foundation
 //   SDL:     send on change, re-send every 2 s (SDL_RUMBLE_RESEND_MS), effects up to 65 535 ms
 //            (SDL_MAX_RUMBLE_DURATION_MS); the pad applies whatever arrives, in arrival order.
 // Usage: RumbleBench [--seed N] [--seconds S] [--loss P] [--jitter-ms J]
-
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 struct Options {
     var seed: UInt64 = 42
@@ -159,7 +149,7 @@ struct Result {
 
 func run<P: Policy>(_ policy: P, track: HostTrack, options: Options, channelSeed: UInt64, horizonMs: Int, deathMs: Int) -> Result {
     var policy = policy
-    var channel = LossyChannel(options: options, rng: SplitMix64(state: channelSeed), deadAt: deathMs)
+    var channel = LossyChannel(options: options, rng: SplitMix64(seed: channelSeed), deadAt: deathMs)
     var episodes: [Int] = []
     var current = 0
     var diverged = 0
@@ -184,7 +174,7 @@ func run<P: Policy>(_ policy: P, track: HostTrack, options: Options, channelSeed
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
-var trackRNG = SplitMix64(state: options.seed)
+var trackRNG = SplitMix64(seed: options.seed)
 let activeMs = options.seconds * 1000
 let track = HostTrack(milliseconds: activeMs, rng: &trackRNG)
 // After the channel dies we watch for 70 s: long enough for SDL's 65 s effect to run out.

@@ -40,7 +40,7 @@ struct DemoCommand: ParsableCommand {
 
     func run() throws {
         if printScript { print(DemoScripts.pad, terminator: ""); return }
-        let input = try InputScript(parsing: script.map { try String(contentsOfFile: $0, encoding: .utf8) } ?? DemoScripts.pad)
+        let input = try InputScript(parsing: script.map { try InputFile.text($0, what: "--script") } ?? DemoScripts.pad)
         let useKernel: Bool
         switch devices {
         case .kernel: useKernel = true

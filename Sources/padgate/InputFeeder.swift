@@ -16,7 +16,7 @@ struct InputFeeder {
 
         init(bus: VirtualDualSense.Bus, script: String?, replay: String?) throws {
             if let script {
-                self = .script(try InputScript(parsing: try TextFile.read(script, what: "--script")))
+                self = .script(try InputScript(parsing: try InputFile.text(script, what: "--script")))
             } else if let replay {
                 self = .replay(try InputFeeder.loadRecording(replay, bus: bus))
             } else {
@@ -65,7 +65,7 @@ struct InputFeeder {
 
     /// The recording's input reports that this bus can carry, with times relative to the first.
     static func loadRecording(_ path: String, bus: VirtualDualSense.Bus) throws -> [(time: Double, bytes: [UInt8])] {
-        let recording = try HIDRecording(text: try TextFile.read(path, what: "--replay"))
+        let recording = try HIDRecording(text: try InputFile.text(path, what: "--replay"))
         // Only the reports this bus's driver parses; a USB recording cannot drive a Bluetooth pad.
         let (id, length) = bus == .usb ? (UInt8(0x01), 64) : (UInt8(0x31), 78)
         let events = recording.events(forDevice: recording.devices.first?.index ?? 0)

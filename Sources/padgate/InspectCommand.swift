@@ -48,29 +48,13 @@ struct InspectCommand: ParsableCommand {
         return !source.hasPrefix("/") && (try? PadSelector(source)) != nil
     }
 
-    /// The file's bytes, or an error naming the file and what is wrong with it (never a Foundation error dump).
-    static func readFile(_ path: String, what: String) throws -> Data {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ValidationError("\(what) '\(path)' does not exist")
-        }
-        guard !isDirectory.boolValue else { throw ValidationError("\(what) '\(path)' is a directory, not a file") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("\(what) '\(path)' cannot be read (check its permissions)")
-        }
-        return data
-    }
-
     private func inspect(source: String) throws {
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) && Self.namesAPad(source) {
             return try inspectLive(selector: source)
         }
-        let data = try Self.readFile(source, what: "recording")
-        guard let text = String(data: data, encoding: .utf8) else {
-            let offset = Self.firstInvalidUTF8Offset(data) ?? 0
-            throw ValidationError("'\(source)' is not a hid-recorder recording: it is not UTF-8 text (byte \(offset) is 0x\(Hex.encode([data[data.startIndex + offset]]))); a raw report descriptor goes with --descriptor")
-        }
+        let text = try InputFile.text(source, what: "recording", expected: "a hid-recorder recording",
+                                        hint: "; a raw report descriptor goes with --descriptor")
         let recording: HIDRecording
         do { recording = try HIDRecording(text: text) } catch { throw ValidationError("\(source): \(error)") }
         var inspectors: [Int: ReportInspector] = [:]
@@ -110,7 +94,7 @@ struct InspectCommand: ParsableCommand {
     }
 
     private func inspectDescriptor(at path: String) throws {
-        let data = try Self.readFile(path, what: "descriptor file")
+        let data = try InputFile.bytes(path, what: "descriptor file")
         var bytes = [UInt8](data)
         // Hex text (e.g. from /sys/.../report_descriptor dumps or hid-tools) is accepted too.
         if let text = String(data: data, encoding: .utf8), let hex = try? Hex.decode(text), !hex.isEmpty { bytes = hex }
@@ -129,20 +113,6 @@ struct InspectCommand: ParsableCommand {
                     let countText = field.count > 1 ? "[\(field.count)]" : ""
                     print("  bit \(field.startBit): \(name)\(countText)\(repeatText) \(field.sizeBits) bits, logical \(field.logicalMinimum)...\(field.logicalMaximum)\(field.isArray && !field.isConstant ? ", array" : "")")
                 }
-            }
-        }
-    }
-
-    /// Where UTF-8 decoding first fails, to point at the offending byte.
-    static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
-        var decoder = UTF8()
-        var iterator = data.makeIterator()
-        var offset = 0
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): offset += UTF8.width(scalar)
-            case .emptyInput: return nil
-            case .error: return offset
             }
         }
     }

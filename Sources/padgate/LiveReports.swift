@@ -16,8 +16,7 @@ struct LiveReports {
             throw DeviceError.unsupported("\(pad.name) has no hidraw node (an evdev-only pad): use 'padgate watch' for it")
         }
         hidraw = try HIDRawDevice(path: path)
-        let busNumber: UInt16 = pad.bus == .usb ? 0x03 : pad.bus == .bluetooth ? 0x05 : pad.bus == .virtual ? 0x06 : 0
-        device = RecordedDevice(index: 0, name: pad.name, bus: busNumber, vendorID: pad.vendorID, productID: pad.productID,
+        device = RecordedDevice(index: 0, name: pad.name, bus: pad.bus.kernelBus, vendorID: pad.vendorID, productID: pad.productID,
                                 descriptor: try HIDRawDevice.reportDescriptor(hidrawPath: path))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HIDCodecs
 
 /// One JSON object per line, keys sorted, for `--json` modes that scripts read as a stream.
 enum JSONLines {
@@ -40,26 +41,48 @@ struct InPlaceBlock {
     }
 }
 
-/// A text file named on the command line, read with an error that names the file, the option
-/// and what is wrong with it.
-enum TextFile {
+/// A file named on the command line, read with an error that names the file, what it was given as
+/// and what is wrong with it (never a Foundation error dump).
+enum InputFile {
+    /// Not a ValidationError: thrown from run(), that would print the top-level usage after it.
     struct ReadError: Error, CustomStringConvertible {
         let description: String
+        init(_ description: String) { self.description = description }
     }
 
-    static func read(_ path: String, what: String) throws -> String {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            let reason = switch (error as NSError).code {
-            case NSFileReadNoSuchFileError: "no such file"
-            case NSFileReadNoPermissionError: "permission denied"
-            default: (error as NSError).localizedDescription
-            }
-            throw ReadError(description: "cannot read \(what) \(path): \(reason)")
+    static func bytes(_ path: String, what: String) throws -> Data {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ReadError("\(what) '\(path)' does not exist")
         }
+        guard !isDirectory.boolValue else { throw ReadError("\(what) '\(path)' is a directory, not a file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ReadError("\(what) '\(path)' cannot be read (check its permissions)")
+        }
+        return data
+    }
+
+    /// The file as UTF-8 text; otherwise an error pointing at the first byte that is not, plus `hint`.
+    static func text(_ path: String, what: String, expected: String = "a text file", hint: String = "") throws -> String {
+        let data = try bytes(path, what: what)
         guard let text = String(data: data, encoding: .utf8) else {
-            throw ReadError(description: "\(what) \(path) is not a text file (UTF-8 expected)")
+            let offset = firstInvalidUTF8Offset(data) ?? 0
+            throw ReadError("'\(path)' is not \(expected): it is not UTF-8 text (byte \(offset) is 0x\(Hex.encode([data[data.startIndex + offset]])))\(hint)")
         }
         return text
+    }
+
+    /// Where UTF-8 decoding first fails, to point at the offending byte.
+    static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
+        var decoder = UTF8()
+        var iterator = data.makeIterator()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 }

@@ -127,8 +127,7 @@ final class CommandLineTests: XCTestCase {
     /// `emulate --replay` plays a real pad's recording into the kernel; watch sees its values.
     func testReplayedRecordingReachesWatch() throws {
         // hid-recorder decoded the recording's first report as X: 131, Y: 132 (its comment line).
-        let recording = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("HIDCodecsTests/Fixtures/recordings/dualsense_edge_usb_dsegde.hid")
+        let recording = repositoryRoot.appendingPathComponent("Tests/HIDCodecsTests/Fixtures/recordings/dualsense_edge_usb_dsegde.hid")
         let emulate = try PadgateProcess(["emulate", "dualsense", "--replay", recording.path, "--duration", "30"])
         defer { emulate.interrupt() }
         let watch = try PadgateProcess(["watch", "054c:0ce6", "--wait", "--json", "--no-motion", "--duration", "30"])

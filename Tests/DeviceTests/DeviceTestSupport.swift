@@ -27,6 +27,9 @@ func skipLoudly(_ reason: String) throws -> Never {
     throw XCTSkip(message)
 }
 
+/// The checkout these tests were built from: fixtures, udev rules and the hid-tools venv live there.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
 /// Polls `condition` until it holds or `timeout` passes (udev needs a moment to name new nodes).
 func eventually<T>(timeout: Duration = .seconds(5), _ condition: () throws -> T?) rethrows -> T? {
     let deadline = ContinuousClock.now + timeout

@@ -7,19 +7,18 @@ import HIDCodecs
 /// read and written back by HIDRecording, is replayed into the kernel by hid-replay, and padgate
 /// watches the pad it makes.
 final class HIDReplayTests: XCTestCase {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     override func setUpWithError() throws { try requireDeviceAccess([UHIDDevice.path]) }
 
     func testHidReplayPlaysARecordingPadgateWrote() throws {
-        let hidReplay = Self.repository.appendingPathComponent(".tools/python/bin/hid-replay")
+        let hidReplay = repositoryRoot.appendingPathComponent(".tools/python/bin/hid-replay")
         guard FileManager.default.isExecutableFile(atPath: hidReplay.path) else {
             XCTFail("hid-tools is missing at \(hidReplay.path): run tools/install-deps.sh (make test does)")
             return
         }
         // An Xbox One S over Bluetooth: its descriptor, and Android CTS's "Press BUTTON_A" report
         // (android_cts/microsoft_xboxones_keyeventtests.json in ../shared/fixtures), held for a second.
-        let descriptor = try [UInt8](Data(contentsOf: Self.repository.appendingPathComponent(
+        let descriptor = try [UInt8](Data(contentsOf: repositoryRoot.appendingPathComponent(
             "Tests/HIDCodecsTests/Fixtures/descriptors/xboxone_s_02fd_bt_android_cts.rdesc.bin")))
         let pressA: [UInt8] = [0x01, 0xff, 0x7f, 0xff, 0x7f, 0xff, 0x7f, 0xff, 0x7f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00]
         func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined(separator: " ") }

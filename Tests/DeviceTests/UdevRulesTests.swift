@@ -5,8 +5,7 @@ import XCTest
 /// udev/70-padgate.rules, applied by the real udevd: the supported pads' hidraw nodes (USB and
 /// Bluetooth) and /dev/uhid and /dev/uinput get the uaccess tag; other Microsoft HID devices do not.
 final class UdevRulesTests: XCTestCase {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let rules = repository.appendingPathComponent("udev/70-padgate.rules")
+    static let rules = repositoryRoot.appendingPathComponent("udev/70-padgate.rules")
     static let installed = URL(fileURLWithPath: "/etc/udev/rules.d/70-padgate.rules")
 
     override func setUpWithError() throws {
@@ -31,7 +30,7 @@ final class UdevRulesTests: XCTestCase {
             let found = try tags(hidraw, until: { $0.contains(":uaccess:") })
             XCTAssertTrue(found.contains(":uaccess:"), "\(bus) DualSense \(hidraw): \(found)")
         }
-        let xboxDescriptor = try [UInt8](Data(contentsOf: Self.repository.appendingPathComponent(
+        let xboxDescriptor = try [UInt8](Data(contentsOf: repositoryRoot.appendingPathComponent(
             "Tests/HIDCodecsTests/Fixtures/descriptors/xboxone_s_02fd_bt_android_cts.rdesc.bin")))
         // The same gamepad descriptor under an Xbox One S id, and under a Microsoft keyboard's id.
         for (product, granted) in [(UInt16(0x02fd), true), (UInt16(0x0750), false)] {

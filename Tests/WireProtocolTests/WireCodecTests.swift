@@ -1,4 +1,5 @@
 import XCTest
+import SeededRandom
 @testable import WireProtocol
 
 final class WireCodecTests: XCTestCase {
@@ -171,7 +172,7 @@ final class SnapshotSyncTests: XCTestCase {
     /// Under 20% loss, a seeded simulation: after every change the host converges within the
     /// bound docs/wire.md states for p = 0.2 (seven sends: 700 ms with probability 1 - 0.2^7).
     func testConvergenceUnderLossStaysWithinTheBound() {
-        var rng = SplitMix(seed: 42)
+        var rng = SplitMix64(seed: 42)
         var sender = SnapshotSender(slot: PadSlot(0))
         var receiver = SnapshotReceiver()
         var worst: Duration = .zero
@@ -199,15 +200,3 @@ final class SnapshotSyncTests: XCTestCase {
     }
 }
 
-/// A small seeded generator so loss patterns repeat exactly.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
