@@ -1,0 +1,83 @@
+/// A name a peer gave itself (a client's host name in `hello` or a pairing request). It comes from
+/// the network, so it is bounded when decoded and never printed or stored as it came: control
+/// characters would rewrite the host's terminal, and spaces or newlines would corrupt the
+/// one-entry-per-line stores (`paired-clients`, `known_hosts`).
+public struct PeerName: Hashable, Sendable, CustomStringConvertible {
+    /// The most UTF-8 bytes a name may have on the wire and in a store.
+    public static let maxBytes = 64
+
+    /// The name as the peer sent it (valid UTF-8, at most `maxBytes`).
+    public let raw: String
+
+    public enum Invalid: Error, Equatable, CustomStringConvertible {
+        case tooLong(bytes: Int)
+        case notUTF8
+        public var description: String {
+            switch self {
+            case .tooLong(let bytes): return "a peer name of \(bytes) bytes (at most \(PeerName.maxBytes))"
+            case .notUTF8: return "a peer name that is not UTF-8"
+            }
+        }
+    }
+
+    /// Decodes a name from wire bytes, refusing what no padgate peer sends.
+    public init(wire bytes: some Collection<UInt8>) throws(Invalid) {
+        guard bytes.count <= Self.maxBytes else { throw .tooLong(bytes: bytes.count) }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .notUTF8 }
+        raw = text
+    }
+
+    /// A local name (this machine's host name): cut to `maxBytes` at a character boundary.
+    public init(local text: String) {
+        var cut = ""
+        for character in text where cut.utf8.count + String(character).utf8.count <= Self.maxBytes { cut.append(character) }
+        raw = cut
+    }
+
+    public var wireBytes: [UInt8] { Array(raw.utf8) }
+
+    /// For a terminal or a log: printable characters as they are, everything else as `\u{…}`, in quotes
+    /// so that a name with spaces reads as one.
+    public var description: String { "'" + displayed + "'" }
+
+    public var displayed: String {
+        var out = ""
+        for scalar in raw.unicodeScalars {
+            if Self.isSafeToShow(scalar) { out.unicodeScalars.append(scalar) } else { out += "\\u{\(String(scalar.value, radix: 16))}" }
+        }
+        return out
+    }
+
+    /// One token for a line-based store: percent-encoded wherever a byte is not plainly printable
+    /// ASCII, or is a space, `%` or `#`. `init(stored:)` reads it back exactly.
+    public var stored: String {
+        var out = ""
+        for byte in raw.utf8 {
+            if byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "%"), byte != UInt8(ascii: "#") { out.unicodeScalars.append(Unicode.Scalar(byte)) }
+            else { out += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true) }
+        }
+        return out.isEmpty ? "%" : out  // "%" alone: the empty name, so the line keeps its two fields
+    }
+
+    /// Reads a `stored` token; nil for anything `stored` cannot have written.
+    public init?(stored token: some StringProtocol) {
+        if token == "%" { raw = ""; return }
+        var bytes: [UInt8] = []
+        var iterator = Array(token.utf8).makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = iterator.next(), let low = iterator.next(),
+                  let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(value)
+        }
+        guard let name = try? PeerName(wire: bytes) else { return nil }
+        self = name
+    }
+
+    static func isSafeToShow(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: return false
+        default: return scalar != "\\" && scalar != "'"
+        }
+    }
+}
