@@ -166,13 +166,16 @@ func loopback() throws {
     var configuration = PadServer.Configuration()
     configuration.address = "127.0.0.1"
     configuration.port = 0
+    let clientIdentity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "bench client")
+    var paired = try FingerprintStore(url: state.appendingPathComponent("paired"))
+    try paired.remember("bench client", fingerprint: clientIdentity.fingerprint)
     let server = try PadServer(configuration: configuration, identity: try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "bench host"),
-                               pairedClients: try FingerprintStore(url: state.appendingPathComponent("paired")),
+                               pairedClients: paired,
                                makePad: { arrival in let pad = TimedPad(arrival: arrival); hostPads.withLock { made = pad }; return pad })
     server.log = { _ in }
     var clientConfiguration = PadForwarder.Configuration(host: "127.0.0.1")
     clientConfiguration.port = server.port
-    let forwarder = PadForwarder(configuration: clientConfiguration, identity: try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "bench client"),
+    let forwarder = PadForwarder(configuration: clientConfiguration, identity: clientIdentity,
                                  knownHosts: try FingerprintStore(url: state.appendingPathComponent("known_hosts")))
     forwarder.log = { _ in }
     let pad = InjectedPad()

@@ -14,6 +14,12 @@ public final class PadForwarder {
         public var clientName = ProcessInfo.processInfo.hostName
         public var resendSchedule: SnapshotSender.Schedule = .standard
         public var pingInterval: Duration = .seconds(1)
+        /// Nothing authentic from the host for this long: it is gone (docs/wire.md, "Liveness").
+        public var hostSilenceLimit: Duration = .seconds(2)
+        /// Once the host has been quiet this long, pings go out every `urgentPingInterval`, so that
+        /// loss alone almost never adds up to `hostSilenceLimit`.
+        public var quietAfter: Duration = .milliseconds(500)
+        public var urgentPingInterval: Duration = .milliseconds(100)
         public init(host: String) { self.host = host }
     }
 
@@ -33,10 +39,10 @@ public final class PadForwarder {
     public private(set) var status = Status()
     public var log: (String) -> Void = { FileHandle.standardError.write(Data(("padgate forward: " + $0 + "\n").utf8)) }
     public var onStatus: ((Status) -> Void)?
-    /// More descriptors to watch in the same poll (e.g. the hot-plug monitor), and what to do when
-    /// one is readable. Runs on the forwarding loop's thread, so it may add and remove sources.
-    public var extraDescriptors: [Int32] = []
-    public var onExtraReadable: (() -> Void)?
+    /// Pads plugged in or unplugged, prepared on another thread (opening a pad can wait on the
+    /// kernel) and taken by the forwarding loop between two reports.
+    public enum SourceChange { case add(PadSource), remove(PadSource) }
+    public let changes = Mailbox<SourceChange>()
 
     var sources: [PadSource] = []
     var senders: [SnapshotSender] = []
@@ -47,6 +53,8 @@ public final class PadForwarder {
     var payload = [UInt8](repeating: 0, count: 1400)
     var pingID: UInt32 = 0
     var nextPing = ContinuousClock.now
+    /// When the last authentic datagram came from the host (the welcome counts as one).
+    var lastHeard = ContinuousClock.now
     let origin = ContinuousClock.now
     var wireCounters = WireCodec.Counters()
 
@@ -81,6 +89,13 @@ public final class PadForwarder {
         status.pads = sources.count
     }
 
+    func apply(_ change: SourceChange) {
+        switch change {
+        case .add(let source): add(source)
+        case .remove(let source): remove(source)
+        }
+    }
+
     /// Connects, announces the pads, and forwards until `stop()`; reconnects after link loss.
     public func run(until stop: () -> Bool) {
         var backoff: Duration = .milliseconds(250)
@@ -101,7 +116,10 @@ public final class PadForwarder {
             let jitter = Duration.milliseconds(Int.random(in: 0...Int(backoff / .milliseconds(1)) / 2))
             log("reconnecting in \(backoff + jitter)")
             let until = ContinuousClock.now + backoff + jitter
-            while ContinuousClock.now < until && !stop() { usleep(50_000) }
+            while ContinuousClock.now < until && !stop() {
+                _ = Poll.wait([changes.descriptor], timeout: min(until - .now, .milliseconds(50)))
+                changes.drain(apply)  // pads plugged in meanwhile are announced on reconnect
+            }
             backoff = min(backoff * 2, .seconds(8))
         }
         dropLink()
@@ -114,8 +132,8 @@ public final class PadForwarder {
         if try knownHosts.check(name, presented: fingerprint) == .firstUse {
             log("trusting \(name) on first use: \(fingerprint)")
         }
-        try tls.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: configuration.clientName).encoded())
-        switch try ControlMessage(decoding: tls.receive()) {
+        try tls.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: PeerName(local: configuration.clientName)).encoded())
+        switch try ControlMessage(decoding: tls.receive(deadline: .now + TLSConnection.stepTimeout)) {
         case .refused(let reason): throw TLSError.refused(reason)
         case .hello, .pairStart, .pairReply, .pairConfirm, .pairResult:
             throw TLSError.io("the host answered hello with something else")
@@ -126,6 +144,8 @@ public final class PadForwarder {
                                 opener: try DatagramOpener(keys: keys.hostToClient, session: session),
                                 peer: try SocketAddress.resolve(configuration.host, port: udpPort))
             connection = tls
+            lastHeard = .now
+            nextPing = .now
             status.connected = true
             log("connected to \(name), session \(String(session, radix: 16))")
             for (i, source) in sources.enumerated() {
@@ -148,14 +168,16 @@ public final class PadForwarder {
         guard let link, let connection else { return }
         while !stop() {
             let now = ContinuousClock.now
+            if now - lastHeard > configuration.hostSilenceLimit { throw TLSError.hostSilent(configuration.hostSilenceLimit) }
             var deadlines = senders.compactMap(\.nextResend) + sources.compactMap(\.feedbackDeadline)
             deadlines.append(nextPing)
+            deadlines.append(lastHeard + configuration.hostSilenceLimit + .milliseconds(1))
             let wait = max((deadlines.min() ?? now + .seconds(1)) - now, .zero)
-            let fds = [link.socket, connection.socket] + sources.flatMap(\.descriptors) + extraDescriptors
+            let fds = [link.socket, connection.socket, changes.descriptor] + sources.flatMap(\.descriptors)
             let ready = Poll.wait(fds, timeout: min(wait, .milliseconds(500)))
-            if ready.suffix(extraDescriptors.count).contains(where: \.readable) {
-                onExtraReadable?()
-                continue  // the set of sources may have changed: rebuild the poll set
+            if ready[2].readable {
+                changes.drain(apply)
+                continue  // the set of sources changed: rebuild the poll set
             }
             if ready[1].readable || ready[1].hungUp {
                 _ = try? connection.receive()  // the host only closes; any read error means gone
@@ -164,7 +186,7 @@ public final class PadForwarder {
             if ready[0].readable { receiveFeedback(link) }
 
             var outgoing: [WireMessage] = []
-            var offset = 2
+            var offset = 3
             for (i, source) in sources.enumerated() {
                 let count = source.descriptors.count
                 defer { offset += count }
@@ -204,7 +226,8 @@ public final class PadForwarder {
             if now >= nextPing {
                 pingID &+= 1
                 outgoing.append(.ping(Probe(id: pingID, sentMicros: UInt64((now - origin) / .microseconds(1)))))
-                nextPing = now + configuration.pingInterval
+                // A quiet host is asked often: one answer is enough to show it is alive.
+                nextPing = now + (now - lastHeard >= configuration.quietAfter ? configuration.urgentPingInterval : configuration.pingInterval)
             }
             send(outgoing)
             for source in sources { try? source.pumpFeedback() }
@@ -217,6 +240,7 @@ public final class PadForwarder {
 
     func receiveFeedback(_ link: DatagramLink) {
         while link.receiveOne({ payload, _ in
+            lastHeard = .now
             WireCodec.decode(payload, counters: &wireCounters) { message in self.handle(message) }
         }) {}
     }
@@ -246,12 +270,10 @@ public final class PadForwarder {
 }
 
 extension TLSError {
-    static func refused(_ reason: String) -> TLSError { .io("the host refused the connection: \(reason)") }
     /// Errors a retry cannot fix: a changed host identity, a refusal.
     var isFatalForClient: Bool {
         switch self {
-        case .fingerprintChanged, .notPaired: return true
-        case .io(let message): return message.hasPrefix("the host refused")
+        case .fingerprintChanged, .notPaired, .refused: return true
         default: return false
         }
     }

@@ -1,86 +1,108 @@
+import Transport
 import WireProtocol
+
+/// Makes and unplugs virtual pads for a session. Making a kernel pad waits for the driver's probe
+/// (hundreds of milliseconds), so the host does it off the input path (`PadWorkshop`); tests and
+/// in-process pads make them inline.
+public protocol PadMaker: AnyObject {
+    /// Makes a pad for `arrival`; `done` runs on the session's own loop (at once for an inline maker).
+    func make(_ arrival: PadArrival, done: @escaping (Result<VirtualPad, Error>) -> Void)
+    /// Unplugs a pad whose controls were already released.
+    func remove(_ pad: VirtualPad)
+}
+
+/// Makes pads on the caller's thread: for tests and in-process pads.
+public final class InlinePadMaker: PadMaker {
+    let factory: VirtualPadFactory
+    public init(_ factory: @escaping VirtualPadFactory) { self.factory = factory }
+    public func make(_ arrival: PadArrival, done: @escaping (Result<VirtualPad, Error>) -> Void) {
+        done(Result { try factory(arrival) })
+    }
+    public func remove(_ pad: VirtualPad) { pad.remove() }
+}
 
 /// One client's pads on the host: slots to virtual pads, newest-snapshot bookkeeping, and the
 /// safety rule that no virtual pad is ever left with a control held (docs/wire.md).
+///
+/// A lapsed state lease releases every control at once, but a stall is not an unplug: the pad
+/// stays for `padGrace` more, so a game does not see its controller vanish because the client's
+/// machine paused for a second (docs/security.md, "Leases").
 public final class HostSession {
     public let maxPads: Int
-    let makePad: VirtualPadFactory
+    let maker: PadMaker
     public private(set) var pads: [UInt8: VirtualPad] = [:]
+    /// Arrivals whose pad is being made: one at a time per session.
+    var making: PadArrival?
     var receivers: [UInt8: SnapshotReceiver] = [:]
     var touchSequences: [UInt8: WireSequence] = [:]
+    var lastTouch: [UInt8: TouchSnapshot] = [:]
+    /// Slots whose lease lapsed: every control released, the pad kept for the grace period.
+    var released: Set<UInt8> = []
     public var stateLease: Duration
+    public var padGrace: Duration
     public private(set) var counters = Counters()
     public var log: (String) -> Void = { _ in }
     /// Arrivals whose virtual pad could not be made: tried again after a pause, not on every keep-alive.
     var failedArrivals: [UInt8: (arrival: PadArrival, at: ContinuousClock.Instant)] = [:]
     /// Slots refused for --max-pads: their repeated announcements are counted once.
     var refusedSlots: Set<UInt8> = []
+    var closed = false
     static let retryAfterDeviceError: Duration = .seconds(2)
+    /// The fewest seconds a stalled pad is kept; `padGrace` may be longer, never shorter.
+    public static let minimumPadGrace: Duration = .seconds(10)
 
     public struct Counters: Equatable, Sendable {
         public var refusedArrivals = 0
         public var unknownSlot = 0
         public var staleSnapshots = 0
         public var leaseExpiries = 0
+        public var graceRemovals = 0
         public var deviceErrors = 0
     }
 
-    public init(maxPads: Int = 4, stateLease: Duration = .milliseconds(1000), makePad: @escaping VirtualPadFactory) {
+    public init(maxPads: Int = 4, stateLease: Duration = .milliseconds(1000), padGrace: Duration = minimumPadGrace, maker: PadMaker) {
         self.maxPads = maxPads
         self.stateLease = stateLease
-        self.makePad = makePad
+        self.padGrace = padGrace
+        self.maker = maker
+    }
+
+    public convenience init(maxPads: Int = 4, stateLease: Duration = .milliseconds(1000), padGrace: Duration = minimumPadGrace,
+                            makePad: @escaping VirtualPadFactory) {
+        self.init(maxPads: maxPads, stateLease: stateLease, padGrace: padGrace, maker: InlinePadMaker(makePad))
     }
 
     /// Applies one message from the client. Returns messages to send back (e.g. pong).
     public func handle(_ message: WireMessage, now: ContinuousClock.Instant) -> [WireMessage] {
         switch message {
         case .arrival(let arrival):
-            // The client repeats each arrival with its keep-alives (a datagram may be lost): the
-            // same announcement again changes nothing; a different one for the slot starts afresh.
-            let slot = arrival.slot.rawValue
-            if let existing = pads[slot] {
-                if existing.arrival == arrival { return [] }
-                log("slot \(slot) announced as '\(arrival.name)' instead of '\(existing.arrival.name)': replacing its virtual pad")
-                removePad(slot)
-            }
-            if let failed = failedArrivals[slot], failed.arrival == arrival, now - failed.at < Self.retryAfterDeviceError { return [] }
-            guard pads.count < maxPads else {
-                if refusedSlots.insert(slot).inserted { counters.refusedArrivals += 1; log("slot \(slot) refused: \(maxPads) pads is this host's limit (--max-pads)") }
-                return []
-            }
-            refusedSlots.remove(slot)
-            let attempted = ContinuousClock.now
-            do {
-                pads[slot] = try makePad(arrival)
-                failedArrivals[slot] = nil
-                var receiver = SnapshotReceiver(lease: stateLease)
-                receiver.start(now: now)
-                receivers[slot] = receiver
-            } catch {
-                counters.deviceErrors += 1
-                // makePad may have blocked for seconds: the pause starts after it, on the caller's clock.
-                failedArrivals[slot] = (arrival, now + (ContinuousClock.now - attempted))
-                log("cannot create a virtual pad for '\(arrival.name)' (slot \(slot)): \(error); retrying in \(Self.retryAfterDeviceError)")
-            }
+            announce(arrival, now: now)
         case .removal(let slot):
             if pads[slot.rawValue] != nil { log("slot \(slot.rawValue): the client unplugged it; released and removed") }
             removePad(slot.rawValue)
             failedArrivals[slot.rawValue] = nil
         case .state(let snapshot):
-            guard let pad = pads[snapshot.slot.rawValue], var receiver = receivers[snapshot.slot.rawValue] else {
-                counters.unknownSlot += 1; return []
-            }
+            let slot = snapshot.slot.rawValue
+            guard var receiver = receivers[slot] else { counters.unknownSlot += 1; return [] }
             let before = receiver.staleDropped
-            if receiver.accept(snapshot, now: now), let current = receiver.current {
+            let changed = receiver.accept(snapshot, now: now)
+            counters.staleSnapshots += receiver.staleDropped - before
+            receivers[slot] = receiver
+            // Back from a stall: the held state goes back on, even if it is the one sent before.
+            let resumed = receiver.lastHeard == now && released.remove(slot) != nil
+            if changed || resumed, let pad = pads[slot], let current = receiver.current {
+                if resumed { log("slot \(slot): the client is back; its state applies again") }
                 do { try pad.apply(current) } catch { counters.deviceErrors += 1 }
             }
-            counters.staleSnapshots += receiver.staleDropped - before
-            receivers[snapshot.slot.rawValue] = receiver
         case .touch(let touch):
-            guard let pad = pads[touch.slot.rawValue] else { counters.unknownSlot += 1; return [] }
-            if let last = touchSequences[touch.slot.rawValue], !touch.sequence.isNewer(than: last) { counters.staleSnapshots += 1; return [] }
-            touchSequences[touch.slot.rawValue] = touch.sequence
-            do { try pad.apply(touch) } catch { counters.deviceErrors += 1 }
+            let slot = touch.slot.rawValue
+            guard receivers[slot] != nil else { counters.unknownSlot += 1; return [] }
+            if let last = touchSequences[slot], !touch.sequence.isNewer(than: last) { counters.staleSnapshots += 1; return [] }
+            touchSequences[slot] = touch.sequence
+            lastTouch[slot] = touch
+            if let pad = pads[slot], !released.contains(slot) {
+                do { try pad.apply(touch) } catch { counters.deviceErrors += 1 }
+            }
         case .motion(let batch):
             guard let pad = pads[batch.slot.rawValue] else { counters.unknownSlot += 1; return [] }
             do { try pad.apply(batch) } catch { counters.deviceErrors += 1 }
@@ -92,23 +114,92 @@ public final class HostSession {
         return []
     }
 
-    /// Releases and removes pads whose client went silent past the state lease.
-    public func expireLeases(now: ContinuousClock.Instant) {
-        for (slot, receiver) in receivers where receiver.leaseExpired(now: now) {
-            counters.leaseExpiries += 1
-            log("slot \(slot): no state for \(stateLease); every control released, the virtual pad removed")
+    func announce(_ arrival: PadArrival, now: ContinuousClock.Instant) {
+        // The client repeats each arrival with its keep-alives (a datagram may be lost): the
+        // same announcement again changes nothing; a different one for the slot starts afresh.
+        let slot = arrival.slot.rawValue
+        if let existing = pads[slot] {
+            if existing.arrival == arrival { return }
+            log("slot \(slot) announced as \(PeerName(local: arrival.name)) instead of \(PeerName(local: existing.arrival.name)): replacing its virtual pad")
             removePad(slot)
+        }
+        guard making == nil else { return }  // one pad at a time; the next keep-alive announces it again
+        if let failed = failedArrivals[slot], failed.arrival == arrival, now - failed.at < Self.retryAfterDeviceError { return }
+        guard pads.count < maxPads else {
+            if refusedSlots.insert(slot).inserted { counters.refusedArrivals += 1; log("slot \(slot) refused: \(maxPads) pads is this host's limit per client (--max-pads)") }
+            return
+        }
+        refusedSlots.remove(slot)
+        if receivers[slot] == nil {
+            var receiver = SnapshotReceiver(lease: stateLease)
+            receiver.start(now: now)
+            receivers[slot] = receiver
+        }
+        making = arrival
+        // Times after this are on the caller's clock: `now` plus however long the making took.
+        let started = ContinuousClock.now
+        maker.make(arrival) { [weak self] result in self?.padMade(arrival, result, now: now + (ContinuousClock.now - started)) }
+    }
+
+    /// The maker's answer, on the session's loop. A pad nobody wants any more is unplugged again.
+    public func padMade(_ arrival: PadArrival, _ result: Result<VirtualPad, Error>, now: ContinuousClock.Instant) {
+        let slot = arrival.slot.rawValue
+        if making == arrival { making = nil }
+        switch result {
+        case .success(let pad):
+            guard !closed, receivers[slot] != nil, pads[slot] == nil else { maker.remove(pad); return }
+            pads[slot] = pad
+            failedArrivals[slot] = nil
+            // What arrived while the pad was being made shows at once.
+            if let current = receivers[slot]?.current, !released.contains(slot) {
+                do { try pad.apply(current) } catch { counters.deviceErrors += 1 }
+            }
+            if let touch = lastTouch[slot], !released.contains(slot) { try? pad.apply(touch) }
+        case .failure(let error):
+            counters.deviceErrors += 1
+            receivers[slot] = nil
+            failedArrivals[slot] = (arrival, now)
+            log("cannot create a virtual pad for \(PeerName(local: arrival.name)) (slot \(slot)): \(error); retrying in \(Self.retryAfterDeviceError)")
         }
     }
 
-    /// When the next lease would expire: the host's only timer.
+    /// Releases every control of a pad whose client went silent past the state lease, and unplugs
+    /// it once the grace period is over too.
+    public func expireLeases(now: ContinuousClock.Instant) {
+        for (slot, receiver) in receivers {
+            guard let lastHeard = receiver.lastHeard else { continue }
+            if !released.contains(slot), receiver.leaseExpired(now: now) {
+                counters.leaseExpiries += 1
+                released.insert(slot)
+                releaseControls(slot)
+                log("slot \(slot): no state for \(stateLease); every control released (the pad stays \(padGrace) for the client to return)")
+            } else if released.contains(slot), now - lastHeard > stateLease + padGrace {
+                counters.graceRemovals += 1
+                log("slot \(slot): no state for \(stateLease + padGrace); the virtual pad removed")
+                removePad(slot)
+            }
+        }
+    }
+
+    /// When the next lease or grace period runs out: the host's only timer besides rumble renewal.
     public func nextLeaseDeadline() -> ContinuousClock.Instant? {
-        receivers.values.compactMap { $0.lastHeard.map { $0 + stateLease } }.min()
+        receivers.compactMap { slot, receiver in
+            receiver.lastHeard.map { $0 + stateLease + (released.contains(slot) ? padGrace : .zero) }
+        }.min()
     }
 
     /// The client disconnected: everything released, everything unplugged.
     public func close() {
-        for slot in Array(pads.keys) { removePad(slot) }
+        closed = true
+        for slot in Array(receivers.keys) { removePad(slot) }
+    }
+
+    func releaseControls(_ slot: UInt8) {
+        guard let pad = pads[slot] else { return }
+        // Neutral first, so a game polling between the two never sees a held button.
+        try? pad.apply(.neutral(PadSlot(slot)))
+        try? pad.apply(TouchSnapshot(slot: PadSlot(slot)))
+        heldRumble[slot] = nil
     }
 
     /// Rumble a game holds (a DualSense keeps its motors at the last level until told otherwise)
@@ -153,13 +244,11 @@ public final class HostSession {
     }
 
     func removePad(_ slot: UInt8) {
-        guard let pad = pads.removeValue(forKey: slot) else { return }
-        // Neutral first, so a game polling between the two never sees a held button.
-        try? pad.apply(.neutral(PadSlot(slot)))
-        try? pad.apply(TouchSnapshot(slot: PadSlot(slot)))
-        pad.remove()
-        heldRumble[slot] = nil
+        releaseControls(slot)
+        if let pad = pads.removeValue(forKey: slot) { maker.remove(pad) }
         receivers[slot] = nil
         touchSequences[slot] = nil
+        lastTouch[slot] = nil
+        released.remove(slot)
     }
 }

@@ -21,43 +21,53 @@ public enum Pairing {
     }
 
     /// The client's side. Returns once the host has confirmed; throws `.wrongPIN` otherwise.
-    public static func pairAsClient(_ connection: TLSConnection, clientIdentity: TLSIdentity, pin: String, clientName: String) throws {
+    /// How long a whole pairing exchange may take on either side: two scrypt runs and three frames.
+    public static let exchangeTimeout: Duration = .seconds(20)
+
+    public static func pairAsClient(_ connection: TLSConnection, clientIdentity: TLSIdentity, pin: String, clientName: PeerName) throws {
+        let deadline = ContinuousClock.now + exchangeTimeout
         guard let hostFingerprint = connection.peerFingerprint else { throw PairingError.protocolError("the host sent no certificate") }
         let spake = try context(connection, clientFingerprint: clientIdentity.fingerprint, hostFingerprint: hostFingerprint, pin: pin, role: .a)
-        try connection.send(ControlMessage.pairStart(share: spake.outboundMessage(), clientName: clientName).encoded())
-        let reply = try ControlMessage(decoding: connection.receive())
+        try connection.send(ControlMessage.pairStart(share: spake.outboundMessage(), clientName: clientName).encoded(), deadline: deadline)
+        let reply = try ControlMessage(decoding: connection.receive(deadline: deadline))
         guard case .pairReply(let share, let hostConfirmation) = reply else {
             if case .refused(let reason) = reply { throw PairingError.refused(reason) }
             throw PairingError.protocolError("unexpected reply to pairing")
         }
         let keys = try spake.finish(peerMessage: share)
         guard keys.isValidPeerConfirmation(hostConfirmation) else {
-            try? connection.send(ControlMessage.pairConfirm(confirmation: []).encoded())
+            try? connection.send(ControlMessage.pairConfirm(confirmation: []).encoded(), deadline: deadline)
             throw PairingError.wrongPIN
         }
-        try connection.send(ControlMessage.pairConfirm(confirmation: keys.confirmationMAC).encoded())
-        guard case .pairResult(let accepted, let message) = try ControlMessage(decoding: connection.receive()) else {
+        try connection.send(ControlMessage.pairConfirm(confirmation: keys.confirmationMAC).encoded(), deadline: deadline)
+        guard case .pairResult(let accepted, let message) = try ControlMessage(decoding: connection.receive(deadline: deadline)) else {
             throw PairingError.protocolError("no pairing result")
         }
         guard accepted else { throw PairingError.refused(message) }
     }
 
-    /// The host's side, after it received `pairStart`. Returns the client's name on success.
+    /// The host's side, after it received `pairStart` and its pairing gate admitted the attempt.
+    /// `approve` runs once the client has proved it knows the PIN, and decides whether the pairing
+    /// stands (the host's PIN may have been spent or replaced meanwhile).
     public static func pairAsHost(_ connection: TLSConnection, hostIdentity: TLSIdentity, pin: String,
-                                  clientShare: [UInt8], clientName: String) throws -> String {
+                                  clientShare: [UInt8], deadline: ContinuousClock.Instant, approve: () -> Bool) throws {
         guard let clientFingerprint = connection.peerFingerprint else {
             throw PairingError.protocolError("a pairing client must present its certificate")
         }
         let spake = try context(connection, clientFingerprint: clientFingerprint, hostFingerprint: hostIdentity.fingerprint, pin: pin, role: .b)
         let keys = try spake.finish(peerMessage: clientShare)
-        try connection.send(ControlMessage.pairReply(share: spake.outboundMessage(), confirmation: keys.confirmationMAC).encoded())
-        guard case .pairConfirm(let confirmation) = try ControlMessage(decoding: connection.receive()),
+        try connection.send(ControlMessage.pairReply(share: spake.outboundMessage(), confirmation: keys.confirmationMAC).encoded(), deadline: deadline)
+        guard case .pairConfirm(let confirmation) = try ControlMessage(decoding: connection.receive(deadline: deadline)),
               keys.isValidPeerConfirmation(confirmation) else {
-            try? connection.send(ControlMessage.pairResult(accepted: false, message: "wrong PIN").encoded())
+            try? connection.send(ControlMessage.pairResult(accepted: false, message: "wrong PIN").encoded(), deadline: deadline)
             throw PairingError.wrongPIN
         }
-        try connection.send(ControlMessage.pairResult(accepted: true, message: "paired").encoded())
-        return clientName.isEmpty ? clientFingerprint : clientName
+        guard approve() else {
+            let why = "the PIN was used or replaced meanwhile: try again with the PIN the host shows now"
+            try? connection.send(ControlMessage.pairResult(accepted: false, message: why).encoded(), deadline: deadline)
+            throw PairingError.refused(why)
+        }
+        try connection.send(ControlMessage.pairResult(accepted: true, message: "paired").encoded(), deadline: deadline)
     }
 }
 
@@ -69,7 +79,7 @@ public enum PairingError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .wrongPIN: return "wrong PIN: check the PIN 'padgate serve --pair' shows on the host and try again"
-        case .refused(let reason): return "the host refused pairing: \(reason)"
+        case .refused(let reason): return "the host refused pairing: \(displayable(peerText: reason))"
         case .protocolError(let what): return "pairing failed: \(what)"
         }
     }

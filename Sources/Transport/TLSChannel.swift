@@ -4,27 +4,37 @@ import Glibc
 
 /// A TLS 1.3 connection over TCP carrying length-prefixed control frames. Certificates are not
 /// checked against any CA: padgate pins the peer's fingerprint (known hosts, paired clients).
+///
+/// The socket is non-blocking and every step takes a deadline: a peer that stops halfway through a
+/// handshake or a frame costs its own connection a timeout, never anyone else a wait.
 public final class TLSConnection {
     let ssl: OpaquePointer
     let context: OpaquePointer
     public let socket: Int32
     public let peerAddress: String
+    /// The peer's IPv4 address alone, for limits per source.
+    public let peerHost: String
     /// The peer's certificate fingerprint, nil if it sent none (an unpaired client).
     public let peerFingerprint: String?
 
-    init(context: OpaquePointer, socket: Int32, server: Bool, peerAddress: String) throws {
+    /// How long one control step (a handshake, a frame) may take when the caller names no deadline.
+    public static let stepTimeout: Duration = .seconds(5)
+
+    init(context: OpaquePointer, socket: Int32, server: Bool, peer: sockaddr_in, deadline: ContinuousClock.Instant) throws {
+        _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
         guard let ssl = SSL_new(context) else { close(socket); throw TLSError.openssl("SSL_new") }
         self.ssl = ssl
         self.context = context
         SSL_CTX_up_ref(context)
         self.socket = socket
-        self.peerAddress = peerAddress
+        peerAddress = SocketAddress.describe(peer)
+        peerHost = SocketAddress.describeHost(peer)
         SSL_set_fd(ssl, socket)
-        let rc = server ? SSL_accept(ssl) : SSL_connect(ssl)
-        guard rc == 1 else {
-            let detail = TLSError.queue()
+        do {
+            _ = try Self.drive(ssl, socket: socket, deadline: deadline, step: "the TLS handshake") { server ? SSL_accept($0) : SSL_connect($0) }
+        } catch {
             SSL_free(ssl); SSL_CTX_free(context); close(socket)
-            throw TLSError.handshake(detail)
+            throw error
         }
         if let certificate = padgate_ssl_peer_certificate(ssl) {
             peerFingerprint = try? TLSIdentity.fingerprint(of: certificate)
@@ -35,10 +45,32 @@ public final class TLSConnection {
     }
 
     deinit {
-        SSL_shutdown(ssl)
+        SSL_shutdown(ssl)  // non-blocking: sends close_notify if the socket takes it, never waits
         SSL_free(ssl)
         SSL_CTX_free(context)
         close(socket)
+    }
+
+    /// Runs one OpenSSL call on the non-blocking socket until it completes, waiting in poll(2) for
+    /// what it needs until `deadline`. Returns the call's positive result.
+    static func drive(_ ssl: OpaquePointer, socket: Int32, deadline: ContinuousClock.Instant, step: String,
+                      _ call: (OpaquePointer) -> Int32) throws -> Int32 {
+        while true {
+            ERR_clear_error()
+            let rc = call(ssl)
+            if rc > 0 { return rc }
+            let events: Int16
+            switch SSL_get_error(ssl, rc) {
+            case SSL_ERROR_WANT_READ: events = Int16(POLLIN)
+            case SSL_ERROR_WANT_WRITE: events = Int16(POLLOUT)
+            case SSL_ERROR_ZERO_RETURN: throw TLSError.closed
+            case SSL_ERROR_SYSCALL where rc == 0 || errno == ECONNRESET || errno == EPIPE: throw TLSError.closed
+            default:
+                let detail = TLSError.queue()
+                throw step == "the TLS handshake" ? TLSError.handshake(detail.isEmpty ? "the peer broke off" : detail) : TLSError.closed
+            }
+            guard try SocketWait.until(socket, events: events, deadline: deadline) else { throw TLSError.timedOut(step) }
+        }
     }
 
     /// Keys bound to this TLS session (RFC 8446 exporter): both ends derive the same bytes, and
@@ -52,31 +84,73 @@ public final class TLSConnection {
     }
 
     /// Sends one frame: `length u16 | bytes`.
-    public func send(_ frame: [UInt8]) throws {
-        guard frame.count <= Int(UInt16.max) else { throw TLSError.io("control frame too long") }
+    public func send(_ frame: [UInt8], deadline: ContinuousClock.Instant = .now + stepTimeout) throws {
+        guard frame.count <= ControlMessage.maxFrameBytes else { throw TLSError.io("control frame too long") }
         let bytes = [UInt8(frame.count >> 8), UInt8(frame.count & 0xff)] + frame
-        guard SSL_write(ssl, bytes, Int32(bytes.count)) == Int32(bytes.count) else { throw TLSError.closed }
+        // SSL_write on a non-blocking socket must be retried with the same buffer until it reports it all.
+        _ = try bytes.withUnsafeBytes { buffer in
+            try Self.drive(ssl, socket: socket, deadline: deadline, step: "sending a control frame") {
+                SSL_write($0, buffer.baseAddress, Int32(buffer.count))
+            }
+        }
     }
 
-    /// Receives one frame; throws `.closed` when the peer is gone.
-    public func receive() throws -> [UInt8] {
-        let header = try read(count: 2)
-        return try read(count: Int(header[0]) << 8 | Int(header[1]))
+    /// Receives one frame of at most `ControlMessage.maxFrameBytes`; throws `.closed` when the peer
+    /// is gone and `.timedOut` when the whole frame is not there by `deadline`.
+    public func receive(deadline: ContinuousClock.Instant = .now + stepTimeout) throws -> [UInt8] {
+        let header = try read(count: 2, deadline: deadline)
+        let length = Int(header[0]) << 8 | Int(header[1])
+        guard length <= ControlMessage.maxFrameBytes else { throw TLSError.io("the peer announced a control frame of \(length) bytes") }
+        return try read(count: length, deadline: deadline)
     }
 
-    private func read(count: Int) throws -> [UInt8] {
+    private func read(count: Int, deadline: ContinuousClock.Instant) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         var got = 0
         while got < count {
-            let n = out.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress! + got, Int32(count - got)) }
-            guard n > 0 else { throw TLSError.closed }
-            got += Int(n)
+            got += Int(try out.withUnsafeMutableBytes { buffer in
+                try Self.drive(ssl, socket: socket, deadline: deadline, step: "reading a control frame") {
+                    SSL_read($0, buffer.baseAddress! + got, Int32(count - got))
+                }
+            })
         }
         return out
     }
 
+    public enum Incoming: Equatable { case nothing, data, closed }
+
+    /// What the peer sent, without waiting: for connections that should stay quiet (an established
+    /// client sends nothing after hello), so any data is unexpected and any end is the peer leaving.
+    public func checkIncoming() -> Incoming {
+        var scratch = [UInt8](repeating: 0, count: 256)
+        ERR_clear_error()
+        let n = SSL_read(ssl, &scratch, Int32(scratch.count))
+        if n > 0 { return .data }
+        switch SSL_get_error(ssl, n) {
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .nothing
+        default: return .closed
+        }
+    }
+
     /// Bytes already decrypted and waiting: poll(2) on the socket does not see them.
     public var hasBufferedData: Bool { SSL_pending(ssl) > 0 }
+}
+
+/// Waiting for one socket with a deadline; EINTR is retried, never mistaken for the deadline.
+enum SocketWait {
+    /// True when `events` happened (or the socket failed, which the next call reports), false at the deadline.
+    static func until(_ socket: Int32, events: Int16, deadline: ContinuousClock.Instant) throws -> Bool {
+        while true {
+            let left = deadline - .now
+            guard left > .zero else { return false }
+            var fd = pollfd(fd: socket, events: events, revents: 0)
+            let ms = Int32(clamping: (left + .nanoseconds(999_999)).components.seconds * 1000
+                           + (left + .nanoseconds(999_999)).components.attoseconds / 1_000_000_000_000_000)
+            let n = poll(&fd, 1, max(ms, 1))
+            if n > 0 { return true }
+            if n < 0 && errno != EINTR { throw TLSError.io("poll failed: \(String(cString: strerror(errno)))") }
+        }
+    }
 }
 
 /// Makes TLS 1.3 contexts with an identity.
@@ -117,7 +191,8 @@ public final class TLSListener {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var addr = try SocketAddress.ipv4(address, port: port)
         let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0, listen(fd, 8) == 0 else {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        guard bound == 0, listen(fd, 64) == 0 else {
             let code = errno
             close(fd); SSL_CTX_free(context)
             throw TLSError.io("cannot listen on \(address):\(port): \(String(cString: strerror(code)))")
@@ -129,24 +204,80 @@ public final class TLSListener {
 
     deinit { close(socket); SSL_CTX_free(context) }
 
-    /// Accepts one connection and completes the TLS handshake.
-    public func accept() throws -> TLSConnection {
+    /// Accepts one pending TCP connection without waiting (the listening socket is non-blocking).
+    /// The TLS handshake is the caller's next step, on its own deadline (`handshake`).
+    public func acceptTCP() -> AcceptResult {
         var peer = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let fd = withUnsafeMutablePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(socket, $0, &length) } }
-        guard fd >= 0 else { throw TLSError.io("accept failed: \(String(cString: strerror(errno)))") }
-        SocketAddress.setNoDelay(fd)
-        return try TLSConnection(context: context, socket: fd, server: true, peerAddress: SocketAddress.describe(peer))
+        while true {
+            let fd = withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(socket, $0, &length) }
+            }
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                SocketAddress.setNoDelay(fd)
+                return .accepted(PendingTCP(socket: fd, peer: peer))
+            }
+            switch errno {
+            case EINTR, ECONNABORTED, EPROTO: continue
+            case EAGAIN: return .nothing
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .outOfResources(String(cString: strerror(errno)))
+            default: return .failed(String(cString: strerror(errno)))
+            }
+        }
     }
+
+    public enum AcceptResult {
+        case accepted(PendingTCP)
+        case nothing
+        /// Out of descriptors or memory: the caller stops accepting for a while rather than spin.
+        case outOfResources(String)
+        case failed(String)
+    }
+
+    /// Waits for one connection and completes its handshake, all by `deadline`: for a single peer
+    /// (tests, tools). A server with many peers uses `acceptTCP` and `handshake` on their own threads.
+    public func accept(deadline: ContinuousClock.Instant = .now + TLSConnection.stepTimeout) throws -> TLSConnection {
+        while true {
+            switch acceptTCP() {
+            case .accepted(let pending): return try handshake(pending, deadline: deadline)
+            case .nothing:
+                guard try SocketWait.until(socket, events: Int16(POLLIN), deadline: deadline) else { throw TLSError.timedOut("waiting for a connection") }
+            case .outOfResources(let why), .failed(let why): throw TLSError.io("accept failed: \(why)")
+            }
+        }
+    }
+
+    /// Completes the server side of the TLS handshake by `deadline`.
+    public func handshake(_ pending: PendingTCP, deadline: ContinuousClock.Instant) throws -> TLSConnection {
+        try TLSConnection(context: context, socket: pending.socket, server: true, peer: pending.peer, deadline: deadline)
+    }
+}
+
+/// A TCP connection accepted but not yet through TLS; `TLSListener.handshake` takes its socket over.
+public struct PendingTCP {
+    public let socket: Int32
+    public let peer: sockaddr_in
+    public var peerHost: String { SocketAddress.describeHost(peer) }
+    /// Closes a connection refused before its handshake.
+    public func drop() { close(socket) }
 }
 
 public enum TLSDialer {
     /// Connects to `host:port` and completes the TLS handshake, presenting `identity` if given.
-    public static func connect(host: String, port: UInt16, identity: TLSIdentity?, timeout: Duration = .seconds(5)) throws -> TLSConnection {
+    /// Connect and handshake share one deadline, so a host that accepts TCP but never finishes TLS
+    /// (frozen, overloaded, not padgate) is reported after `timeout` instead of hanging.
+    public static func connect(host: String, port: UInt16, identity: TLSIdentity?, timeout: Duration = TLSConnection.stepTimeout) throws -> TLSConnection {
+        let deadline = ContinuousClock.now + timeout
         let context = try TLSContext.make(server: false, identity: identity, requirePeerCertificate: false)
         defer { SSL_CTX_free(context) }
-        let (fd, address) = try SocketAddress.connectTCP(host: host, port: port, timeout: timeout)
-        return try TLSConnection(context: context, socket: fd, server: false, peerAddress: address)
+        let (fd, address) = try SocketAddress.connectTCP(host: host, port: port, deadline: deadline)
+        do {
+            return try TLSConnection(context: context, socket: fd, server: false, peer: address, deadline: deadline)
+        } catch TLSError.timedOut {
+            throw TLSError.timedOut("the TLS handshake with \(host):\(port) (is 'padgate serve' running there, and not overloaded?)")
+        }
     }
 }
 
@@ -175,19 +306,26 @@ public enum SocketAddress {
         return addr
     }
 
-    static func connectTCP(host: String, port: UInt16, timeout: Duration) throws -> (Int32, String) {
+    static func connectTCP(host: String, port: UInt16, deadline: ContinuousClock.Instant) throws -> (Int32, sockaddr_in) {
         var addr = try resolve(host, port: port)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw TLSError.io("cannot make a socket: \(String(cString: strerror(errno)))") }
         let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard rc == 0 else {
-            let code = errno
+        var code = rc == 0 ? 0 : errno
+        if code == EINPROGRESS {
+            guard (try? SocketWait.until(fd, events: Int16(POLLOUT), deadline: deadline)) == true else {
+                close(fd)
+                throw TLSError.timedOut("connecting to \(host):\(port) (is the host up and the port open?)")
+            }
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
+        }
+        guard code == 0 else {
             close(fd)
             throw TLSError.io("cannot connect to \(host):\(port): \(String(cString: strerror(code))) — is 'padgate serve' running there?")
         }
         setNoDelay(fd)
-        return (fd, describe(addr))
+        return (fd, addr)
     }
 
     static func setNoDelay(_ fd: Int32) {
@@ -200,6 +338,13 @@ public enum SocketAddress {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         return UInt16(bigEndian: addr.sin_port)
+    }
+
+    public static func describeHost(_ addr: sockaddr_in) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        var copy = addr.sin_addr
+        inet_ntop(AF_INET, &copy, &buffer, socklen_t(buffer.count))
+        return String(cString: buffer)
     }
 
     public static func describe(_ addr: sockaddr_in) -> String {

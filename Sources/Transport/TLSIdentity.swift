@@ -78,6 +78,12 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
     case fingerprintChanged(host: String, expected: String, got: String)
     case notPaired(fingerprint: String)
     case io(String)
+    /// A step (named) did not finish by its deadline.
+    case timedOut(String)
+    /// The host turned the client away; the reason is the host's text, made safe to print.
+    case refused(String)
+    /// Nothing authentic came from the host for this long: it is treated as gone.
+    case hostSilent(Duration)
 
     public var description: String {
         switch self {
@@ -94,6 +100,9 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
         case .notPaired(let fingerprint):
             return "this host accepts only paired clients, and \(fingerprint) is not one: run 'padgate pair HOST' with the PIN 'padgate serve --pair' shows"
         case .io(let what): return what
+        case .timedOut(let step): return "\(step) did not finish within its deadline"
+        case .refused(let reason): return "the host refused the connection: \(displayable(peerText: reason))"
+        case .hostSilent(let silence): return "the host stopped answering (nothing for \(silence)); feedback on the pads stopped"
         }
     }
 

@@ -62,8 +62,11 @@ struct DemoCommand: ParsableCommand {
         var configuration = PadServer.Configuration()
         configuration.address = "127.0.0.1"
         configuration.port = 0
+        // The demo pairs itself: both identities are its own, so the host knows the client's at once.
+        var paired = try FingerprintStore(url: state.appendingPathComponent("paired-clients"))
+        try paired.remember("demo client", fingerprint: clientIdentity.fingerprint)
         let server = try PadServer(configuration: configuration, identity: hostIdentity,
-                                   pairedClients: try FingerprintStore(url: state.appendingPathComponent("paired-clients")),
+                                   pairedClients: paired,
                                    makePad: ends.makeHostPad)
         server.log = { note("host: \($0)") }
         var clientConfiguration = PadForwarder.Configuration(host: "127.0.0.1")

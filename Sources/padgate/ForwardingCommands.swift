@@ -25,25 +25,46 @@ enum VirtualChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 struct ServeCommand: ParsableCommand {
-    static let defaultPort: UInt16 = 47800
+    static let defaultPort = PadServer.defaultPort
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Host forwarded pads: each becomes a virtual pad games see, and their feedback goes back.",
         discussion: """
-            Listens on TCP (TLS 1.3 control) and UDP (sealed input and feedback) on the same port. \
-            With --pair, shows a PIN that 'padgate pair' on the client needs; with --require-pairing, \
-            accepts only clients paired that way. Virtual pads need /dev/uhid (DualSense) or /dev/uinput \
-            (Xbox 360-style): sudo modprobe uhid uinput, and udev/70-padgate.rules.
+            Listens on TCP (TLS 1.3 control) and UDP (sealed input and feedback) on the same port, and \
+            accepts only clients paired with this host: start it with --pair once, and run \
+            'padgate pair THIS-HOST' on the client with the PIN it shows. Every limit below protects the \
+            host from peers on the network (docs/security.md). Virtual pads need /dev/uhid (DualSense) \
+            or /dev/uinput (Xbox 360-style): sudo modprobe uhid uinput, and udev/70-padgate.rules.
             """)
 
     @Option(help: "Port for TCP and UDP.") var port: UInt16 = ServeCommand.defaultPort
-    @Option(help: "Address to listen on.") var address = "0.0.0.0"
+    @Option(help: "Address to listen on (127.0.0.1: this machine only).") var address = "0.0.0.0"
     @Option(help: "Virtual pad kind: auto (DualSense for PlayStation pads when uhid works, else Xbox), dualsense, xbox.")
     var virtual: VirtualChoice = .auto
-    @Option(help: "Most pads per client.") var maxPads = 4
-    @Flag(help: "Show a PIN and accept pairing requests.") var pair = false
-    @Flag(help: "Accept only paired clients.") var requirePairing = false
+    @Option(help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
+    @Option(help: "Most clients with a session at once.") var maxClients = PadServer.Limits().maxClients
+    @Option(help: "Most connections still in their handshake at once (and a quarter of that per address).")
+    var maxPending = PadServer.Limits().maxPendingConnections
+    @Option(help: "Seconds a stalled client's pad (every control released) stays before it is unplugged (at least 10).")
+    var padGrace: Double = Double(HostSession.minimumPadGrace.components.seconds)
+    @Flag(help: "Show a PIN and accept pairing requests (single-use PINs that expire after 2 minutes).") var pair = false
+    @Flag(help: "Accept clients that never paired: anyone who can reach the port can then type on this machine's virtual pads. Only for a trusted network.")
+    var acceptUnpairedClients = false
+    @Flag(help: .hidden) var requirePairing = false  // the default now; kept so old scripts still start
     @Option(help: "Stop after this many seconds.") var duration: Double?
+
+    func validate() throws {
+        guard PadServer.Limits.maxPadsPerClientRange.contains(maxPads) else {
+            throw ValidationError("--max-pads must be within \(PadServer.Limits.maxPadsPerClientRange.lowerBound)-\(PadServer.Limits.maxPadsPerClientRange.upperBound)")
+        }
+        guard (1...1024).contains(maxClients) else { throw ValidationError("--max-clients must be within 1-1024") }
+        guard (1...1024).contains(maxPending) else { throw ValidationError("--max-pending must be within 1-1024") }
+        guard padGrace.isFinite, padGrace >= Double(HostSession.minimumPadGrace.components.seconds), padGrace <= 3600 else {
+            throw ValidationError("--pad-grace must be within \(HostSession.minimumPadGrace.components.seconds)-3600 seconds")
+        }
+        if requirePairing && acceptUnpairedClients { throw ValidationError("--require-pairing and --accept-unpaired-clients contradict each other") }
+        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+    }
 
     func run() throws {
         let state = PadgatePaths.stateDirectory
@@ -52,16 +73,29 @@ struct ServeCommand: ParsableCommand {
         var configuration = PadServer.Configuration()
         configuration.address = address
         configuration.port = port
-        configuration.maxPads = maxPads
-        configuration.requirePairing = requirePairing
+        configuration.limits.maxPadsPerClient = maxPads
+        configuration.limits.maxClients = maxClients
+        configuration.limits.maxPendingConnections = maxPending
+        configuration.limits.maxPendingPerAddress = max(1, maxPending / 4)
+        configuration.padGrace = .milliseconds(Int(padGrace * 1000))
+        configuration.acceptUnpairedClients = acceptUnpairedClients
         let server = try PadServer(configuration: configuration, identity: identity, pairedClients: paired,
                                    makePad: Self.factory(virtual))
         note("padgate serve: listening on \(address):\(server.port); identity \(identity.fingerprint)")
+        if acceptUnpairedClients {
+            note("padgate serve: accepting unpaired clients: anyone who can reach \(address):\(server.port) can drive this machine's virtual pads")
+        } else if paired.entries.isEmpty && !pair {
+            note("padgate serve: no client is paired yet: restart with --pair to pair one")
+        }
         if pair {
-            let pin = Pairing.newPIN()
-            server.pairingPIN = pin
-            note("padgate serve: pairing PIN \(pin) (run 'padgate pair THIS-HOST' on the client)")
-            server.onPINChanged = { note("padgate serve: a pairing attempt failed; new PIN \($0)") }
+            server.enablePairing { pin, why in
+                switch why {
+                case .first: note("padgate serve: pairing PIN \(pin) (run 'padgate pair THIS-HOST' on the client; valid 2 minutes, once)")
+                case .used: note("padgate serve: the PIN was used; next pairing PIN \(pin)")
+                case .expired: note("padgate serve: the PIN expired; new pairing PIN \(pin)")
+                case .tooManyFailures: note("padgate serve: too many wrong PINs; new pairing PIN \(pin)")
+                }
+            }
         }
         SignalTrap.install {}
         let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
@@ -143,47 +177,11 @@ struct ForwardCommand: ParsableCommand {
         let forwarder = PadForwarder(configuration: configuration, identity: identity, knownHosts: knownHosts)
         let monitor = try PadMonitor()
         let selector = try pad.map(PadSelector.init)
-        var sources: [String: EvdevPadSource] = [:]
-        var nextSlot: UInt8 = 0
-
-        func attach(_ candidate: Pad, index: Int) {
-            guard sources[candidate.id] == nil, !candidate.isHostVirtualPad,
-                  selector.map({ $0.matches(candidate, at: index) }) ?? true else { return }
-            do {
-                let source = try EvdevPadSource(pad: candidate, slot: PadSlot(nextSlot))
-                nextSlot &+= 1
-                sources[candidate.id] = source
-                forwarder.add(source)
-                let corrected = source.motionCorrection == nil ? "" : " (with the gyro correction 'padgate calibrate' stored)"
-                note("padgate forward: forwarding \(candidate.kind.displayName) \(candidate.name) as slot \(source.arrival.slot.rawValue)\(corrected)")
-            } catch {
-                note("padgate forward: cannot read \(candidate.name): \(error)")
-            }
-        }
-        for (index, candidate) in monitor.pads.enumerated() { attach(candidate, index: index) }
-        if sources.isEmpty { note("padgate forward: no pad yet; waiting for one to be plugged in") }
-        forwarder.extraDescriptors = [monitor.fileDescriptor]
-        forwarder.onExtraReadable = {
-            for change in monitor.handleEvents() {
-                switch change {
-                case .removed(let gone):
-                    if let source = sources.removeValue(forKey: gone.id) {
-                        forwarder.remove(source)
-                        note("padgate forward: \(gone.name) was unplugged")
-                    }
-                case .arrived(let new):
-                    attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
-                case .changed(let old, let new) where old.evdev != new.evdev:
-                    // Different nodes to read: start over with them.
-                    if let source = sources.removeValue(forKey: old.id) { forwarder.remove(source) }
-                    attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
-                case .changed(_, let new) where sources[new.id] == nil:
-                    attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
-                case .changed:
-                    break  // a battery or LED appeared: the pad as forwarded is unchanged
-                }
-            }
-        }
+        // Hot-plug on a thread of its own: opening a pad (and reading its calibration) can wait on
+        // the kernel, and the forwarding loop must not (a stall there would expire the host's lease).
+        let plugging = HotPlugFeeder(monitor: monitor, selector: selector, forwarder: forwarder)
+        let pluggingThread = JoinableThread { plugging.run() }
+        defer { plugging.stop(); pluggingThread.join() }
         if !quiet {
             var last = ContinuousClock.now
             forwarder.onStatus = { status in
@@ -197,18 +195,89 @@ struct ForwardCommand: ParsableCommand {
         SignalTrap.install {}
         let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
         forwarder.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
-        for source in sources.values { source.silence() }
         if !quiet && standardErrorIsTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }
 
 var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 
+/// Follows hot-plug for `forward`: opens arriving pads and hands them to the forwarder, takes
+/// unplugged ones away. Runs on its own thread; the forwarder takes the changes between reports.
+final class HotPlugFeeder: @unchecked Sendable {
+    let monitor: PadMonitor
+    let selector: PadSelector?
+    let forwarder: PadForwarder
+    private var sources: [String: EvdevPadSource] = [:]
+    private var nextSlot: UInt8 = 0
+    private let wake = WakePipe()
+    private let lock = NSLock()
+    private var stopped = false
+
+    init(monitor: PadMonitor, selector: PadSelector?, forwarder: PadForwarder) {
+        self.monitor = monitor
+        self.selector = selector
+        self.forwarder = forwarder
+    }
+
+    func run() {
+        for (index, candidate) in monitor.pads.enumerated() { attach(candidate, index: index) }
+        if sources.isEmpty { note("padgate forward: no pad yet; waiting for one to be plugged in") }
+        while !lock.withLock({ stopped }) {
+            let ready = Poll.wait([monitor.fileDescriptor, wake.descriptor], timeout: nil)
+            if ready[0].readable { handleEvents() }
+        }
+        for source in sources.values { source.silence() }
+        wake.close()
+    }
+
+    func stop() {
+        lock.withLock { stopped = true }
+        wake.wake()
+    }
+
+    func handleEvents() {
+        for change in monitor.handleEvents() {
+            switch change {
+            case .removed(let gone):
+                if let source = sources.removeValue(forKey: gone.id) {
+                    forwarder.changes.post(.remove(source))
+                    note("padgate forward: \(gone.name) was unplugged")
+                }
+            case .arrived(let new):
+                attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
+            case .changed(let old, let new) where old.evdev != new.evdev:
+                // Different nodes to read: start over with them.
+                if let source = sources.removeValue(forKey: old.id) { forwarder.changes.post(.remove(source)) }
+                attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
+            case .changed(_, let new) where sources[new.id] == nil:
+                attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
+            case .changed:
+                break  // a battery or LED appeared: the pad as forwarded is unchanged
+            }
+        }
+    }
+
+    func attach(_ candidate: Pad, index: Int) {
+        guard sources[candidate.id] == nil, !candidate.isHostVirtualPad,
+              selector.map({ $0.matches(candidate, at: index) }) ?? true else { return }
+        do {
+            let source = try EvdevPadSource(pad: candidate, slot: PadSlot(nextSlot))
+            nextSlot &+= 1
+            sources[candidate.id] = source
+            forwarder.changes.post(.add(source))
+            let corrected = source.motionCorrection == nil ? "" : " (with the gyro correction 'padgate calibrate' stored)"
+            note("padgate forward: forwarding \(candidate.kind.displayName) \(candidate.name) as slot \(source.arrival.slot.rawValue)\(corrected)")
+        } catch {
+            note("padgate forward: cannot read \(candidate.name): \(error)")
+        }
+    }
+}
+
 struct PairCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair",
         abstract: "Pair with a host using the PIN 'padgate serve --pair' shows.",
-        discussion: "Pairing proves both ends know the PIN without revealing it (SPAKE2), pins the host's identity, and lets a host started with --require-pairing accept this machine.")
+        discussion: "Pairing proves both ends know the PIN without revealing it (SPAKE2), pins the host's identity, and lets the host accept this machine (hosts accept only paired clients).")
 
     @Argument(help: "HOST or HOST:PORT of 'padgate serve --pair'.") var host: HostAddress
     @Option(help: "The PIN (asked for if omitted).") var pin: String?
@@ -223,7 +292,7 @@ struct PairCommand: ParsableCommand {
         }
         guard let pin, pin.count == 6, pin.allSatisfy(\.isNumber) else { throw ValidationError("the PIN is the 6 digits 'padgate serve --pair' shows") }
         let connection = try TLSDialer.connect(host: host.host, port: host.port, identity: identity)
-        try Pairing.pairAsClient(connection, clientIdentity: identity, pin: pin, clientName: ProcessInfo.processInfo.hostName)
+        try Pairing.pairAsClient(connection, clientIdentity: identity, pin: pin, clientName: PeerName(local: ProcessInfo.processInfo.hostName))
         // The PIN authenticated this host's certificate: pin it, replacing any older entry.
         var knownHosts = try FingerprintStore(url: PadgatePaths.configDirectory.appendingPathComponent("known_hosts"))
         try knownHosts.remember("\(host.host):\(host.port)", fingerprint: connection.peerFingerprint ?? "")

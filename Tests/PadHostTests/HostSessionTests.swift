@@ -33,19 +33,63 @@ final class HostSessionTests: XCTestCase {
         XCTAssertEqual(host.counters.staleSnapshots, 1)
     }
 
-    func testASilentClientLeavesNoButtonHeld() {
+    func testASilentClientLeavesNoButtonHeldAndItsPadGoesOnlyAfterTheGrace() {
         let host = session()
         _ = host.handle(arrival(0), now: t0)
         _ = host.handle(state(0, 1, buttons: 0b10), now: t0)
         host.expireLeases(now: t0 + .milliseconds(400))
-        XCTAssertFalse(made[0].removed, "still within the lease")
+        XCTAssertEqual(made[0].state.buttons, 0b10, "still within the lease")
         XCTAssertEqual(host.nextLeaseDeadline(), t0 + .milliseconds(500))
         host.expireLeases(now: t0 + .milliseconds(501))
-        XCTAssertTrue(made[0].removed)
-        XCTAssertEqual(made[0].state.buttons, 0, "released before removal")
-        XCTAssertEqual(made[0].state.leftX, 0, "centred before removal")
+        XCTAssertEqual(made[0].state.buttons, 0, "released when the lease lapsed")
+        XCTAssertEqual(made[0].state.leftX, 0, "centred when the lease lapsed")
+        XCTAssertFalse(made[0].removed, "a stall is not an unplug")
         XCTAssertEqual(host.counters.leaseExpiries, 1)
+        XCTAssertEqual(host.nextLeaseDeadline(), t0 + .milliseconds(500) + HostSession.minimumPadGrace)
+        host.expireLeases(now: t0 + .milliseconds(501) + HostSession.minimumPadGrace)
+        XCTAssertTrue(made[0].removed, "unplugged once the grace period is over too")
+        XCTAssertEqual(host.counters.graceRemovals, 1)
         XCTAssertTrue(host.pads.isEmpty)
+    }
+
+    func testAClientBackFromAStallGetsItsStateBackOnTheSamePad() {
+        let host = session()
+        _ = host.handle(arrival(0), now: t0)
+        _ = host.handle(state(0, 7, buttons: 0b100), now: t0)
+        host.expireLeases(now: t0 + .seconds(2))
+        XCTAssertEqual(made[0].state.buttons, 0)
+        // The client's next keep-alive repeats the same snapshot (same sequence): it applies again.
+        _ = host.handle(state(0, 7, buttons: 0b100), now: t0 + .seconds(3))
+        XCTAssertEqual(made[0].state.buttons, 0b100)
+        XCTAssertEqual(made.count, 1, "the same virtual pad throughout")
+        XCTAssertFalse(made[0].removed)
+        host.expireLeases(now: t0 + .seconds(3) + .milliseconds(400))
+        XCTAssertEqual(made[0].state.buttons, 0b100, "a fresh lease")
+    }
+
+    func testPadsMadeInTheBackgroundGetWhatArrivedMeanwhile() {
+        final class DeferredMaker: PadMaker {
+            var requests: [(PadArrival, (Result<VirtualPad, Error>) -> Void)] = []
+            var removed: [VirtualPad] = []
+            func make(_ arrival: PadArrival, done: @escaping (Result<VirtualPad, Error>) -> Void) { requests.append((arrival, done)) }
+            func remove(_ pad: VirtualPad) { removed.append(pad); pad.remove() }
+        }
+        let maker = DeferredMaker()
+        let host = HostSession(maxPads: 4, stateLease: .milliseconds(500), maker: maker)
+        _ = host.handle(arrival(0), now: t0)
+        _ = host.handle(arrival(0), now: t0)
+        _ = host.handle(arrival(1), now: t0)
+        XCTAssertEqual(maker.requests.count, 1, "one pad is made at a time; repeats and others wait")
+        _ = host.handle(state(0, 1, buttons: 0b1000), now: t0)
+        let pad = InProcessPad(arrival: maker.requests[0].0)
+        maker.requests[0].1(.success(pad))
+        XCTAssertEqual(pad.state.buttons, 0b1000, "the state that came while the pad was made shows at once")
+        _ = host.handle(arrival(1), now: t0)
+        XCTAssertEqual(maker.requests.count, 2, "the next slot's announcement is taken once the first is done")
+        host.close()
+        let late = InProcessPad(arrival: maker.requests[1].0)
+        maker.requests[1].1(.success(late))
+        XCTAssertTrue(late.removed, "a pad made after its client left is unplugged again")
     }
 
     func testARepeatedArrivalKeepsThePadAndAFailedOneIsRetriedAfterAPause() {

@@ -23,18 +23,22 @@ final class LinkSecurityTests: XCTestCase {
         try TLSIdentity(directory: directory.appendingPathComponent(name), commonName: name)
     }
 
-    func startServer(requirePairing: Bool = false, pin: String? = nil, onPINChanged: ((String) -> Void)? = nil) throws -> RunningServer {
+    /// A host on loopback. `pairClient`: the "client" identity is already paired (as after
+    /// `padgate pair`). `pin`: pairing is on with this first PIN; `onPIN` sees every later one.
+    func startServer(pairClient: Bool = true, pin: String? = nil, policy: PairingGate.Policy = .quickForTests,
+                     onPIN: ((String, PairingGate.Rotation) -> Void)? = nil,
+                     configure: (inout PadServer.Configuration) -> Void = { _ in }) throws -> RunningServer {
         var configuration = PadServer.Configuration()
         configuration.address = "127.0.0.1"
         configuration.port = 0
-        configuration.requirePairing = requirePairing
+        configure(&configuration)
         let made = madePads!
-        let server = try PadServer(configuration: configuration, identity: try identity("host"),
-                                   pairedClients: try FingerprintStore(url: directory.appendingPathComponent("paired-clients")),
+        var paired = try FingerprintStore(url: directory.appendingPathComponent("paired-clients"))
+        if pairClient { try paired.remember("client", fingerprint: try identity("client").fingerprint) }
+        let server = try PadServer(configuration: configuration, identity: try identity("host"), pairedClients: paired,
                                    makePad: { arrival in let pad = InProcessPad(arrival: arrival); made.append(pad); return pad })
         server.log = { _ in }
-        server.pairingPIN = pin
-        server.onPINChanged = onPINChanged
+        if let pin { server.enablePairing(pin: pin, policy: policy) { pin, why in onPIN?(pin, why) } }
         return RunningServer(server)
     }
 
@@ -52,38 +56,43 @@ final class LinkSecurityTests: XCTestCase {
         return log
     }
 
-    func testAWrongPINIsRefusedAndSpendsThePIN() throws {
-        let newPIN = LockedList<String>()
-        let running = try startServer(pin: "111111", onPINChanged: { newPIN.append($0) })
-        defer { running.stop() }
-        let client = try identity("client")
-        func pair(_ pin: String) throws {
-            let connection = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: client)
-            try Pairing.pairAsClient(connection, clientIdentity: client, pin: pin, clientName: "test")
-        }
-        XCTAssertThrowsError(try pair("222222")) { XCTAssertEqual($0 as? PairingError, .wrongPIN) }
-        let fresh = try XCTUnwrap(eventually { newPIN.first }, "a failed attempt must replace the PIN")
-        XCTAssertNotEqual(fresh, "111111")
-        XCTAssertThrowsError(try pair("111111"), "the old PIN is spent: one guess per PIN") {
-            XCTAssertEqual($0 as? PairingError, .wrongPIN)
-        }
-        let latest = try XCTUnwrap(eventually { newPIN.count == 2 ? newPIN.last : nil })
-        XCTAssertNoThrow(try pair(latest), "the PIN the host shows now works")
-        running.stop()
-        let paired = try FingerprintStore(url: directory.appendingPathComponent("paired-clients"))
-        XCTAssertEqual(paired.entries.count, 1, "only the right PIN stored the client")
+    func pair(_ port: UInt16, pin: String, as name: String = "client") throws {
+        let client = try identity(name)
+        let connection = try TLSDialer.connect(host: "127.0.0.1", port: port, identity: client)
+        try Pairing.pairAsClient(connection, clientIdentity: client, pin: pin, clientName: PeerName(local: name))
     }
 
-    func testAnUnpairedClientIsRefusedByAHostThatRequiresPairing() throws {
-        let running = try startServer(requirePairing: true, pin: "123456")
+    func testAPINIsSingleUseAndWrongGuessesReplaceIt() throws {
+        let pins = LockedList<(String, PairingGate.Rotation)>()
+        let running = try startServer(pairClient: false, pin: "111111", onPIN: { if $1 != .first { pins.append(($0, $1)) } })
+        defer { running.stop() }
+        XCTAssertNoThrow(try pair(running.port, pin: "111111", as: "first"))
+        let next = try XCTUnwrap(eventually { pins.first }, "a used PIN is replaced")
+        XCTAssertEqual(next.1, .used)
+        XCTAssertNotEqual(next.0, "111111")
+        XCTAssertThrowsError(try pair(running.port, pin: "111111", as: "second"), "a PIN pairs once") {
+            XCTAssertEqual($0 as? PairingError, .wrongPIN)
+        }
+        // Wrong guesses: the third replaces the PIN (quickForTests has no backoff to wait out).
+        let wrong = next.0 == "222222" ? "333333" : "222222"
+        for _ in 0..<2 { XCTAssertThrowsError(try pair(running.port, pin: wrong, as: "second")) }
+        XCTAssertNotNil(eventually { pins.count == 2 ? true : nil })
+        XCTAssertEqual(pins.last?.1, .tooManyFailures)
+        XCTAssertEqual(pins.last?.0, running.server.pairing?.currentPIN)
+        XCTAssertNoThrow(try pair(running.port, pin: try XCTUnwrap(pins.last?.0), as: "second"), "the PIN the host shows now works")
+        running.stop()
+        let paired = try FingerprintStore(url: directory.appendingPathComponent("paired-clients"))
+        XCTAssertEqual(paired.entries.count, 2, "only the right PINs stored clients")
+    }
+
+    func testAnUnpairedClientIsRefusedByDefault() throws {
+        let running = try startServer(pairClient: false, pin: "123456")
         defer { running.stop() }
         let log = try forward(to: running.port)
         XCTAssertTrue(log.contains { $0.contains("accepts only paired clients") && $0.contains("padgate pair") }, "\(log)")
         XCTAssertTrue(madePads.isEmpty, "an unpaired client's pad reached the host")
 
-        let client = try identity("client")
-        let connection = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: client)
-        try Pairing.pairAsClient(connection, clientIdentity: client, pin: "123456", clientName: "test")
+        try pair(running.port, pin: "123456")
         _ = try forward(to: running.port)
         XCTAssertNotNil(eventually { madePads.first }, "once paired, the same client is accepted")
     }
@@ -147,7 +156,7 @@ final class RawClient {
 
     init(port: UInt16, identity: TLSIdentity) throws {
         connection = try TLSDialer.connect(host: "127.0.0.1", port: port, identity: identity)
-        try connection.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: "raw").encoded())
+        try connection.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: PeerName(local: "raw")).encoded())
         guard case .welcome(let session, _, _, _) = try ControlMessage(decoding: connection.receive()) else { throw TLSError.io("no welcome") }
         self.session = session
         sealer = try DatagramSealer(keys: try ControlMessage.datagramKeys(connection).clientToHost, session: session)
@@ -193,12 +202,24 @@ final class RunningServer {
         port = server.port
         let stopped = self.stopped
         thread = Thread { server.run(tick: .milliseconds(20)) { !stopped.isEmpty } }
+        thread.stackSize = 1 << 20
         thread.start()
     }
 
     func stop() {
         if stopped.isEmpty { stopped.append(true) }
         while !thread.isFinished { usleep(5_000) }
+    }
+}
+
+extension PairingGate.Policy {
+    /// The real rules without their waits, for tests that pair several times in a row.
+    static var quickForTests: PairingGate.Policy {
+        var policy = PairingGate.Policy()
+        policy.burst = 100
+        policy.backoffBase = .milliseconds(1)
+        policy.maxBackoff = .milliseconds(1)
+        return policy
     }
 }
 

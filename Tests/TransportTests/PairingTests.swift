@@ -8,11 +8,11 @@ final class PairingTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: directory) }
 
     /// Runs one pairing over loopback TLS: the host with `hostPIN`, the client with `clientPIN`.
-    func pair(hostPIN: String, clientPIN: String) throws -> (host: Result<String, Error>, client: Result<Void, Error>) {
+    func pair(hostPIN: String, clientPIN: String) throws -> (host: Result<PeerName, Error>, client: Result<Void, Error>) {
         let hostIdentity = try TLSIdentity(directory: directory.appendingPathComponent("host"), commonName: "host")
         let clientIdentity = try TLSIdentity(directory: directory.appendingPathComponent("client"), commonName: "client")
         let listener = try TLSListener(identity: hostIdentity, address: "127.0.0.1", port: 0)
-        var hostResult: Result<String, Error> = .failure(PairingError.protocolError("not run"))
+        var hostResult: Result<PeerName, Error> = .failure(PairingError.protocolError("not run"))
         let done = expectation(description: "host side")
         Thread.detachNewThread {
             hostResult = Result {
@@ -20,19 +20,21 @@ final class PairingTests: XCTestCase {
                 guard case .pairStart(let share, let name) = try ControlMessage(decoding: connection.receive()) else {
                     throw PairingError.protocolError("no pairStart")
                 }
-                return try Pairing.pairAsHost(connection, hostIdentity: hostIdentity, pin: hostPIN, clientShare: share, clientName: name)
+                try Pairing.pairAsHost(connection, hostIdentity: hostIdentity, pin: hostPIN, clientShare: share,
+                                       deadline: .now + Pairing.exchangeTimeout) { true }
+                return name
             }
             done.fulfill()
         }
         let client = try TLSDialer.connect(host: "127.0.0.1", port: listener.port, identity: clientIdentity)
-        let clientResult = Result { try Pairing.pairAsClient(client, clientIdentity: clientIdentity, pin: clientPIN, clientName: "couch") }
+        let clientResult = Result { try Pairing.pairAsClient(client, clientIdentity: clientIdentity, pin: clientPIN, clientName: PeerName(local: "couch")) }
         wait(for: [done], timeout: 30)
         return (hostResult, clientResult)
     }
 
     func testTheRightPINPairs() throws {
         let result = try pair(hostPIN: "482913", clientPIN: "482913")
-        XCTAssertEqual(try result.host.get(), "couch")
+        XCTAssertEqual(try result.host.get().raw, "couch")
         XCTAssertNoThrow(try result.client.get())
     }
 

@@ -1,0 +1,312 @@
+import Foundation
+import Glibc
+import PadDevices
+import Transport
+import WireProtocol
+
+/// The host's TCP side: accepts connections, and gives each one a thread of its own for the steps
+/// that wait on the peer (TLS handshake, hello, pairing), all under deadlines and within the
+/// limits; watches established sessions' connections for their end. It never touches a pad: a
+/// session it admits goes to the input path through that path's mailbox.
+final class ControlPlane {
+    enum Command {
+        /// A connection through hello: watch it until it closes.
+        case established(session: UInt32, connection: TLSConnection)
+        /// The input path closed the session (idle): drop its connection.
+        case close(session: UInt32, why: String)
+    }
+
+    let configuration: PadServer.Configuration
+    let identity: TLSIdentity
+    let listener: TLSListener
+    let paired: LockedStore
+    let input: InputPath
+    let statistics: SharedStatistics
+    let mailbox = Mailbox<Command>()
+    var gate: PairingGate?
+    var log: (String) -> Void = { _ in }
+    private lazy var limitedLog = LimitedLog { [weak self] in self?.log($0) }
+
+    /// Shared with the connection threads.
+    private let lock = NSLock()
+    private var pendingByAddress: [String: Int] = [:]
+    private var pendingSockets: Set<Int32> = []
+    private var sessionIDs: Set<UInt32> = []
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Only the control thread touches these.
+    private var established: [UInt32: TLSConnection] = [:]
+    private var acceptPausedUntil: ContinuousClock.Instant?
+    private var acceptBackoff: Duration = .zero
+    static let acceptBackoffRange: ClosedRange<Duration> = .milliseconds(50)...(.seconds(2))
+    /// Accepts per wake-up, so a connection flood cannot keep this loop from its other work.
+    static let acceptsPerWake = 32
+
+    init(configuration: PadServer.Configuration, identity: TLSIdentity, listener: TLSListener, paired: LockedStore,
+         input: InputPath, statistics: SharedStatistics) {
+        self.configuration = configuration
+        self.identity = identity
+        self.listener = listener
+        self.paired = paired
+        self.input = input
+        self.statistics = statistics
+    }
+
+    var limits: PadServer.Limits { configuration.limits }
+
+    func run() {
+        var ids: [UInt32] = []
+        var descriptors: [Int32] = []
+        while !lock.withLock({ stopping }) {
+            let now = ContinuousClock.now
+            if let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
+            ids.removeAll(keepingCapacity: true)
+            descriptors.removeAll(keepingCapacity: true)
+            descriptors.append(mailbox.descriptor)
+            descriptors.append(acceptPausedUntil == nil ? listener.socket : -1)  // poll(2) ignores -1
+            for (id, connection) in established { ids.append(id); descriptors.append(connection.socket) }
+            var deadline = now + .seconds(1)
+            if let until = acceptPausedUntil { deadline = min(deadline, until) }
+            if let gate { deadline = min(deadline, gate.nextExpiry) }
+            let ready = Poll.wait(descriptors, timeout: max(deadline - now, .zero))
+            if ready[0].readable { mailbox.drain(perform) }
+            if ready[1].readable { acceptConnections() }
+            for (index, id) in ids.enumerated() where ready[2 + index].readable || ready[2 + index].hungUp {
+                guard let connection = established[id] else { continue }
+                switch connection.checkIncoming() {
+                case .nothing: continue
+                case .closed: endSession(id, why: "closed the connection")
+                case .data: endSession(id, why: "sent control data after hello (not padgate's protocol); disconnected")
+                }
+            }
+            gate?.tick(now: .now)
+        }
+        shutDown()
+        finished.signal()
+    }
+
+    /// Ends `run` and waits for it, and for every connection thread: their peers are cut off so
+    /// that none sits out its deadline.
+    func stop() {
+        lock.withLock { stopping = true }
+        mailbox.wakeOnly()
+        finished.wait()
+        let deadline = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < deadline {
+            let busy: Bool = lock.withLock {
+                for socket in pendingSockets { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+                return !pendingSockets.isEmpty
+            }
+            if !busy { break }
+            usleep(5_000)
+        }
+    }
+
+    private func shutDown() {
+        mailbox.drain(perform)
+        for id in Array(established.keys) { endSession(id, why: "server stopping") }
+    }
+
+    func perform(_ command: Command) {
+        switch command {
+        case .established(let id, let connection):
+            established[id] = connection
+        case .close(let id, let why):
+            if established.removeValue(forKey: id) != nil { log("closed the connection of an idle session (\(why))") }
+            _ = lock.withLock { sessionIDs.remove(id) }
+        }
+    }
+
+    func endSession(_ id: UInt32, why: String) {
+        established[id] = nil
+        _ = lock.withLock { sessionIDs.remove(id) }
+        input.mailbox.post(.remove(session: id, why: why))
+    }
+
+    // MARK: Accepting
+
+    func acceptConnections() {
+        for _ in 0..<Self.acceptsPerWake {
+            switch listener.acceptTCP() {
+            case .nothing:
+                return
+            case .accepted(let pending):
+                acceptBackoff = .zero
+                admit(pending)
+            case .outOfResources(let why):
+                // Not accepting for a while: the kernel keeps the backlog, and the loop does not spin.
+                acceptBackoff = min(max(acceptBackoff * 2, Self.acceptBackoffRange.lowerBound), Self.acceptBackoffRange.upperBound)
+                acceptPausedUntil = .now + acceptBackoff
+                statistics.update { $0.acceptBackoffs += 1 }
+                limitedLog.note("accept", "cannot accept connections (\(why)): pausing accepts for \(acceptBackoff)")
+                return
+            case .failed(let why):
+                limitedLog.note("accept", "accept failed: \(why)")
+                return
+            }
+        }
+    }
+
+    /// Within the limits, a thread of its own for the connection's handshake; beyond them, closed at once.
+    func admit(_ pending: PendingTCP) {
+        let address = pending.peerHost
+        let admitted: Bool = lock.withLock {
+            guard !stopping, pendingSockets.count < limits.maxPendingConnections,
+                  pendingByAddress[address, default: 0] < limits.maxPendingPerAddress else { return false }
+            pendingSockets.insert(pending.socket)
+            pendingByAddress[address, default: 0] += 1
+            return true
+        }
+        guard admitted else {
+            pending.drop()
+            statistics.refuse("too many pending connections")
+            limitedLog.note("pending", "refused a connection from \(address): too many connections still in their handshake")
+            return
+        }
+        statistics.update { $0.acceptedConnections += 1; $0.pendingConnections += 1 }
+        let thread = Thread { [self] in
+            serve(pending)
+            lock.withLock {
+                pendingSockets.remove(pending.socket)
+                pendingByAddress[address, default: 1] -= 1
+                if pendingByAddress[address] == 0 { pendingByAddress[address] = nil }
+            }
+            statistics.update { $0.pendingConnections -= 1 }
+        }
+        thread.stackSize = 512 << 10
+        thread.start()
+    }
+
+    // MARK: One connection, on its own thread
+
+    func serve(_ pending: PendingTCP) {
+        let address = pending.peerHost
+        let deadline = ContinuousClock.now + limits.handshakeTimeout
+        let connection: TLSConnection
+        do {
+            connection = try listener.handshake(pending, deadline: deadline)
+        } catch {
+            if case TLSError.timedOut = error { statistics.refuse("handshake timed out") } else { statistics.refuse("handshake failed") }
+            limitedLog.note("handshake", "TLS handshake with \(address) failed: \(error)")
+            return
+        }
+        do {
+            switch try ControlMessage(decoding: connection.receive(deadline: deadline)) {
+            case .hello(let version, let name):
+                try hello(connection, version: version, name: name)
+            case .pairStart(let share, let name):
+                pair(connection, share: share, name: name)
+            default:
+                refuse(connection, "expected hello", counted: "unexpected first frame")
+            }
+        } catch let error as ControlMessage.DecodingError {
+            refuse(connection, "malformed control frame: \(error)", counted: "malformed control frame")
+        } catch TLSError.timedOut {
+            statistics.refuse("no hello in time")
+            limitedLog.note("hello", "\(address) sent no hello within \(limits.handshakeTimeout); disconnected")
+        } catch {
+            statistics.refuse("connection failed")
+            limitedLog.note("hello", "connection from \(address) failed: \(error)")
+        }
+    }
+
+    func refuse(_ connection: TLSConnection, _ reason: String, counted: String) {
+        statistics.refuse(counted)
+        try? connection.send(ControlMessage.refused(reason: reason).encoded(), deadline: .now + .seconds(1))
+        limitedLog.note(counted, "refused \(connection.peerAddress): \(reason)")
+    }
+
+    func hello(_ connection: TLSConnection, version: UInt8, name: PeerName) throws {
+        guard version == ControlMessage.protocolVersion else {
+            return refuse(connection, "protocol version \(version) is not supported; update padgate", counted: "protocol version")
+        }
+        if !configuration.acceptUnpairedClients {
+            guard let fingerprint = connection.peerFingerprint, paired.contains(fingerprint: fingerprint) else {
+                let reason = TLSError.notPaired(fingerprint: connection.peerFingerprint ?? "a client without a certificate").description
+                return refuse(connection, reason, counted: "not paired")
+            }
+        }
+        let keys = try ControlMessage.datagramKeys(connection)
+        let id: UInt32? = lock.withLock {
+            guard !stopping, sessionIDs.count < limits.maxClients else { return nil }
+            var id: UInt32 = 0
+            while id == 0 || sessionIDs.contains(id) { id = UInt32.random(in: 1...UInt32.max) }
+            sessionIDs.insert(id)
+            return id
+        }
+        guard let id else {
+            return refuse(connection, "this host serves at most \(limits.maxClients) clients at once (serve --max-clients)", counted: "too many clients")
+        }
+        let session = try input.makeSession(id: id, name: name, address: connection.peerAddress, keys: keys)
+        input.mailbox.post(.add(session))
+        do {
+            try connection.send(ControlMessage.welcome(session: id, udpPort: listener.port,
+                                                       leaseMillis: UInt16(configuration.stateLease / .milliseconds(1)),
+                                                       maxPads: UInt8(limits.maxPadsPerClient)).encoded())
+        } catch {
+            _ = lock.withLock { sessionIDs.remove(id) }
+            input.mailbox.post(.remove(session: id, why: "did not take its welcome (\(error))"))
+            return
+        }
+        mailbox.post(.established(session: id, connection: connection))
+    }
+
+    func pair(_ connection: TLSConnection, share: [UInt8], name: PeerName) {
+        guard let gate else {
+            return refuse(connection, "pairing is not enabled on this host: start it with 'padgate serve --pair'", counted: "pairing off")
+        }
+        guard let fingerprint = connection.peerFingerprint else {
+            // Refused before the PIN is involved: such requests neither spend nor replace it.
+            return refuse(connection, "a pairing client must present its certificate", counted: "pairing without certificate")
+        }
+        let address = connection.peerHost
+        let ticket: PairingGate.Ticket
+        switch gate.admit(address: address, now: .now) {
+        case .failure(let refusal): return refuse(connection, refusal.description, counted: "pairing rate-limited")
+        case .success(let admitted): ticket = admitted
+        }
+        var settled = false
+        do {
+            try Pairing.pairAsHost(connection, hostIdentity: identity, pin: ticket.pin, clientShare: share,
+                                   deadline: .now + Pairing.exchangeTimeout) {
+                settled = true
+                return gate.succeed(ticket, now: .now)
+            }
+            try paired.remember(name, fingerprint: fingerprint)
+            log("paired with \(name) (\(fingerprint)) from \(address)")
+        } catch {
+            if !settled { gate.fail(ticket, now: .now) }
+            limitedLog.note("pairing", "pairing from \(address) failed: \(error)")
+        }
+    }
+}
+
+/// Log lines about what peers do, at most a few per reason per 10 s: a flood of bad connections
+/// must not become a flood of log (and of disk, and of the one core that writes it).
+final class LimitedLog: @unchecked Sendable {
+    static let window: Duration = .seconds(10)
+    static let linesPerWindow = 3
+    private let lock = NSLock()
+    private var windows: [String: (start: ContinuousClock.Instant, lines: Int, suppressed: Int)] = [:]
+    let write: (String) -> Void
+
+    init(_ write: @escaping (String) -> Void) { self.write = write }
+
+    func note(_ reason: String, _ line: String) {
+        let now = ContinuousClock.now
+        let (show, summary): (Bool, Int) = lock.withLock {
+            var entry = windows[reason] ?? (now, 0, 0)
+            var summary = 0
+            if now - entry.start >= Self.window { summary = entry.suppressed; entry = (now, 0, 0) }
+            entry.lines += 1
+            let show = entry.lines <= Self.linesPerWindow
+            if !show { entry.suppressed += 1 }
+            if windows.count > 64, windows[reason] == nil { windows.removeAll() }
+            windows[reason] = entry
+            return (show, summary)
+        }
+        if summary > 0 { write("(\(summary) more like '\(reason)' in the last \(Self.window))") }
+        if show { write(line) }
+    }
+}

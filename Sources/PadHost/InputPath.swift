@@ -1,0 +1,186 @@
+import Foundation
+import Glibc
+import PadDevices
+import Transport
+import WireProtocol
+
+/// One client with a session, as the input path sees it.
+final class ClientSession {
+    let id: UInt32
+    let name: PeerName
+    let address: String
+    let opener: DatagramOpener
+    let link: DatagramLink
+    let pads: HostSession
+    let workshop: PadWorkshop?
+    var lastAuthentic: ContinuousClock.Instant
+
+    init(id: UInt32, name: PeerName, address: String, opener: DatagramOpener, link: DatagramLink, pads: HostSession,
+         workshop: PadWorkshop?, now: ContinuousClock.Instant) {
+        self.id = id; self.name = name; self.address = address; self.opener = opener; self.link = link
+        self.pads = pads; self.workshop = workshop; lastAuthentic = now
+    }
+}
+
+/// The input path: sealed datagrams in, virtual pads driven, leases watched, games' feedback out.
+/// It owns the UDP socket and every session's pads, and waits on nothing but its own poll(2): the
+/// control plane hands it sessions through `mailbox`, the pad workshops hand it made pads the same way.
+final class InputPath {
+    enum Command {
+        case add(ClientSession)
+        case remove(session: UInt32, why: String)
+        case run(() -> Void)
+    }
+
+    let configuration: PadServer.Configuration
+    let udp: Int32
+    let makePad: VirtualPadFactory
+    let statistics: SharedStatistics
+    let mailbox = Mailbox<Command>()
+    var sessions: [UInt32: ClientSession] = [:]
+    var log: (String) -> Void = { _ in }
+    /// Tells the control plane to close a session's TCP connection (the session went idle).
+    var closeConnection: (UInt32, String) -> Void = { _, _ in }
+    private var wire = WireCodec.Counters()
+    private var rejectedByGoneClients: [DatagramRejection: Int] = [:]
+    private var payload = [UInt8](repeating: 0, count: 1400)
+    private var datagram = [UInt8](repeating: 0, count: 2048)
+    private var opened = [UInt8](repeating: 0, count: 2048)
+    private var replies: [WireMessage] = []
+    private var descriptors: [Int32] = []
+    private var retiredLeaseExpiries = 0, retiredGraceRemovals = 0
+    private var publishedAt = ContinuousClock.now
+
+    /// Whether pads are kernel devices worth a workshop thread; in-process pads are made inline.
+    let makesPadsInBackground: Bool
+
+    init(configuration: PadServer.Configuration, udp: Int32, makePad: @escaping VirtualPadFactory, statistics: SharedStatistics,
+         makesPadsInBackground: Bool = true) {
+        self.configuration = configuration
+        self.udp = udp
+        self.makePad = makePad
+        self.statistics = statistics
+        self.makesPadsInBackground = makesPadsInBackground
+    }
+
+    /// A session for a client the control plane accepted. Safe from any thread.
+    func makeSession(id: UInt32, name: PeerName, address: String, keys: (clientToHost: DirectionKeys, hostToClient: DirectionKeys)) throws -> ClientSession {
+        let opener = try DatagramOpener(keys: keys.clientToHost, session: id)
+        let link = DatagramLink(socket: udp, sealer: try DatagramSealer(keys: keys.hostToClient, session: id), opener: opener)
+        let workshop = makesPadsInBackground
+            ? PadWorkshop(label: String(id, radix: 16), factory: makePad, deliver: { [mailbox] work in mailbox.post(.run(work)) })
+            : nil
+        let pads = HostSession(maxPads: configuration.limits.maxPadsPerClient, stateLease: configuration.stateLease,
+                               padGrace: configuration.padGrace, maker: workshop ?? InlinePadMaker(makePad))
+        pads.log = { [weak self] in self?.log("client \(name): \($0)") }
+        return ClientSession(id: id, name: name, address: address, opener: opener, link: link, pads: pads, workshop: workshop, now: .now)
+    }
+
+    func run(tick: Duration, until stop: () -> Bool) {
+        while !stop() {
+            descriptors.removeAll(keepingCapacity: true)
+            descriptors.append(mailbox.descriptor)
+            descriptors.append(udp)
+            for session in sessions.values { for pad in session.pads.pads.values { descriptors.append(contentsOf: pad.feedbackDescriptors) } }
+            let now = ContinuousClock.now
+            var deadline = now + tick
+            for session in sessions.values {
+                for candidate in [session.pads.nextLeaseDeadline(), session.pads.nextRenewal(), session.lastAuthentic + configuration.limits.sessionIdleTimeout] {
+                    if let candidate, candidate < deadline { deadline = candidate }
+                }
+            }
+            let ready = Poll.wait(descriptors, timeout: max(deadline - now, .zero))
+            // Commands first: a session added just now must be there for its first datagram.
+            if ready[0].readable { mailbox.drain(perform) }
+            if ready[1].readable { receiveDatagrams() }
+            let after = ContinuousClock.now
+            for session in Array(sessions.values) {
+                if after - session.lastAuthentic > configuration.limits.sessionIdleTimeout {
+                    remove(session.id, why: "sent nothing for \(configuration.limits.sessionIdleTimeout)")
+                    statistics.update { $0.idleSessionsClosed += 1 }
+                    closeConnection(session.id, "idle")
+                    continue
+                }
+                session.pads.expireLeases(now: after)
+                send(session.pads.feedback(now: after), to: session)
+            }
+            if after - publishedAt >= .milliseconds(50) { publish() }
+        }
+    }
+
+    func perform(_ command: Command) {
+        switch command {
+        case .add(let session):
+            sessions[session.id] = session
+            log("client \(session.name) connected from \(session.address)")
+        case .remove(let id, let why):
+            remove(id, why: why)
+        case .run(let work):
+            work()
+        }
+    }
+
+    func remove(_ id: UInt32, why: String) {
+        guard let session = sessions.removeValue(forKey: id) else { return }
+        session.pads.close()
+        retiredLeaseExpiries += session.pads.counters.leaseExpiries
+        retiredGraceRemovals += session.pads.counters.graceRemovals
+        rejectedByGoneClients.merge(session.opener.rejected, uniquingKeysWith: +)
+        log("client \(session.name) \(why); its pads were released and removed")
+    }
+
+    func closeAll(why: String) {
+        mailbox.drain(perform)
+        for id in Array(sessions.keys) { remove(id, why: why) }
+        publish()
+    }
+
+    func receiveDatagrams() {
+        for _ in 0..<configuration.limits.datagramsPerWake {
+            var from = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let n = datagram.withUnsafeMutableBytes { b in
+                withUnsafeMutablePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(udp, b.baseAddress, b.count, 0, $0, &length) } }
+            }
+            guard n >= 0 else { return }  // EAGAIN: drained (EINTR too: poll comes round again)
+            // The session id picks the client; its key decides whether the datagram is genuine.
+            guard n >= DatagramFormat.headerSize else { rejectedByGoneClients[.truncated, default: 0] += 1; continue }
+            let id = datagram[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard let session = sessions[id] else { rejectedByGoneClients[.wrongSession, default: 0] += 1; continue }
+            let count = datagram.withUnsafeBytes { d in opened.withUnsafeMutableBytes { session.opener.open(UnsafeRawBufferPointer(rebasing: d[0..<n]), into: $0) } }
+            guard let count else { continue }
+            session.link.peer = from
+            let now = ContinuousClock.now
+            session.lastAuthentic = now
+            replies.removeAll(keepingCapacity: true)
+            opened.withUnsafeBytes { WireCodec.decode(UnsafeRawBufferPointer(rebasing: $0[0..<count]), counters: &wire) { message in
+                replies += session.pads.handle(message, now: now)
+            } }
+            send(replies, to: session)
+        }
+    }
+
+    func send(_ messages: [WireMessage], to session: ClientSession) {
+        guard !messages.isEmpty else { return }
+        WirePayloads.pack(messages, into: &payload) { _ = try? session.link.send(payload: $0) }
+    }
+
+    private func publish() {
+        publishedAt = .now
+        var rejected = rejectedByGoneClients
+        var expiries = retiredLeaseExpiries, graceRemovals = retiredGraceRemovals
+        for session in sessions.values {
+            rejected.merge(session.opener.rejected, uniquingKeysWith: +)
+            expiries += session.pads.counters.leaseExpiries
+            graceRemovals += session.pads.counters.graceRemovals
+        }
+        let sessionCount = sessions.count, wire = self.wire
+        statistics.update {
+            $0.sessions = sessionCount
+            $0.datagramsRejected = rejected
+            $0.wire = wire
+            $0.leaseExpiries = expiries
+            $0.graceRemovals = graceRemovals
+        }
+    }
+}
