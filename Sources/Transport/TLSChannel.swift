@@ -268,11 +268,13 @@ public enum TLSDialer {
     /// Connects to `host:port` and completes the TLS handshake, presenting `identity` if given.
     /// Connect and handshake share one deadline, so a host that accepts TCP but never finishes TLS
     /// (frozen, overloaded, not padgate) is reported after `timeout` instead of hanging.
-    public static func connect(host: String, port: UInt16, identity: TLSIdentity?, timeout: Duration = TLSConnection.stepTimeout) throws -> TLSConnection {
+    /// `from`: a local IPv4 address to connect from (tests that play several machines).
+    public static func connect(host: String, port: UInt16, identity: TLSIdentity?, timeout: Duration = TLSConnection.stepTimeout,
+                               from: String? = nil) throws -> TLSConnection {
         let deadline = ContinuousClock.now + timeout
         let context = try TLSContext.make(server: false, identity: identity, requirePeerCertificate: false)
         defer { SSL_CTX_free(context) }
-        let (fd, address) = try SocketAddress.connectTCP(host: host, port: port, deadline: deadline)
+        let (fd, address) = try SocketAddress.connectTCP(host: host, port: port, deadline: deadline, from: from)
         do {
             return try TLSConnection(context: context, socket: fd, server: false, peer: address, deadline: deadline)
         } catch TLSError.timedOut {
@@ -306,10 +308,15 @@ public enum SocketAddress {
         return addr
     }
 
-    static func connectTCP(host: String, port: UInt16, deadline: ContinuousClock.Instant) throws -> (Int32, sockaddr_in) {
+    static func connectTCP(host: String, port: UInt16, deadline: ContinuousClock.Instant, from: String? = nil) throws -> (Int32, sockaddr_in) {
         var addr = try resolve(host, port: port)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw TLSError.io("cannot make a socket: \(String(cString: strerror(errno)))") }
+        if let from {
+            var local = try ipv4(from, port: 0)
+            let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            guard bound == 0 else { close(fd); throw TLSError.io("cannot connect from \(from): \(String(cString: strerror(errno)))") }
+        }
         let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         var code = rc == 0 ? 0 : errno
         if code == EINPROGRESS {

@@ -157,7 +157,9 @@ final class RawClient {
     init(port: UInt16, identity: TLSIdentity) throws {
         connection = try TLSDialer.connect(host: "127.0.0.1", port: port, identity: identity)
         try connection.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: PeerName(local: "raw")).encoded())
-        guard case .welcome(let session, _, _, _) = try ControlMessage(decoding: connection.receive()) else { throw TLSError.io("no welcome") }
+        let answer = try ControlMessage(decoding: connection.receive())
+        if case .refused(let reason) = answer { throw TLSError.refused(reason) }
+        guard case .welcome(let session, _, _, _) = answer else { throw TLSError.io("no welcome") }
         self.session = session
         sealer = try DatagramSealer(keys: try ControlMessage.datagramKeys(connection).clientToHost, session: session)
         socket = try DatagramLink.bindSocket(address: "127.0.0.1")
@@ -181,12 +183,16 @@ final class RawClient {
     }
 
     func send(_ datagram: [UInt8]) {
+        sendNow(datagram)
+        usleep(20_000)  // in order, so that the replay is the replay
+    }
+
+    func sendNow(_ datagram: [UInt8]) {
         _ = datagram.withUnsafeBytes { bytes in
             withUnsafePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 sendto(socket, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             } }
         }
-        usleep(20_000)  // in order, so that the replay is the replay
     }
 }
 
@@ -231,6 +237,7 @@ final class LockedList<Element>: @unchecked Sendable {
     var last: Element? { lock.withLock { items.last } }
     var count: Int { lock.withLock { items.count } }
     var isEmpty: Bool { lock.withLock { items.isEmpty } }
+    var all: [Element] { lock.withLock { items } }
 }
 
 func eventually<T>(timeout: Duration = .seconds(5), _ condition: () -> T?) -> T? {

@@ -1,0 +1,379 @@
+import Foundation
+import Glibc
+import XCTest
+import PadClient
+import PadDevices
+import Transport
+import WireProtocol
+@testable import PadHost
+
+/// The host as an attacker on the same network finds it: each test runs one attack against a real
+/// `PadServer` on loopback while a paired client streams input, and asserts that the client's input
+/// keeps flowing (no state waits behind the attack), nothing is held, and the attack ends within
+/// its deadline. Attackers come from other loopback addresses (127.0.0.2...), as other machines would.
+final class HostileNetworkTests: XCTestCase {
+    var directory: URL!
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-hostile-\(UUID())")
+    }
+    override func tearDown() { try? FileManager.default.removeItem(at: directory) }
+
+    func identity(_ name: String) throws -> TLSIdentity {
+        try TLSIdentity(directory: directory.appendingPathComponent(name), commonName: name)
+    }
+
+    /// A host whose limits are scaled down so that deadlines pass within a test.
+    func startHost(pin: String? = nil, policy: PairingGate.Policy = PairingGate.Policy(),
+                   configure: (inout PadServer.Configuration) -> Void = { _ in }) throws -> (RunningServer, ApplyLog) {
+        var configuration = PadServer.Configuration()
+        configuration.address = "0.0.0.0"
+        configuration.port = 0
+        configuration.limits.handshakeTimeout = .seconds(1)
+        configure(&configuration)
+        var paired = try FingerprintStore(url: directory.appendingPathComponent("paired-clients"))
+        try paired.remember("victim", fingerprint: try identity("victim").fingerprint)
+        let log = ApplyLog()
+        let server = try PadServer(configuration: configuration, identity: try identity("host"), pairedClients: paired,
+                                   makePad: { arrival in RecordingPad(arrival: arrival, log: log) })
+        server.log = { _ in }
+        if let pin { server.enablePairing(pin: pin, policy: policy) { _, _ in } }
+        return (RunningServer(server), log)
+    }
+
+    /// Runs `attack` while the paired victim streams a new state every 10 ms; returns the worst
+    /// delay from a state's send to its application on the virtual pad.
+    func worstInputDelay(port: UInt16, log: ApplyLog, during attack: (StreamingClient) throws -> Void) throws -> Duration {
+        let victim = try StreamingClient(port: port, identity: try identity("victim"))
+        victim.start()
+        defer { victim.stop() }
+        XCTAssertNotNil(eventually(timeout: .seconds(5)) { log.count > 5 ? true : nil }, "the paired client's input never arrived")
+        let from = victim.sentCount
+        try attack(victim)
+        let to = victim.sentCount
+        XCTAssertGreaterThan(to - from, 20, "the victim kept sending during the attack")
+        return log.worstDelay(sent: victim.sendTimes, in: from..<to)
+    }
+
+    /// Far above a normal delay (well under 10 ms), far below what any wait on a peer costs (≥ 1 s).
+    let inputDelayBound: Duration = .milliseconds(400)
+
+    func testIdleSlowAndGarbageConnectionsNeitherDelayInputNorOutstayTheirDeadline() throws {
+        let (running, log) = try startHost()
+        defer { running.stop() }
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
+        let delay = try worstInputDelay(port: running.port, log: log) { _ in
+            for i in 0..<12 { held.append(try Attacker.connect(port: running.port, from: "127.0.0.\(2 + i % 6)")) }  // idle
+            for i in 0..<4 { held.append(try Attacker.connect(port: running.port, from: "127.0.1.\(i + 1)")) }
+            for fd in held.suffix(4) { Attacker.write(fd, (0..<4096).map { _ in UInt8.random(in: 0...255) }) }  // garbage
+            let slow = try Attacker.connect(port: running.port, from: "127.0.2.1")
+            held.append(slow)
+            for byte: UInt8 in [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01] { Attacker.write(slow, [byte]); usleep(250_000) }  // a slow ClientHello
+        }
+        XCTAssertLessThan(delay, inputDelayBound)
+        // Every one of them is cut off at its deadline (1 s here), the slow one too.
+        XCTAssertNotNil(eventually(timeout: .seconds(4)) { held.allSatisfy(Attacker.isClosedByPeer) ? true : nil },
+                        "a connection outstayed the handshake deadline")
+        XCTAssertNotNil(eventually(timeout: .seconds(2)) { running.server.statistics.pendingConnections == 0 ? true : nil })
+        let stats = running.server.statistics
+        XCTAssertEqual(stats.sessions, 1, "only the paired client has a session")
+        XCTAssertEqual(stats.leaseExpiries, 0)
+        XCTAssertGreaterThan(stats.refusedConnections.values.reduce(0, +), 0, "\(stats.refusedConnections)")
+    }
+
+    func testMorePendingConnectionsThanTheLimitAreClosedAtOnce() throws {
+        let (running, _) = try startHost { $0.limits.maxPendingConnections = 4; $0.limits.maxPendingPerAddress = 2 }
+        defer { running.stop() }
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
+        for _ in 0..<3 { held.append(try Attacker.connect(port: running.port, from: "127.0.3.1")) }
+        XCTAssertNotNil(eventually(timeout: .seconds(1)) { Attacker.isClosedByPeer(held[2]) ? true : nil },
+                        "a third pending connection from one address is closed at once (limit 2 per address)")
+        XCTAssertFalse(Attacker.isClosedByPeer(held[0]), "the first two wait for their deadline")
+        XCTAssertEqual(running.server.statistics.refusedConnections["too many pending connections"], 1)
+    }
+
+    func testADatagramFloodDoesNotDelayAPairedClient() throws {
+        let (running, log) = try startHost()
+        defer { running.stop() }
+        var sent = 0
+        let delay = try worstInputDelay(port: running.port, log: log) { victim in
+            let socket = try DatagramLink.bindSocket(address: "127.0.0.2")
+            defer { close(socket) }
+            var peer = try SocketAddress.resolve("127.0.0.1", port: running.port)
+            let session = victim.raw.session
+            let end = ContinuousClock.now + .seconds(2)
+            var junk = [UInt8](repeating: 0, count: 120)
+            while ContinuousClock.now < end {
+                for i in junk.indices { junk[i] = UInt8.random(in: 0...255) }
+                if sent % 2 == 0 {  // half of them claim the victim's session, so they reach its opener
+                    junk[0] = 0x50; junk[1] = 0x47; junk[2] = 1; junk[3] = 0
+                    for k in 0..<4 { junk[4 + k] = UInt8(truncatingIfNeeded: session >> (24 - 8 * UInt32(k))) }
+                }
+                _ = junk.withUnsafeBytes { bytes in withUnsafePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(socket, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                } } }
+                sent += 1
+                if sent % 200 == 0 { usleep(1_000) }
+            }
+        }
+        XCTAssertGreaterThan(sent, 5_000)
+        XCTAssertLessThan(delay, inputDelayBound)
+        let stats = running.server.statistics
+        XCTAssertEqual(stats.leaseExpiries, 0)
+        XCTAssertGreaterThan(stats.datagramsRejected.values.reduce(0, +), sent / 4, "junk is counted: \(stats.datagramsRejected)")
+    }
+
+    func testUnpairedClientsGetNoSessionAndTheClientLimitHolds() throws {
+        let (running, log) = try startHost()
+        defer { running.stop() }
+        let delay = try worstInputDelay(port: running.port, log: log) { _ in
+            let stranger = try identity("stranger")
+            let end = ContinuousClock.now + .seconds(1)
+            while ContinuousClock.now < end {
+                XCTAssertThrowsError(try StreamingClient(port: running.port, identity: stranger)) { error in
+                    guard case TLSError.refused(let reason) = error else { return XCTFail("\(error)") }
+                    XCTAssertTrue(reason.contains("padgate pair"), reason)
+                }
+            }
+        }
+        XCTAssertLessThan(delay, inputDelayBound)
+        XCTAssertEqual(running.server.statistics.sessions, 1)
+        XCTAssertEqual(log.padsMade, 1, "no pad for an unpaired client")
+
+        let (open, _) = try startHost { $0.acceptUnpairedClients = true; $0.limits.maxClients = 2 }
+        defer { open.stop() }
+        let first = try StreamingClient(port: open.port, identity: try identity("a"))
+        let second = try StreamingClient(port: open.port, identity: try identity("b"))
+        XCTAssertThrowsError(try StreamingClient(port: open.port, identity: try identity("c"))) { error in
+            guard case TLSError.refused(let reason) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("--max-clients"), reason)
+        }
+        _ = (first, second)
+    }
+
+    func testOversizeNamesAndFramesAreRefused() throws {
+        let (running, _) = try startHost()
+        defer { running.stop() }
+        let connection = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: try identity("victim"))
+        try connection.send([0x01, ControlMessage.protocolVersion] + [UInt8](repeating: 0x41, count: PeerName.maxBytes + 1))
+        guard case .refused(let reason) = try ControlMessage(decoding: connection.receive()) else { return XCTFail("not refused") }
+        XCTAssertTrue(reason.contains("peer name of 65 bytes"), reason)
+        XCTAssertThrowsError(try connection.receive(), "and closed")
+
+        let raw = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: try identity("victim"))
+        XCTAssertThrowsError(try raw.send([UInt8](repeating: 1, count: ControlMessage.maxFrameBytes + 1)), "the sender refuses too")
+        XCTAssertThrowsError(try ControlMessage(decoding: [0x01, 1] + [0xff, 0xfe])) { XCTAssertEqual($0 as? ControlMessage.DecodingError, .badField("a peer name that is not UTF-8")) }
+        XCTAssertEqual(running.server.statistics.refusedConnections["malformed control frame"], 1)
+    }
+
+    func testAPINBruteForceIsSlowedAndThePersonAtTheHostCanStillPair() throws {
+        let (running, log) = try startHost(pin: "424242")
+        defer { running.stop() }
+        var refusals = 0, wrong = 0
+        let delay = try worstInputDelay(port: running.port, log: log) { _ in
+            let attacker = try identity("attacker")
+            let end = ContinuousClock.now + .seconds(3)
+            while ContinuousClock.now < end {
+                do {
+                    let connection = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: attacker, from: "127.0.4.1")
+                    try Pairing.pairAsClient(connection, clientIdentity: attacker, pin: String(format: "%06d", Int.random(in: 0..<424242)),
+                                             clientName: PeerName(local: "attacker"))
+                } catch PairingError.wrongPIN { wrong += 1 } catch PairingError.refused(let reason) {
+                    XCTAssertTrue(reason.contains("too many pairing attempts") || reason.contains("in progress"), reason)
+                    refusals += 1
+                }
+            }
+        }
+        XCTAssertLessThan(delay, inputDelayBound, "pairing's scrypt runs off the input path")
+        XCTAssertLessThanOrEqual(wrong, 3, "a wrong guess makes that address wait 2 s, 4 s, ...")
+        XCTAssertGreaterThan(refusals, 5)
+        let gate = try XCTUnwrap(running.server.pairing)
+        XCTAssertEqual(gate.counters.failures, wrong)
+        // The person at the host, from another machine, with the PIN the host shows now.
+        let user = try identity("user")
+        let connection = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: user, from: "127.0.5.1")
+        XCTAssertNoThrow(try Pairing.pairAsClient(connection, clientIdentity: user, pin: gate.currentPIN, clientName: PeerName(local: "user")))
+    }
+
+    func testPairingRequestsWithoutACertificateLeaveThePINAlone() throws {
+        let (running, _) = try startHost(pin: "135790")
+        defer { running.stop() }
+        for _ in 0..<40 {
+            let connection = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: nil, from: "127.0.6.1")
+            try connection.send(ControlMessage.pairStart(share: [UInt8](repeating: 4, count: Spake2.messageLength), clientName: PeerName(local: "spam")).encoded())
+            guard case .refused(let reason) = try ControlMessage(decoding: connection.receive()) else { return XCTFail("not refused") }
+            XCTAssertTrue(reason.contains("certificate"), reason)
+        }
+        let gate = try XCTUnwrap(running.server.pairing)
+        XCTAssertEqual(gate.currentPIN, "135790", "spam neither spends nor replaces the PIN")
+        XCTAssertEqual(gate.counters.rotations, 0)
+        XCTAssertEqual(gate.counters.admitted, 0)
+    }
+
+    func testAClientThatStopsDuringAStallIsReleasedWithinItsLease() throws {
+        let (running, log) = try startHost()
+        defer { running.stop() }
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
+        let victim = try StreamingClient(port: running.port, identity: try identity("victim"))
+        victim.holdButton = true
+        victim.start()
+        XCTAssertNotNil(eventually { log.lastButtons == 1 ? true : nil })
+        for i in 0..<10 { held.append(try Attacker.connect(port: running.port, from: "127.0.7.\(i + 1)")) }
+        let stopped = ContinuousClock.now
+        victim.freeze()  // as if killed: nothing more, and its TCP connection stays open
+        let released = eventually(timeout: .seconds(3)) { log.lastButtons == 0 ? ContinuousClock.now : nil }
+        let after = try XCTUnwrap(released, "a silent client's button stayed held") - stopped
+        XCTAssertLessThan(after, PadServer.Configuration().stateLease + .milliseconds(500))
+        XCTAssertEqual(log.padsRemoved, 0, "a stall is not an unplug: the pad stays for its grace period")
+    }
+
+    func testForwardDeclaresAFrozenHostLostAndReportsAHandshakeThatNeverEnds() throws {
+        let host = try identity("host")
+        let listener = try TLSListener(identity: host, address: "127.0.0.1", port: 0)
+        // A host that welcomes the client and then answers nothing, as a frozen one would.
+        let frozen = Thread {
+            guard let connection = try? listener.accept(deadline: .now + .seconds(10)),
+                  (try? connection.receive()) != nil else { return }
+            try? connection.send(ControlMessage.welcome(session: 7, udpPort: listener.port, leaseMillis: 1000, maxPads: 4).encoded())
+            Thread.sleep(forTimeInterval: 6)
+            _ = connection
+        }
+        frozen.start()
+        var configuration = PadForwarder.Configuration(host: "127.0.0.1")
+        configuration.port = listener.port
+        let forwarder = PadForwarder(configuration: configuration, identity: try identity("client"),
+                                     knownHosts: try FingerprintStore(url: directory.appendingPathComponent("known_hosts")))
+        let lines = LockedList<(ContinuousClock.Instant, String)>()
+        forwarder.log = { lines.append((.now, $0)) }
+        let source = try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0))
+        forwarder.add(source)
+        let start = ContinuousClock.now
+        let deadline = start + .seconds(10)
+        forwarder.run { ContinuousClock.now >= deadline || lines.count >= 4 && lines.last!.1.contains("did not finish") }
+        let log = lines.all
+        let lost = try XCTUnwrap(log.first { $0.1.contains("stopped answering") }, "\(log.map(\.1))")
+        XCTAssertLessThan(lost.0 - start, .milliseconds(3500), "declared lost within its 2 s silence (plus the handshake)")
+        XCTAssertTrue(log.contains { $0.1.contains("reconnecting") }, "\(log.map(\.1))")
+        // The listener no longer accepts: the next connection's TLS handshake never starts.
+        XCTAssertTrue(log.contains { $0.1.contains("TLS handshake with 127.0.0.1") && $0.1.contains("did not finish") }, "\(log.map(\.1))")
+    }
+}
+
+// MARK: - Test doubles and attackers
+
+/// Records when each state reached a virtual pad.
+final class ApplyLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var applied: [Int16: ContinuousClock.Instant] = [:]
+    private(set) var count = 0
+    private var buttons: UInt32 = 0
+    private var made = 0, removed = 0
+    func record(_ state: PadStateSnapshot) {
+        lock.withLock {
+            if applied[state.leftX] == nil { applied[state.leftX] = .now }
+            count += 1
+            buttons = state.buttons
+        }
+    }
+    func madePad() { lock.withLock { made += 1 } }
+    func removedPad() { lock.withLock { removed += 1 } }
+    var lastButtons: UInt32 { lock.withLock { buttons } }
+    var padsMade: Int { lock.withLock { made } }
+    var padsRemoved: Int { lock.withLock { removed } }
+
+    /// The worst send-to-apply delay of the states sent in `range` (a state superseded before it
+    /// was applied counts as applied when its successor was).
+    func worstDelay(sent: [ContinuousClock.Instant], in range: Range<Int>) -> Duration {
+        lock.withLock {
+            var worst: Duration = .zero
+            var next: ContinuousClock.Instant?
+            for index in range.reversed() {
+                if let at = applied[Int16(truncatingIfNeeded: index + 1)] { next = at }
+                guard let appliedAt = next else { worst = max(worst, .now - sent[index]); continue }
+                worst = max(worst, appliedAt - sent[index])
+            }
+            return worst
+        }
+    }
+}
+
+final class RecordingPad: VirtualPad {
+    let arrival: PadArrival
+    let log: ApplyLog
+    init(arrival: PadArrival, log: ApplyLog) { self.arrival = arrival; self.log = log; log.madePad() }
+    func apply(_ state: PadStateSnapshot) throws { log.record(state) }
+    func apply(_ touch: TouchSnapshot) throws {}
+    func apply(_ motion: MotionBatch) throws {}
+    var feedbackDescriptors: [Int32] { [] }
+    func takeFeedback() throws -> [WireMessage] { [] }
+    func remove() { log.removedPad() }
+}
+
+/// A paired client that sends a new state every 10 ms (leftX counts up), with its arrival as a
+/// keep-alive would carry it; the send times are kept for the delay measurement.
+final class StreamingClient: @unchecked Sendable {
+    let raw: RawClient
+    private let lock = NSLock()
+    private var times: [ContinuousClock.Instant] = []
+    private var running = true, frozen = false
+    var holdButton = false
+    private var thread: Thread?
+
+    init(port: UInt16, identity: TLSIdentity) throws {
+        raw = try RawClient(port: port, identity: identity)
+    }
+
+    var sentCount: Int { lock.withLock { times.count } }
+    var sendTimes: [ContinuousClock.Instant] { lock.withLock { times } }
+
+    func start() {
+        let arrival = PadArrival(slot: PadSlot(0), type: .dualSense, vendorID: 0x054c, productID: 0x0ce6, capabilities: [], name: "victim")
+        thread = Thread { [self] in
+            var next = ContinuousClock.now
+            while lock.withLock({ running }) {
+                if !lock.withLock({ frozen }) {
+                    let index = lock.withLock { times.count }
+                    let state = PadStateSnapshot(slot: PadSlot(0), sequence: WireSequence(UInt16(truncatingIfNeeded: index + 1)),
+                                                 buttons: holdButton ? 1 : 0, leftX: Int16(truncatingIfNeeded: index + 1))
+                    let datagram = raw.seal([.arrival(arrival), .state(state)])
+                    lock.withLock { times.append(.now) }
+                    raw.sendNow(datagram)
+                }
+                next += .milliseconds(10)
+                let wait = next - .now
+                if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18) }
+            }
+        }
+        thread?.start()
+    }
+
+    func freeze() { lock.withLock { frozen = true } }
+    func stop() { lock.withLock { running = false }; while thread?.isFinished == false { usleep(2_000) } }
+}
+
+enum Attacker {
+    /// A TCP connection to the host from `address` (any 127/8 address is this machine's).
+    static func connect(port: UInt16, from address: String) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var local = try SocketAddress.ipv4(address, port: 0)
+        var remote = try SocketAddress.ipv4("127.0.0.1", port: port)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, connected == 0 else { close(fd); throw TLSError.io("attacker cannot connect from \(address)") }
+        return fd
+    }
+
+    static func write(_ fd: Int32, _ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+
+    /// True once the host has closed (or reset) the connection.
+    static func isClosedByPeer(_ fd: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if n == 0 { return true }
+            if n < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
+        }
+    }
+}
