@@ -1,0 +1,130 @@
+import Foundation
+import Glibc
+import PadgateRunner
+import XCTest
+
+/// `padgate serve`, `pair` and `forward` as a person runs them, with in-process virtual pads (no
+/// device needed): pairing by the PIN the host prints, limits checked when the command is parsed,
+/// and a host out of file descriptors that neither spins nor floods its log.
+final class ServeCommandTests: XCTestCase {
+    var state: URL!
+    override func setUp() { state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-serve-\(UUID())") }
+    override func tearDown() { try? FileManager.default.removeItem(at: state) }
+    var environment: [String: String] { ["PADGATE_STATE_DIR": state.path] }
+
+    func testLimitsAreValidatedWhenParsed() throws {
+        for arguments in [["--max-pads", "300"], ["--max-pads", "-1"], ["--max-pads", "0"], ["--max-clients", "0"], ["--pad-grace", "2"]] {
+            let run = try padgate(["serve", "--virtual", "in-process"] + arguments, environment: environment)
+            XCTAssertEqual(run.status, 64, "\(arguments): \(run.stderr)")  // ArgumentParser's usage error
+            XCTAssertTrue(run.stderr.contains(arguments[0]), run.stderr)
+        }
+    }
+
+    func testPairingByThePrintedPINThenForwarding() throws {
+        let port = 48_100 + Int.random(in: 0..<400)
+        let serve = try Background(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "in-process", "--pair", "--duration", "30"],
+                                   environment: environment)
+        defer { serve.stop() }
+        let pinLine = try XCTUnwrap(serve.waitForLine { $0.contains("pairing PIN") }, serve.output)
+        let pin = try XCTUnwrap(pinLine.split(separator: " ").first { $0.count == 6 && $0.allSatisfy(\.isNumber) }.map(String.init))
+
+        // Not yet paired: refused with what to do.
+        let early = try padgate(["forward", "127.0.0.1:\(port)", "--duration", "3", "--quiet"], environment: environment)
+        XCTAssertTrue(early.stderr.contains("accepts only paired clients") && early.stderr.contains("padgate pair"), early.stderr)
+
+        let paired = try padgate(["pair", "127.0.0.1:\(port)", "--pin", pin], environment: environment)
+        XCTAssertEqual(paired.status, 0, paired.stderr)
+        XCTAssertNotNil(serve.waitForLine { $0.contains("the PIN was used; next pairing PIN") }, "a PIN pairs once: \(serve.output)")
+        let again = try padgate(["pair", "127.0.0.1:\(port)", "--pin", pin], environment: environment)
+        XCTAssertNotEqual(again.status, 0, "the used PIN no longer pairs")
+        XCTAssertTrue(again.stderr.contains("wrong PIN"), again.stderr)
+        let soon = try padgate(["pair", "127.0.0.1:\(port)", "--pin", pin], environment: environment)
+        XCTAssertTrue(soon.stderr.contains("too many pairing attempts; try again in"), "a wrong guess makes its address wait: \(soon.stderr)")
+
+        let forward = try padgate(["forward", "127.0.0.1:\(port)", "--duration", "2", "--quiet"], environment: environment)
+        XCTAssertTrue(forward.stderr.contains("connected to 127.0.0.1:\(port)"), forward.stderr)
+        XCTAssertNotNil(serve.waitForLine { $0.contains("connected from 127.0.0.1") }, serve.output)
+
+        for file in ["paired-clients", "host/key.pem"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: state.appendingPathComponent(file).path)[.posixPermissions] as? Int
+            XCTAssertEqual(mode, 0o600, "\(file) is the owner's alone")
+        }
+    }
+
+    func testOutOfFileDescriptorsTheHostBacksOffInsteadOfSpinning() throws {
+        let port = 48_500 + Int.random(in: 0..<400)
+        // 48 descriptors: the host's own and a few connections, then accept(2) fails with EMFILE.
+        let serve = try Background(["/bin/sh", "-c", "ulimit -n 48 && exec \"$0\" \"$@\"", padgateExecutable.path,
+                                    "serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "in-process",
+                                    "--accept-unpaired-clients", "--max-pending", "200", "--duration", "20"],
+                                   environment: environment, executable: URL(fileURLWithPath: "/bin/sh"))
+        defer { serve.stop() }
+        XCTAssertNotNil(serve.waitForLine { $0.contains("listening on") }, serve.output)
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
+        for _ in 0..<80 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var remote = sockaddr_in()
+            remote.sin_family = sa_family_t(AF_INET)
+            remote.sin_port = UInt16(port).bigEndian
+            remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+            _ = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            held.append(fd)
+        }
+        let before = serve.cpuSeconds
+        Thread.sleep(forTimeInterval: 3)
+        let spent = serve.cpuSeconds - before
+        XCTAssertLessThan(spent, 0.6, "the host spun on accept for \(spent) s of 3 s")
+        XCTAssertTrue(serve.output.contains("pausing accepts"), serve.output)
+        XCTAssertLessThan(serve.output.utf8.count, 20_000, "the log stays small")
+        held.forEach { close($0) }
+        held.removeAll()
+        // Once the descriptors are back, a client is served again.
+        let forward = try padgate(["forward", "127.0.0.1:\(port)", "--duration", "3", "--quiet"], environment: environment)
+        XCTAssertTrue(forward.stderr.contains("connected to 127.0.0.1:\(port)"), forward.stderr + "\nhost:\n" + serve.output)
+    }
+}
+
+/// A padgate (or shell) process in the background, its standard error collected in a file.
+final class Background {
+    let process = Process()
+    let log: URL
+
+    init(_ arguments: [String], environment: [String: String], executable: URL = padgateExecutable) throws {
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-bg-\(UUID())")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = executable
+        process.arguments = executable == padgateExecutable ? arguments : Array(arguments.dropFirst())
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardError = handle
+        process.standardOutput = handle
+        try process.run()
+    }
+
+    var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    func waitForLine(timeout: TimeInterval = 10, _ match: (String) -> Bool) -> String? {
+        let end = Date().addingTimeInterval(timeout)
+        repeat {
+            if let line = output.split(separator: "\n").map(String.init).first(where: match) { return line }
+            usleep(20_000)
+        } while Date() < end
+        return nil
+    }
+
+    /// User plus system CPU time, from /proc.
+    var cpuSeconds: Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func stop() {
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: log)
+    }
+}
