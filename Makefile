@@ -3,7 +3,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 export PATH := $(dir $(SWIFT)):$(PATH)
 
-.PHONY: all deps build test test-unit test-devices demo demo-guest bench bench-forward bench-rumble fuzz install-udev clean guest
+.PHONY: all deps build test test-unit test-devices demo demo-guest bench bench-forward bench-hostile bench-rumble fuzz install-udev clean guest
 
 all: build
 
@@ -42,7 +42,11 @@ demo-guest: deps
 bench: deps
 	tools/bench-codecs.sh
 	tools/bench-forward.sh
+	tools/bench-hostile.sh
 	tools/bench-rumble.sh
+
+bench-hostile: deps
+	tools/bench-hostile.sh
 
 bench-forward: deps
 	tools/bench-forward.sh

@@ -4,7 +4,8 @@
 //  2. loopback latency from a report entering the client to the host's virtual-pad write, p50/p99
 //     over N reports, with the real PadForwarder and PadServer (TLS 1.3 + sealed UDP) on 127.0.0.1;
 //  3. idle cost of both ends with the pad connected and untouched: CPU and datagrams per second.
-// Usage: ForwardBench RECORDING.hid [reports=100000]
+//  4. (--hostile) the paired client's input latency while the host is attacked (Hostile.swift).
+// Usage: ForwardBench RECORDING.hid [reports=100000]   |   ForwardBench --hostile [SECONDS=10]
 import CMallocCounter
 import Foundation
 import Glibc
@@ -16,6 +17,14 @@ import Transport
 import WireProtocol
 
 let arguments = CommandLine.arguments
+if arguments.count >= 5, arguments[1] == "--attacker" {  // the hostile benchmark's other machines
+    runAttacker(port: UInt16(arguments[2]) ?? 0, session: UInt32(arguments[3]) ?? 0, seconds: Double(arguments[4]) ?? 10)
+    exit(0)
+}
+if arguments.count >= 2, arguments[1] == "--hostile" {
+    try hostileNetwork(seconds: arguments.count >= 3 ? Double(arguments[2]) ?? 10 : 10)
+    exit(0)
+}
 guard arguments.count >= 2, let text = try? String(contentsOfFile: arguments[1], encoding: .utf8) else {
     print("usage: ForwardBench RECORDING.hid [reports]"); exit(2)
 }

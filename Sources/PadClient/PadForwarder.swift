@@ -31,6 +31,8 @@ public final class PadForwarder {
         public var received = 0
         public var rejected = 0
         public var lastFeedback = ""
+        /// The host's session id for this client (it is in every datagram's header).
+        public var session: UInt32?
     }
 
     public let configuration: Configuration
@@ -147,6 +149,7 @@ public final class PadForwarder {
             lastHeard = .now
             nextPing = .now
             status.connected = true
+            status.session = session
             log("connected to \(name), session \(String(session, radix: 16))")
             for (i, source) in sources.enumerated() {
                 senders[i] = SnapshotSender(slot: source.arrival.slot, schedule: configuration.resendSchedule)

@@ -29,8 +29,16 @@ final class ControlPlane {
 
     /// Shared with the connection threads.
     private let lock = NSLock()
-    private var pendingByAddress: [String: Int] = [:]
-    private var pendingSockets: Set<Int32> = []
+    /// Connections in their handshake, each with its own duplicate of the socket: cutting one off
+    /// (`shutdown` on the duplicate) can never hit a descriptor its thread already closed and the
+    /// kernel gave to someone else.
+    private struct Pending { let address: String; let cutOff: Int32; let since: ContinuousClock.Instant; var evicted = false }
+    private var pending: [Int: Pending] = [:]
+    private var nextPendingID = 0
+    /// Handshake budgets: overall, and per address for the addresses seen lately (bounded).
+    private lazy var handshakes = TokenBucket(burst: limits.handshakesPerSecond, refillEvery: .seconds(1) / limits.handshakesPerSecond, now: .now)
+    private var handshakesByAddress: [String: TokenBucket] = [:]
+    static let trackedAddresses = 4096
     private var sessionIDs: Set<UInt32> = []
     private var stopping = false
     private let finished = DispatchSemaphore(value: 0)
@@ -55,7 +63,13 @@ final class ControlPlane {
 
     var limits: PadServer.Limits { configuration.limits }
 
+    /// The control plane and its connection threads run below the input path: a flood of TLS
+    /// handshakes (each a few hundred microseconds of elliptic-curve work) must yield the CPU to
+    /// the paired clients' input, which needs microseconds per report.
+    static func yieldToInput() { ThreadPriority.setNiceness(ThreadPriority.peerWork) }
+
     func run() {
+        Self.yieldToInput()
         var ids: [UInt32] = []
         var descriptors: [Int32] = []
         while !lock.withLock({ stopping }) {
@@ -95,8 +109,8 @@ final class ControlPlane {
         let deadline = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < deadline {
             let busy: Bool = lock.withLock {
-                for socket in pendingSockets { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
-                return !pendingSockets.isEmpty
+                for entry in pending.values { Glibc.shutdown(entry.cutOff, Int32(SHUT_RDWR)) }
+                return !pending.isEmpty
             }
             if !busy { break }
             usleep(5_000)
@@ -128,6 +142,14 @@ final class ControlPlane {
 
     func acceptConnections() {
         for _ in 0..<Self.acceptsPerWake {
+            // Out of handshakes for now: leave connections in the kernel's backlog rather than
+            // accept and close them (which a flood would answer by connecting again at once).
+            handshakes.refill(now: .now)
+            if handshakes.tokens < 1 {
+                acceptPausedUntil = .now + handshakes.wait()
+                statistics.update { $0.acceptBackoffs += 1 }
+                return
+            }
             switch listener.acceptTCP() {
             case .nothing:
                 return
@@ -148,34 +170,66 @@ final class ControlPlane {
         }
     }
 
-    /// Within the limits, a thread of its own for the connection's handshake; beyond them, closed at once.
-    func admit(_ pending: PendingTCP) {
-        let address = pending.peerHost
-        let admitted: Bool = lock.withLock {
-            guard !stopping, pendingSockets.count < limits.maxPendingConnections,
-                  pendingByAddress[address, default: 0] < limits.maxPendingPerAddress else { return false }
-            pendingSockets.insert(pending.socket)
-            pendingByAddress[address, default: 0] += 1
-            return true
+    /// Within the limits, a thread of its own for the connection's handshake. Beyond the limit per
+    /// address it is closed at once. When all pending places are taken, the oldest connection of the
+    /// address holding the most makes room, if that address holds more than the newcomer's: idle
+    /// connections from a few addresses cannot keep every new client out (OpenSSH's MaxStartups problem).
+    func admit(_ connection: PendingTCP) {
+        let address = connection.peerHost
+        let now = ContinuousClock.now
+        guard takeHandshake(from: address, now: now) else {
+            connection.drop()
+            statistics.refuse("handshake rate")
+            limitedLog.note("rate", "refused a connection from \(address): more TLS handshakes than this host starts per second")
+            return
         }
-        guard admitted else {
-            pending.drop()
+        let id: Int? = lock.withLock {
+            let live = pending.filter { !$0.value.evicted }
+            let fromAddress = live.values.filter { $0.address == address }.count
+            guard !stopping, fromAddress < limits.maxPendingPerAddress else { return nil }
+            if live.count >= limits.maxPendingConnections {
+                let counts = Dictionary(grouping: live, by: { $0.value.address }).mapValues(\.count)
+                guard let (crowded, held) = counts.max(by: { $0.value < $1.value }), held > fromAddress + 1,
+                      let victim = live.filter({ $0.value.address == crowded }).min(by: { $0.value.since < $1.value.since }) else { return nil }
+                pending[victim.key]?.evicted = true
+                Glibc.shutdown(victim.value.cutOff, Int32(SHUT_RDWR))
+                statistics.refuse("evicted for a newer address")
+            }
+            nextPendingID += 1
+            pending[nextPendingID] = Pending(address: address, cutOff: dup(connection.socket), since: now)
+            return nextPendingID
+        }
+        guard let id else {
+            connection.drop()
             statistics.refuse("too many pending connections")
             limitedLog.note("pending", "refused a connection from \(address): too many connections still in their handshake")
             return
         }
         statistics.update { $0.acceptedConnections += 1; $0.pendingConnections += 1 }
         let thread = Thread { [self] in
-            serve(pending)
-            lock.withLock {
-                pendingSockets.remove(pending.socket)
-                pendingByAddress[address, default: 1] -= 1
-                if pendingByAddress[address] == 0 { pendingByAddress[address] = nil }
-            }
+            Self.yieldToInput()
+            serve(connection)
+            lock.withLock { if let entry = pending.removeValue(forKey: id) { close(entry.cutOff) } }
             statistics.update { $0.pendingConnections -= 1 }
         }
         thread.stackSize = 512 << 10
         thread.start()
+    }
+
+    /// One handshake from the budgets (the address's first: an address over its own rate cannot
+    /// spend the overall one). Only the control thread calls this.
+    func takeHandshake(from address: String, now: ContinuousClock.Instant) -> Bool {
+        var mine = handshakesByAddress[address]
+            ?? TokenBucket(burst: 2 * limits.handshakesPerSecondPerAddress, refillEvery: .seconds(1) / limits.handshakesPerSecondPerAddress, now: now)
+        defer {
+            if handshakesByAddress.count >= Self.trackedAddresses, handshakesByAddress[address] == nil {
+                // Forget the addresses whose budgets are full again: they are as good as new.
+                handshakesByAddress = handshakesByAddress.filter { var bucket = $0.value; bucket.refill(now: now); return bucket.tokens < bucket.burst }
+            }
+            if handshakesByAddress.count < Self.trackedAddresses { handshakesByAddress[address] = mine }
+        }
+        guard mine.take(now: now) else { return false }
+        return handshakes.take(now: now)
     }
 
     // MARK: One connection, on its own thread

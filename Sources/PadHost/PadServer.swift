@@ -20,8 +20,13 @@ public final class PadServer {
         public var maxPadsPerClient = 4
         /// Connections still in their handshake or hello at once, and from one address
         /// (like OpenSSH's MaxStartups): beyond them, a new connection is closed at once.
-        public var maxPendingConnections = 16
+        public var maxPendingConnections = 32
         public var maxPendingPerAddress = 4
+        /// TLS handshakes started per second, overall and per address (bursts allowed): what bounds
+        /// the CPU strangers can make the host spend, since each costs a few hundred microseconds
+        /// of elliptic-curve work before the host knows who is asking.
+        public var handshakesPerSecond = 64
+        public var handshakesPerSecondPerAddress = 4
         /// TLS handshake plus the first frame (OpenSSH's LoginGraceTime).
         public var handshakeTimeout: Duration = .seconds(5)
         /// A session whose client sent no authentic datagram for this long is closed. The client

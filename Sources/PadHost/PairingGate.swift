@@ -62,8 +62,7 @@ public final class PairingGate: @unchecked Sendable {
     private var generation = 0
     private var issuedAt: ContinuousClock.Instant
     private var failuresOfThisPIN = 0
-    private var tokens: Double
-    private var refilledAt: ContinuousClock.Instant
+    private var attempts: TokenBucket
     private var inFlight = 0
     private var addresses: [String: AddressRecord] = [:]
     public private(set) var counters = Counters()
@@ -79,8 +78,7 @@ public final class PairingGate: @unchecked Sendable {
         self.onNewPIN = onNewPIN
         self.pin = pin ?? makePIN()
         issuedAt = now
-        tokens = Double(policy.burst)
-        refilledAt = now
+        attempts = TokenBucket(burst: policy.burst, refillEvery: policy.refillEvery, now: now)
         onNewPIN(self.pin, .first)
     }
 
@@ -102,7 +100,6 @@ public final class PairingGate: @unchecked Sendable {
     /// touching the PIN.
     public func admit(address: String, now: ContinuousClock.Instant) -> Result<Ticket, Refusal> {
         lock.withLock {
-            refillLocked(now: now)
             let known = addresses[address]
             if known?.inFlight == true || inFlight >= policy.maxConcurrent { counters.refusedBusy += 1; return .failure(.busy) }
             if let known, now < known.notBefore {
@@ -110,12 +107,11 @@ public final class PairingGate: @unchecked Sendable {
                 return .failure(.rateLimited(retryAfter: known.notBefore - now))
             }
             let suspect = (known?.failures ?? 0) > 0 || (known == nil && addresses.count >= policy.maxTrackedAddresses && !evictOneLocked(now: now))
-            let needed = 1 + (suspect ? Double(policy.reserveForNewAddresses) : 0)
-            guard tokens >= needed else {
+            let reserve = suspect ? Double(policy.reserveForNewAddresses) : 0
+            guard attempts.take(now: now, keeping: reserve) else {
                 counters.refusedRateLimited += 1
-                return .failure(.rateLimited(retryAfter: policy.refillEvery * (needed - tokens)))
+                return .failure(.rateLimited(retryAfter: attempts.wait(keeping: reserve)))
             }
-            tokens -= 1
             inFlight += 1
             if addresses.count < policy.maxTrackedAddresses || known != nil {
                 var record = known ?? AddressRecord(notBefore: now)
@@ -173,12 +169,6 @@ public final class PairingGate: @unchecked Sendable {
         failuresOfThisPIN = 0
         counters.rotations += 1
         return pin
-    }
-
-    private func refillLocked(now: ContinuousClock.Instant) {
-        let earned = (now - refilledAt) / policy.refillEvery
-        tokens = min(Double(policy.burst), tokens + earned)
-        refilledAt = now
     }
 
     /// Forgets one address with no wrong guess and nothing running (forgetting one that failed would

@@ -10,6 +10,8 @@ public struct DirectionKeys: Sendable {
 /// Why a datagram was dropped; each is counted, none reaches a virtual pad.
 public enum DatagramRejection: Error, Equatable, Sendable, CaseIterable {
     case truncated, notPadgate, wrongSession, replayed, tooOld, forged
+    /// A sequence number no honest sender can have reached (`ReplayWindow.maxJump`).
+    case implausibleSequence
 }
 
 /// A sealed datagram: `"PG" | version u8 | flags u8 | session u32 | sequence u64 | ciphertext | tag(16)`.
@@ -154,6 +156,7 @@ public final class DatagramOpener {
         switch window.check(sequence) {
         case .replayed: throw .replayed
         case .tooOld: throw .tooOld
+        case .implausible: throw .implausibleSequence
         case .fresh: break
         }
         let payloadCount = d.count - DatagramFormat.overhead

@@ -43,7 +43,7 @@ struct ServeCommand: ParsableCommand {
     var virtual: VirtualChoice = .auto
     @Option(help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
     @Option(help: "Most clients with a session at once.") var maxClients = PadServer.Limits().maxClients
-    @Option(help: "Most connections still in their handshake at once (and a quarter of that per address).")
+    @Option(help: "Most connections still in their handshake at once (at most 4 from one address).")
     var maxPending = PadServer.Limits().maxPendingConnections
     @Option(help: "Seconds a stalled client's pad (every control released) stays before it is unplugged (at least 10).")
     var padGrace: Double = Double(HostSession.minimumPadGrace.components.seconds)
@@ -76,7 +76,7 @@ struct ServeCommand: ParsableCommand {
         configuration.limits.maxPadsPerClient = maxPads
         configuration.limits.maxClients = maxClients
         configuration.limits.maxPendingConnections = maxPending
-        configuration.limits.maxPendingPerAddress = max(1, maxPending / 4)
+        configuration.limits.maxPendingPerAddress = min(configuration.limits.maxPendingPerAddress, maxPending)
         configuration.padGrace = .milliseconds(Int(padGrace * 1000))
         configuration.acceptUnpairedClients = acceptUnpairedClients
         let server = try PadServer(configuration: configuration, identity: identity, pairedClients: paired,

@@ -108,3 +108,24 @@ final class PadgateProcess {
     deinit { if process.isRunning { process.terminate() } }
 }
 
+
+/// `padgate serve --pair` as a person starts it, and `padgate pair` with the PIN it prints, so the
+/// `forward` that follows is a paired client (hosts accept only those). Both share
+/// PADGATE_STATE_DIR, the caller's. `namespace`: run both inside network namespaces.
+func startPairedServe(_ arguments: [String], host: String, port: String, serveNamespace: String? = nil,
+                      clientNamespace: String? = nil) throws -> PadgateProcess {
+    let serve = try PadgateProcess(["serve", "--pair"] + arguments + ["--address", host, "--port", port],
+                                   namespace: serveNamespace, includeStandardError: true)
+    guard let line = serve.waitForLine(timeout: .seconds(15), { $0.contains("pairing PIN") }),
+          let pin = line.split(separator: " ").first(where: { $0.count == 6 && $0.allSatisfy(\.isNumber) }) else {
+        serve.interrupt()
+        throw DeviceError.unsupported("serve printed no pairing PIN: \(serve.snapshot())")
+    }
+    let pair = try PadgateProcess(["pair", "\(host):\(port)", "--pin", String(pin)], namespace: clientNamespace, includeStandardError: true)
+    pair.process.waitUntilExit()
+    guard pair.process.terminationStatus == 0 else {
+        serve.interrupt()
+        throw DeviceError.unsupported("pairing failed: \(pair.snapshot())")
+    }
+    return serve
+}

@@ -22,9 +22,8 @@ final class ForwardingTests: XCTestCase {
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
 
         let port = String(47900 + Int.random(in: 0..<50))
-        let serve = try PadgateProcess(["serve", "--address", "127.0.0.1", "--port", port, "--virtual", "dualsense"])
+        let serve = try startPairedServe(["--virtual", "dualsense"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
-        usleep(500_000)
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"])
         defer { forward.interrupt() }
 

@@ -41,9 +41,8 @@ final class LossyLinkTests: XCTestCase {
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
-        let serve = try PadgateProcess(["serve", "--address", "10.77.0.1", "--port", "47811", "--virtual", "dualsense"], namespace: host)
+        let serve = try startPairedServe(["--virtual", "dualsense"], host: "10.77.0.1", port: "47811", serveNamespace: host, clientNamespace: client)
         defer { serve.interrupt() }
-        usleep(300_000)
         let forward = try PadgateProcess(["forward", "10.77.0.1:47811", "--pad", physicalPad.evdev[0].path, "--quiet"], namespace: client)
         defer { forward.interrupt() }
         // The handshake crosses the lossy link too (TCP retransmits lost segments): give it time.

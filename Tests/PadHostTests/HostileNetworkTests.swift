@@ -93,6 +93,25 @@ final class HostileNetworkTests: XCTestCase {
         XCTAssertEqual(running.server.statistics.refusedConnections["too many pending connections"], 1)
     }
 
+    func testWhenEveryPendingPlaceIsTakenANewAddressStillGetsIn() throws {
+        let (running, _) = try startHost { $0.limits.maxPendingConnections = 4; $0.limits.maxPendingPerAddress = 2; $0.limits.handshakeTimeout = .seconds(5) }
+        defer { running.stop() }
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
+        for address in ["127.0.8.1", "127.0.8.1", "127.0.8.2", "127.0.8.2"] {
+            held.append(try Attacker.connect(port: running.port, from: address))
+            usleep(50_000)  // so that "oldest" is well defined
+        }
+        XCTAssertNotNil(eventually(timeout: .seconds(1)) { running.server.statistics.pendingConnections == 4 ? true : nil })
+        // A client from a new address: the oldest connection of a crowded address makes room.
+        let client = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: try identity("victim"), from: "127.0.8.3")
+        try client.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: PeerName(local: "victim")).encoded())
+        guard case .welcome = try ControlMessage(decoding: client.receive()) else { return XCTFail("no welcome") }
+        XCTAssertTrue(Attacker.isClosedByPeer(held[0]), "the oldest pending connection was cut off")
+        XCTAssertFalse(Attacker.isClosedByPeer(held[3]))
+        XCTAssertEqual(running.server.statistics.refusedConnections["evicted for a newer address"], 1)
+    }
+
     func testADatagramFloodDoesNotDelayAPairedClient() throws {
         let (running, log) = try startHost()
         defer { running.stop() }

@@ -70,12 +70,16 @@ final class DatagramTests: XCTestCase {
         let sealer = try DatagramSealer(keys: keys, session: 1)
         let opener = try DatagramOpener(keys: keys, session: 1)
         let good = try seal(sealer, [0x10, 0x20, 0x30, 0x40])
-        for index in [3, 10, 16, 19, good.count - 1] {  // flags (AAD), sequence (AAD), ciphertext, tag
+        for index in [3, 15, 16, 19, good.count - 1] {  // flags (AAD), sequence (AAD), ciphertext, tag
             var forged = good
             forged[index] ^= 0x01
             XCTAssertNil(open(opener, forged), "bit flip at \(index)")
         }
         XCTAssertEqual(opener.rejected[.forged], 5)
+        var far = good
+        far[10] ^= 0x01
+        XCTAssertNil(open(opener, far), "a sequence 2^40 ahead")
+        XCTAssertEqual(opener.rejected[.implausibleSequence], 1, "refused before its tag is even checked")
         XCTAssertEqual(open(opener, good), [0x10, 0x20, 0x30, 0x40], "the genuine one still opens after forgeries")
         XCTAssertNil(open(opener, good))
         XCTAssertEqual(opener.rejected[.replayed], 1)
@@ -115,5 +119,23 @@ final class DatagramTests: XCTestCase {
         XCTAssertEqual(window.check(5), .tooOld)
         XCTAssertEqual(window.check(137), .fresh, "200 - 63 is the oldest still inside")
         XCTAssertEqual(window.check(136), .tooOld)
+    }
+
+    func testSequencesNoSenderCanHaveReachedAreRefusedBeforeDecryption() throws {
+        var window = ReplayWindow()
+        XCTAssertEqual(window.check(ReplayWindow.maxJump + 1), .implausible, "a sender starts at 1")
+        window.commit(10)
+        XCTAssertEqual(window.check(10 + ReplayWindow.maxJump), .fresh)
+        XCTAssertEqual(window.check(11 + ReplayWindow.maxJump), .implausible)
+        XCTAssertEqual(window.check(.max), .implausible)
+
+        let keys = DirectionKeys(key: [UInt8](repeating: 1, count: 32), iv: [UInt8](repeating: 2, count: 12))
+        let opener = try DatagramOpener(keys: keys, session: 9)
+        var junk = [UInt8](repeating: 0xEE, count: 64)
+        junk[0] = 0x50; junk[1] = 0x47; junk[2] = 1; junk[3] = 0; junk[4] = 0; junk[5] = 0; junk[6] = 0; junk[7] = 9
+        var out = [UInt8](repeating: 0, count: 64)
+        XCTAssertNil(junk.withUnsafeBytes { d in out.withUnsafeMutableBytes { opener.open(d, into: $0) } })
+        XCTAssertEqual(opener.rejected[.implausibleSequence], 1, "random sequence bytes: refused without an AES-GCM open")
+        XCTAssertEqual(opener.rejected[.forged], 0)
     }
 }

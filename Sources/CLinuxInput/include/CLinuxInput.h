@@ -10,6 +10,25 @@
 #include <sys/ioctl.h>
 #include <sys/timerfd.h>
 #include <stddef.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/// Lowers (or, with privilege, raises) the calling thread's nice value: Linux schedules threads
+/// by their own, and glibc's gettid() is not visible to Swift.
+static inline int padgate_set_thread_niceness(int niceness) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness);
+}
+
+#include <sched.h>
+#ifndef SCHED_IDLE
+#define SCHED_IDLE 5  /* linux/sched.h; glibc shows it only with _GNU_SOURCE */
+#endif
+/// Puts the calling thread in SCHED_IDLE: it runs only when nothing else wants the CPU.
+static inline int padgate_set_thread_idle_class(void) {
+    struct sched_param param = { .sched_priority = 0 };
+    return sched_setscheduler((pid_t)syscall(SYS_gettid), SCHED_IDLE, &param);
+}
 
 static inline unsigned long padgate_HIDIOCGRDESCSIZE(void) { return HIDIOCGRDESCSIZE; }
 static inline unsigned long padgate_HIDIOCGRDESC(void) { return HIDIOCGRDESC; }
