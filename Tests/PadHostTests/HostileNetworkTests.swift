@@ -149,8 +149,10 @@ final class HostileNetworkTests: XCTestCase {
         let delay = try worstInputDelay(port: running.port, log: log) { _ in
             let stranger = try identity("stranger")
             let end = ContinuousClock.now + .seconds(1)
-            while ContinuousClock.now < end {
-                XCTAssertThrowsError(try StreamingClient(port: running.port, identity: stranger)) { error in
+            var machine = 0
+            while ContinuousClock.now < end {  // from many machines, each within its own handshake rate
+                machine = machine % 250 + 1
+                XCTAssertThrowsError(try StreamingClient(port: running.port, identity: stranger, from: "127.0.9.\(machine)")) { error in
                     guard case TLSError.refused(let reason) = error else { return XCTFail("\(error)") }
                     XCTAssertTrue(reason.contains("padgate pair"), reason)
                 }
@@ -189,7 +191,7 @@ final class HostileNetworkTests: XCTestCase {
     func testAPINBruteForceIsSlowedAndThePersonAtTheHostCanStillPair() throws {
         let (running, log) = try startHost(pin: "424242")
         defer { running.stop() }
-        var refusals = 0, wrong = 0
+        var refusals = 0, wrong = 0, cutOff = 0
         let delay = try worstInputDelay(port: running.port, log: log) { _ in
             let attacker = try identity("attacker")
             let end = ContinuousClock.now + .seconds(3)
@@ -201,12 +203,16 @@ final class HostileNetworkTests: XCTestCase {
                 } catch PairingError.wrongPIN { wrong += 1 } catch PairingError.refused(let reason) {
                     XCTAssertTrue(reason.contains("too many pairing attempts") || reason.contains("in progress"), reason)
                     refusals += 1
+                } catch {
+                    cutOff += 1  // beyond its address's handshake rate: closed before TLS
                 }
             }
         }
         XCTAssertLessThan(delay, inputDelayBound, "pairing's scrypt runs off the input path")
         XCTAssertLessThanOrEqual(wrong, 3, "a wrong guess makes that address wait 2 s, 4 s, ...")
         XCTAssertGreaterThan(refusals, 5)
+        XCTAssertGreaterThan(cutOff, 0, "one address cannot start handshakes as fast as it likes")
+        XCTAssertGreaterThan(running.server.statistics.refusedConnections["handshake rate", default: 0], 0)
         let gate = try XCTUnwrap(running.server.pairing)
         XCTAssertEqual(gate.counters.failures, wrong)
         // The person at the host, from another machine, with the PIN the host shows now.
@@ -218,8 +224,8 @@ final class HostileNetworkTests: XCTestCase {
     func testPairingRequestsWithoutACertificateLeaveThePINAlone() throws {
         let (running, _) = try startHost(pin: "135790")
         defer { running.stop() }
-        for _ in 0..<40 {
-            let connection = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: nil, from: "127.0.6.1")
+        for i in 1...40 {
+            let connection = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: nil, from: "127.0.6.\(i)")
             try connection.send(ControlMessage.pairStart(share: [UInt8](repeating: 4, count: Spake2.messageLength), clientName: PeerName(local: "spam")).encoded())
             guard case .refused(let reason) = try ControlMessage(decoding: connection.receive()) else { return XCTFail("not refused") }
             XCTAssertTrue(reason.contains("certificate"), reason)
@@ -340,8 +346,8 @@ final class StreamingClient: @unchecked Sendable {
     var holdButton = false
     private var thread: Thread?
 
-    init(port: UInt16, identity: TLSIdentity) throws {
-        raw = try RawClient(port: port, identity: identity)
+    init(port: UInt16, identity: TLSIdentity, from address: String? = nil) throws {
+        raw = try RawClient(port: port, identity: identity, from: address)
     }
 
     var sentCount: Int { lock.withLock { times.count } }

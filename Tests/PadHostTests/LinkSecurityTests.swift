@@ -154,8 +154,8 @@ final class RawClient {
     let socket: Int32
     var peer = sockaddr_in()
 
-    init(port: UInt16, identity: TLSIdentity) throws {
-        connection = try TLSDialer.connect(host: "127.0.0.1", port: port, identity: identity)
+    init(port: UInt16, identity: TLSIdentity, from address: String? = nil) throws {
+        connection = try TLSDialer.connect(host: "127.0.0.1", port: port, identity: identity, from: address)
         try connection.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: PeerName(local: "raw")).encoded())
         let answer = try ControlMessage(decoding: connection.receive())
         if case .refused(let reason) = answer { throw TLSError.refused(reason) }

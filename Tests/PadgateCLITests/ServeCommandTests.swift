@@ -62,8 +62,12 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertNotNil(serve.waitForLine { $0.contains("listening on") }, serve.output)
         var held: [Int32] = []
         defer { held.forEach { close($0) } }
-        for _ in 0..<80 {
+        for i in 0..<80 {  // from 20 addresses, within the per-address limits, so that descriptors run out first
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr("127.0.10.\(i % 20 + 1)")
+            _ = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
             var remote = sockaddr_in()
             remote.sin_family = sa_family_t(AF_INET)
             remote.sin_port = UInt16(port).bigEndian
