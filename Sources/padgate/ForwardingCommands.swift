@@ -123,7 +123,7 @@ final class PrintingPad: VirtualPad {
     var arrival: PadArrival { inner.arrival }
     init(arrival: PadArrival) {
         inner = InProcessPad(arrival: arrival)
-        note("host: virtual pad for '\(arrival.name)' in slot \(arrival.slot.rawValue) (in-process stand-in)")
+        note("host: virtual pad for \(PeerName(local: arrival.name)) in slot \(arrival.slot.rawValue) (in-process stand-in)")
     }
     func apply(_ state: PadStateSnapshot) throws {
         try inner.apply(state)
