@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
-        .testTarget(name: "PadHostTests", dependencies: ["PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport"]),
+        .testTarget(name: "PadHostTests", dependencies: ["PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs"]),
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.

@@ -45,21 +45,24 @@ public final class DualSenseVirtualPad: VirtualPad {
             // Back to this pad's raw counts through its own calibration, so the kernel's
             // calibrated evdev values equal the physical pad's.
             state.motion.first = MotionSample(
-                gyro: Vector3(x: raw(s.gyroX, calibration.gyro.x, Float(MotionCalibration.gyroResolutionPerDegreePerSecond)),
-                              y: raw(s.gyroY, calibration.gyro.y, Float(MotionCalibration.gyroResolutionPerDegreePerSecond)),
-                              z: raw(s.gyroZ, calibration.gyro.z, Float(MotionCalibration.gyroResolutionPerDegreePerSecond))),
-                accel: Vector3(x: raw(s.accelX, calibration.accel.x, Float(MotionCalibration.accelResolutionPerG)),
-                               y: raw(s.accelY, calibration.accel.y, Float(MotionCalibration.accelResolutionPerG)),
-                               z: raw(s.accelZ, calibration.accel.z, Float(MotionCalibration.accelResolutionPerG))))
+                gyro: Vector3(x: Self.raw(s.gyroX, calibration.gyro.x, Float(MotionCalibration.gyroResolutionPerDegreePerSecond)),
+                              y: Self.raw(s.gyroY, calibration.gyro.y, Float(MotionCalibration.gyroResolutionPerDegreePerSecond)),
+                              z: Self.raw(s.gyroZ, calibration.gyro.z, Float(MotionCalibration.gyroResolutionPerDegreePerSecond))),
+                accel: Vector3(x: Self.raw(s.accelX, calibration.accel.x, Float(MotionCalibration.accelResolutionPerG)),
+                               y: Self.raw(s.accelY, calibration.accel.y, Float(MotionCalibration.accelResolutionPerG)),
+                               z: Self.raw(s.accelZ, calibration.accel.z, Float(MotionCalibration.accelResolutionPerG))))
             state.sensorTimestamp = s.timestampMicros &* 3
             try device.send(state)
         }
     }
 
-    func raw(_ value: Float, _ axis: AxisCalibration, _ resolution: Float) -> Int16 {
+    /// A physical value back to raw counts. Total: the decoder already refuses non-finite and
+    /// out-of-range values, and this saturates anyway (NaN to 0), so no value can trap the host.
+    static func raw(_ value: Float, _ axis: AxisCalibration, _ resolution: Float) -> Int16 {
         guard axis.numerator != 0 else { return 0 }
-        let units = value * resolution
-        return Int16(clamping: Int((units * Float(axis.denominator) / Float(axis.numerator)).rounded()) + Int(axis.bias))
+        let counts = (value * resolution * Float(axis.denominator) / Float(axis.numerator)).rounded() + Float(axis.bias)
+        guard counts.isFinite else { return counts.isNaN ? 0 : (counts > 0 ? .max : .min) }
+        return Int16(clamping: Int32(max(-40_000, min(40_000, counts))))
     }
 
     /// -32768...32767 back to the DualSense's 0...255 with 0 at 128.
@@ -125,7 +128,7 @@ public final class XboxVirtualPad: VirtualPad {
                 let effect = effects[Int16(truncatingIfNeeded: id)]
                 let levels = count > 0 ? effect?.levels : nil
                 sequence = sequence.next
-                let ttl = effect.map { UInt16(clamping: Int($0.length / .milliseconds(1))) } ?? 0
+                let ttl = effect.map { min(UInt16(clamping: Int($0.length / .milliseconds(1))), WireLimits.maxRumbleTTLMillis) } ?? 0
                 messages.append(.rumble(RumbleLease(slot: arrival.slot, sequence: sequence,
                                                     low: UInt16(levels?.low ?? 0) * 257, high: UInt16(levels?.high ?? 0) * 257,
                                                     ttlMillis: levels == nil ? 0 : max(ttl, 1))))

@@ -130,7 +130,15 @@ final class LockedStore: @unchecked Sendable {
     private var store: FingerprintStore
     init(_ store: FingerprintStore) { self.store = store }
     func contains(fingerprint: String) -> Bool { lock.withLock { store.contains(fingerprint: fingerprint) } }
-    func remember(_ name: PeerName, fingerprint: String) throws { try lock.withLock { try store.remember(name.raw, fingerprint: fingerprint) } }
+    /// Two machines may share a name: the second is stored under the name and its fingerprint's
+    /// start, so pairing one never unpairs the other.
+    func remember(_ name: PeerName, fingerprint: String) throws {
+        try lock.withLock {
+            var key = name.raw
+            if let existing = store.fingerprint(for: key), existing != fingerprint { key += " " + fingerprint.prefix(11) }
+            try store.remember(key, fingerprint: fingerprint)
+        }
+    }
 }
 
 /// Statistics both loops publish into; a lock, taken once per loop pass at most.

@@ -1,17 +1,23 @@
 import Foundation
 
 /// Fingerprints remembered per name, one `name fingerprint` line each, like ssh's known_hosts.
-/// The client keeps hosts it has connected to; the host keeps clients it has paired with.
+/// The client keeps hosts it has connected to; the host keeps clients it has paired with. Names
+/// are stored as `LineToken`s, so any name (spaces, newlines, `#`) reads back as it was; the file
+/// is 0600 in a 0700 directory.
 public struct FingerprintStore {
     public let url: URL
     public private(set) var entries: [String: String] = [:]
+    /// Lines that could not be read (reported by whoever loads the store).
+    public private(set) var unreadableLines: [Int] = []
 
     public init(url: URL) throws {
         self.url = url
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return }
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            let parts = line.split(separator: " ", maxSplits: 1)
-            if parts.count == 2 { entries[String(parts[0])] = String(parts[1]).trimmingCharacters(in: .whitespaces) }
+        PrivateFiles.narrow(url, to: PrivateFiles.fileMode)
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty && !line.hasPrefix("#") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count == 2, let name = LineToken.decode(parts[0]) else { unreadableLines.append(number + 1); continue }
+            entries[name] = String(parts[1])
         }
     }
 
@@ -20,9 +26,8 @@ public struct FingerprintStore {
 
     public mutating func remember(_ name: String, fingerprint: String) throws {
         entries[name] = fingerprint
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let text = entries.keys.sorted().map { "\($0) \(entries[$0]!)" }.joined(separator: "\n") + "\n"
-        try text.write(to: url, atomically: true, encoding: .utf8)
+        let text = entries.keys.sorted().map { "\(LineToken.encode($0)) \(entries[$0]!)" }.joined(separator: "\n") + "\n"
+        try PrivateFiles.write(Data(text.utf8), to: url)
     }
 
     public enum Verdict: Equatable { case known, firstUse }

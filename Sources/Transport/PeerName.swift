@@ -48,29 +48,12 @@ public struct PeerName: Hashable, Sendable, CustomStringConvertible {
         return out
     }
 
-    /// One token for a line-based store: percent-encoded wherever a byte is not plainly printable
-    /// ASCII, or is a space, `%` or `#`. `init(stored:)` reads it back exactly.
-    public var stored: String {
-        var out = ""
-        for byte in raw.utf8 {
-            if byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "%"), byte != UInt8(ascii: "#") { out.unicodeScalars.append(Unicode.Scalar(byte)) }
-            else { out += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true) }
-        }
-        return out.isEmpty ? "%" : out  // "%" alone: the empty name, so the line keeps its two fields
-    }
+    /// One token for a line-based store (`LineToken`); `init(stored:)` reads it back exactly.
+    public var stored: String { LineToken.encode(raw) }
 
     /// Reads a `stored` token; nil for anything `stored` cannot have written.
     public init?(stored token: some StringProtocol) {
-        if token == "%" { raw = ""; return }
-        var bytes: [UInt8] = []
-        var iterator = Array(token.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = iterator.next(), let low = iterator.next(),
-                  let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(value)
-        }
-        guard let name = try? PeerName(wire: bytes) else { return nil }
+        guard let text = LineToken.decode(token), let name = try? PeerName(wire: Array(text.utf8)) else { return nil }
         self = name
     }
 

@@ -12,17 +12,17 @@ public final class TLSIdentity {
     /// Loads `key.pem`/`cert.pem` from `directory`, creating them on first use.
     public init(directory: URL, commonName: String) throws {
         let keyURL = directory.appendingPathComponent("key.pem"), certURL = directory.appendingPathComponent("cert.pem")
+        try PrivateFiles.prepare(directory: directory)
         if FileManager.default.fileExists(atPath: keyURL.path), FileManager.default.fileExists(atPath: certURL.path) {
+            for url in [keyURL, certURL] { PrivateFiles.narrow(url, to: PrivateFiles.fileMode) }
             key = try Self.read(keyURL) { PEM_read_bio_PrivateKey($0, nil, nil, nil) }
             certificate = try Self.read(certURL) { PEM_read_bio_X509($0, nil, nil, nil) }
         } else {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
             guard let generated = padgate_generate_ed25519() else { throw TLSError.openssl("generating an Ed25519 key") }
             key = generated
             certificate = try Self.selfSigned(key: generated, commonName: commonName)
-            try Self.write(keyURL, mode: 0o600) { PEM_write_bio_PrivateKey($0, generated, nil, nil, 0, nil, nil) }
-            try Self.write(certURL, mode: 0o644) { [certificate] in PEM_write_bio_X509($0, certificate) }
+            try Self.write(keyURL) { PEM_write_bio_PrivateKey($0, generated, nil, nil, 0, nil, nil) }
+            try Self.write(certURL) { [certificate] in PEM_write_bio_X509($0, certificate) }
         }
         fingerprint = try Self.fingerprint(of: certificate)
     }
@@ -62,11 +62,12 @@ public final class TLSIdentity {
         return value
     }
 
-    static func write(_ url: URL, mode: mode_t, _ emit: (OpaquePointer) -> Int32) throws {
+    /// Into a file that is 0600 before the first byte goes in.
+    static func write(_ url: URL, _ emit: (OpaquePointer) -> Int32) throws {
+        try PrivateFiles.createEmpty(url)
         guard let bio = BIO_new_file(url.path, "w") else { throw TLSError.identity("cannot write \(url.path)") }
         defer { BIO_free(bio) }
         guard emit(bio) == 1 else { throw TLSError.openssl("writing \(url.path)") }
-        chmod(url.path, mode)
     }
 }
 

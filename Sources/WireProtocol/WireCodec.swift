@@ -109,50 +109,65 @@ public enum WireCodec {
         var r = reader
         switch type {
         case .arrival:
-            let slot = PadSlot(try r.u8())
+            let slot = try WireLimits.checkSlot(try r.u8())
             let typeByte = try r.u8()
+            guard let type = WirePadType(rawValue: typeByte) else { throw .malformed("pad type \(typeByte)") }
             let vendor = try r.u16(), product = try r.u16()
             let caps = WireCapabilities(rawValue: try r.u32())
             let nameLength = Int(try r.u8())
             guard nameLength <= maxNameBytes else { throw .malformed("pad name longer than \(maxNameBytes) bytes") }
-            let name = String(decoding: try r.slice(nameLength), as: UTF8.self)
-            return .arrival(PadArrival(slot: slot, type: WirePadType(rawValue: typeByte) ?? .generic, vendorID: vendor,
+            let name = try WireLimits.checkName(try r.slice(nameLength))
+            return .arrival(PadArrival(slot: slot, type: type, vendorID: vendor,
                                        productID: product, capabilities: caps, name: name))
         case .removal:
-            return .removal(PadSlot(try r.u8()))
+            return .removal(try WireLimits.checkSlot(try r.u8()))
         case .state:
-            let slot = PadSlot(try r.u8()), seq = WireSequence(try r.u16()), buttons = try r.u32(), dpad = try r.u8()
+            let slot = try WireLimits.checkSlot(try r.u8()), seq = WireSequence(try r.u16()), buttons = try r.u32(), dpad = try r.u8()
             guard dpad <= 8 else { throw .malformed("d-pad value \(dpad) out of range") }
+            guard buttons & ~WireLimits.knownButtons == 0 else { throw .malformed("unknown button bits 0x\(String(buttons, radix: 16))") }
             return .state(PadStateSnapshot(slot: slot, sequence: seq, buttons: buttons, dpad: dpad,
                                            leftX: try r.i16(), leftY: try r.i16(), rightX: try r.i16(), rightY: try r.i16(),
                                            l2: try r.u8(), r2: try r.u8()))
         case .touch:
-            let slot = PadSlot(try r.u8()), seq = WireSequence(try r.u16())
+            let slot = try WireLimits.checkSlot(try r.u8()), seq = WireSequence(try r.u16())
             func contact() throws(WireError) -> WireTouchContact {
-                WireTouchContact(id: try r.u8(), active: try r.u8() != 0, x: try r.u16(), y: try r.u16())
+                let id = try r.u8(), active = try r.u8()
+                guard active <= 1 else { throw .malformed("touch state \(active)") }
+                let contact = WireTouchContact(id: id, active: active == 1, x: try r.u16(), y: try r.u16())
+                try WireLimits.checkTouch(contact)
+                return contact
             }
             return .touch(TouchSnapshot(slot: slot, sequence: seq, first: try contact(), second: try contact()))
         case .motion:
-            var batch = MotionBatch(slot: PadSlot(try r.u8()))
+            var batch = MotionBatch(slot: try WireLimits.checkSlot(try r.u8()))
             let count = Int(try r.u8())
             guard count <= MotionBatch.capacity else { throw .malformed("\(count) motion samples in one batch") }
             for _ in 0..<count {
-                _ = batch.append(WireMotionSample(timestampMicros: try r.u32(), gyroX: try r.f32(), gyroY: try r.f32(), gyroZ: try r.f32(),
-                                                  accelX: try r.f32(), accelY: try r.f32(), accelZ: try r.f32()))
+                let sample = WireMotionSample(timestampMicros: try r.u32(), gyroX: try r.f32(), gyroY: try r.f32(), gyroZ: try r.f32(),
+                                              accelX: try r.f32(), accelY: try r.f32(), accelZ: try r.f32())
+                try WireLimits.checkMotion(sample)
+                _ = batch.append(sample)
             }
             return .motion(batch)
         case .battery:
-            return .battery(BatteryReport(slot: PadSlot(try r.u8()), percent: min(try r.u8(), 100), state: try r.u8()))
+            let slot = try WireLimits.checkSlot(try r.u8()), percent = try r.u8(), state = try r.u8()
+            guard percent <= 100 else { throw .malformed("battery at \(percent) %") }
+            guard state <= WireLimits.maxChargingState else { throw .malformed("charging state \(state)") }
+            return .battery(BatteryReport(slot: slot, percent: percent, state: state))
         case .ping:
             return .ping(Probe(id: try r.u32(), sentMicros: try r.u64()))
         case .pong:
             return .pong(Probe(id: try r.u32(), sentMicros: try r.u64()))
         case .rumble:
-            return .rumble(RumbleLease(slot: PadSlot(try r.u8()), sequence: WireSequence(try r.u16()), low: try r.u16(), high: try r.u16(),
-                                       leftTrigger: try r.u16(), rightTrigger: try r.u16(), ttlMillis: try r.u16()))
+            let lease = RumbleLease(slot: try WireLimits.checkSlot(try r.u8()), sequence: WireSequence(try r.u16()), low: try r.u16(), high: try r.u16(),
+                                    leftTrigger: try r.u16(), rightTrigger: try r.u16(), ttlMillis: try r.u16())
+            guard lease.ttlMillis <= WireLimits.maxRumbleTTLMillis else { throw .malformed("a rumble lease of \(lease.ttlMillis) ms") }
+            return .rumble(lease)
         case .hidOutput:
-            var h = HIDOutputMessage(slot: PadSlot(try r.u8()), sequence: WireSequence(try r.u16()))
-            h.fields = HIDOutputMessage.Fields(rawValue: try r.u8())
+            var h = HIDOutputMessage(slot: try WireLimits.checkSlot(try r.u8()), sequence: WireSequence(try r.u16()))
+            let fields = try r.u8()
+            guard fields & ~WireLimits.knownOutputFields == 0 else { throw .malformed("unknown output fields 0x\(String(fields, radix: 16))") }
+            h.fields = HIDOutputMessage.Fields(rawValue: fields)
             h.red = try r.u8(); h.green = try r.u8(); h.blue = try r.u8(); h.playerLEDMask = try r.u8(); h.micLED = try r.u8()
             h.leftTrigger = TriggerBlock(Array(try r.slice(11)))
             h.rightTrigger = TriggerBlock(Array(try r.slice(11)))
@@ -163,7 +178,9 @@ public enum WireCodec {
             }
             return .hidOutput(h)
         case .motionRate:
-            return .motionRate(MotionRateRequest(slot: PadSlot(try r.u8()), hertz: try r.u16()))
+            let request = MotionRateRequest(slot: try WireLimits.checkSlot(try r.u8()), hertz: try r.u16())
+            guard request.hertz <= WireLimits.maxMotionHertz else { throw .malformed("a motion rate of \(request.hertz) Hz") }
+            return .motionRate(request)
         }
     }
 }

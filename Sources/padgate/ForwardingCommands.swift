@@ -70,6 +70,9 @@ struct ServeCommand: ParsableCommand {
         let state = PadgatePaths.stateDirectory
         let identity = try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "padgate host")
         let paired = try FingerprintStore(url: state.appendingPathComponent("paired-clients"))
+        if !paired.unreadableLines.isEmpty {
+            note("padgate serve: ignoring unreadable lines \(paired.unreadableLines.map(String.init).joined(separator: ", ")) of \(paired.url.path)")
+        }
         var configuration = PadServer.Configuration()
         configuration.address = address
         configuration.port = port

@@ -1,4 +1,5 @@
 import XCTest
+import HIDCodecs
 import WireProtocol
 @testable import PadHost
 
@@ -165,3 +166,18 @@ final class HostSessionTests: XCTestCase {
 }
 
 enum HostTestError: Error { case deviceBusy }
+
+/// The virtual DualSense's way back from physical units to raw counts is total: whatever gets
+/// past the decoder cannot trap the host.
+final class VirtualPadConversionTests: XCTestCase {
+    func testMotionConversionSaturatesAndNeverTraps() {
+        let axis = AxisCalibration(bias: -3, numerator: 2000, denominator: 17_000)
+        XCTAssertEqual(DualSenseVirtualPad.raw(.nan, axis, 1024), 0)
+        XCTAssertEqual(DualSenseVirtualPad.raw(.infinity, axis, 1024), .max)
+        XCTAssertEqual(DualSenseVirtualPad.raw(-.infinity, axis, 1024), .min)
+        XCTAssertEqual(DualSenseVirtualPad.raw(1e30, axis, 1024), .max)
+        XCTAssertEqual(DualSenseVirtualPad.raw(-1e30, axis, 1024), .min)
+        XCTAssertEqual(DualSenseVirtualPad.raw(1, AxisCalibration(bias: 0, numerator: 0, denominator: 1), 1024), 0, "a zero numerator")
+        XCTAssertEqual(DualSenseVirtualPad.raw(0, axis, 1024), -3, "the bias alone at rest")
+    }
+}

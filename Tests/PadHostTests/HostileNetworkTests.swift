@@ -173,6 +173,26 @@ final class HostileNetworkTests: XCTestCase {
         _ = (first, second)
     }
 
+    func testAPairedClientsImpossibleValuesAreRefusedAndCounted() throws {
+        let (running, log) = try startHost()
+        defer { running.stop() }
+        let delay = try worstInputDelay(port: running.port, log: log) { victim in
+            var nan = MotionBatch(slot: PadSlot(0))
+            _ = nan.append(WireMotionSample(gyroX: .nan, accelZ: .infinity))
+            let hostile: [WireMessage] = [
+                .motion(nan),
+                .touch(TouchSnapshot(slot: PadSlot(0), first: WireTouchContact(id: 1, active: true, x: 60_000, y: 60_000))),
+                .state(PadStateSnapshot(slot: PadSlot(0), buttons: .max)),
+                .arrival(PadArrival(slot: PadSlot(200), type: .dualSense, vendorID: 1, productID: 2, capabilities: [], name: "x")),
+            ]
+            for _ in 0..<50 { victim.raw.sendNow(victim.raw.seal(hostile)); usleep(10_000) }
+        }
+        XCTAssertLessThan(delay, inputDelayBound)
+        XCTAssertNotNil(eventually { running.server.statistics.wire.malformed >= 200 ? true : nil },
+                        "every impossible value refused and counted: \(running.server.statistics.wire)")
+        XCTAssertEqual(log.padsMade, 1, "no pad for a slot beyond the limit")
+    }
+
     func testOversizeNamesAndFramesAreRefused() throws {
         let (running, _) = try startHost()
         defer { running.stop() }

@@ -49,6 +49,41 @@ final class TLSChannelTests: XCTestCase {
         XCTAssertNotEqual(a, try client.exportKeyingMaterial(label: "EXPORTER-other", length: 88))
     }
 
+    func testStoresRoundTripAnyNameAndAreTheOwnersAlone() throws {
+        let url = directory.appendingPathComponent("state/nested/paired-clients")
+        var store = try FingerprintStore(url: url)
+        let names = ["living room", "two\nlines", "# not a comment", "100%", "", "émile's pc", "tab\there", String(repeating: "x", count: 300)]
+        for (i, name) in names.enumerated() { try store.remember(name, fingerprint: "aa:\(i)") }
+        let reloaded = try FingerprintStore(url: url)
+        XCTAssertEqual(reloaded.entries, store.entries)
+        XCTAssertEqual(reloaded.entries.count, names.count)
+        XCTAssertTrue(reloaded.unreadableLines.isEmpty)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        XCTAssertEqual(text.split(separator: "\n").count, names.count, "one line per entry, whatever the names hold")
+        func mode(_ url: URL) throws -> Int? { try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int }
+        XCTAssertEqual(try mode(url), 0o600)
+        XCTAssertEqual(try mode(url.deletingLastPathComponent()), 0o700)
+        XCTAssertEqual(try mode(directory.appendingPathComponent("state")), 0o700, "missing parents are made private too")
+
+        // A file written before names were encoded still loads where it is unambiguous; a looser mode is narrowed.
+        let old = directory.appendingPathComponent("old_known_hosts")
+        try "gamebox:47800 aa:bb\nbroken-line\n".write(to: old, atomically: true, encoding: .utf8)
+        chmod(old.path, 0o644)
+        let legacy = try FingerprintStore(url: old)
+        XCTAssertEqual(legacy.entries, ["gamebox:47800": "aa:bb"])
+        XCTAssertEqual(legacy.unreadableLines, [2])
+        XCTAssertEqual(try mode(old), 0o600)
+    }
+
+    func testIdentityFilesAreTheOwnersAlone() throws {
+        let dir = directory.appendingPathComponent("ident")
+        _ = try TLSIdentity(directory: dir, commonName: "x")
+        for file in ["key.pem", "cert.pem"] {
+            XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(file).path)[.posixPermissions] as? Int, 0o600, file)
+        }
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: dir.path)[.posixPermissions] as? Int, 0o700)
+    }
+
     func testKnownHostsTrustOnFirstUseAndRefuseAChange() throws {
         var store = try FingerprintStore(url: directory.appendingPathComponent("known_hosts"))
         XCTAssertEqual(try store.check("gamebox:47800", presented: "aa:bb"), .firstUse)
