@@ -69,8 +69,8 @@ let package = Package(
         // A seeded generator for tests and benchmarks.
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 
-        // HIDCodecs fuzz targets behind one libFuzzer driver; a plain build replays input files instead.
-        .executableTarget(name: "FuzzCodecs", dependencies: ["HIDCodecs"], path: "Fuzz/FuzzCodecs"),
+        // Fuzz targets (codecs and every network parser) behind one libFuzzer driver; a plain build replays input files instead.
+        .executableTarget(name: "FuzzCodecs", dependencies: ["HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices"], path: "Fuzz/FuzzCodecs"),
         // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Builds the HIDCodecs libFuzzer driver (Fuzz/FuzzCodecs) and runs each of its targets for a while.
-#   tools/fuzz.sh [SECONDS_PER_TARGET=30] [TARGET...]     targets: descriptor input-reports recording trigger
+# Builds the libFuzzer driver (Fuzz/FuzzCodecs) and runs each of its targets for a while, or for a
+# number of executions:
+#   tools/fuzz.sh [SECONDS_PER_TARGET=30] [TARGET...]
+#   tools/fuzz.sh --runs N [TARGET...]          (docs/fuzzing.md: the long run is --runs 10000000)
+# targets: descriptor input-reports recording trigger (codecs), wire-host wire-client datagram-open
+# control-frame pairing virtual-pad (every parser that touches network bytes)
 # Uses its own scratch path (.build-fuzz) so sanitizer builds never mix with normal ones.
 # Crashes are written to .build-fuzz/artifacts/<target>/; replay one with a plain build:
 #   swift build --product padgate-fuzz && .build/debug/padgate-fuzz descriptor .build-fuzz/artifacts/descriptor/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${1:-30}"
-shift || true
+limit=(-max_total_time="${1:-30}")
+what="${1:-30}s"
+if [ "${1:-}" = "--runs" ]; then limit=(-runs="$2"); what="$2 executions"; shift 2; else shift || true; fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(descriptor input-reports recording trigger)
+[ ${#targets[@]} -gt 0 ] || targets=(descriptor input-reports recording trigger wire-host wire-client datagram-open control-frame pairing virtual-pad)
 scratch=.build-fuzz
 fixtures=Tests/HIDCodecsTests/Fixtures
 
@@ -28,26 +33,28 @@ for name, dev in d["devices"].items():
 PY
         ;;
         trigger) printf 'left weapon 2 5 8' > "$dir/weapon"; printf '\x21\xf8\x03\x00\x48\x92\x24\x00\x00\x00\x00' > "$dir/feedback" ;;
+        *) "$scratch/release/padgate-fuzz" --write-seeds "$scratch/seeds" "$fixtures" && cp -n "$scratch/seeds/$target"/* "$dir"/ ;;
     esac
 }
 
 echo "== building padgate-fuzz"
 swift build -c release --scratch-path "$scratch" --product padgate-fuzz \
-    -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -DFUZZING >/dev/null
+    -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -DFUZZING -Xswiftc -enable-testing >/dev/null
 for target in "${targets[@]}"; do
     corpus="$scratch/corpus/$target"
     artifacts="$scratch/artifacts/$target"
     mkdir -p "$artifacts"
     seed_corpus "$target" "$corpus"
     log="$scratch/$target.log"
-    echo "== running $target for ${seconds}s"
+    echo "== running $target for $what"
     status=0
     export SWIFT_BACKTRACE=enable=no   # let libFuzzer catch the trap and write the crash artifact
     # -timeout: an input that runs 10 s is a hang and is saved as a crash; -rss_limit_mb: so is one that needs 2 GB.
-    "$scratch/release/padgate-fuzz" "$target" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+    started=$(date +%s)
+    "$scratch/release/padgate-fuzz" "$target" "${limit[@]}" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1 || status=$?
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
     [ -n "$execs" ] || execs=$(grep -Eo '#[0-9]+' "$log" | tail -1 | tr -d '#')
-    echo "$target: executions=${execs:-?} exit=$status"
+    echo "$target: executions=${execs:-?} seconds=$(( $(date +%s) - started )) exit=$status"
     if [ "$status" -ne 0 ]; then tail -30 "$log"; exit "$status"; fi
 done

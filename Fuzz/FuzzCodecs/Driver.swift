@@ -11,6 +11,12 @@ let fuzzTargets: KeyValuePairs<String, (UnsafeRawBufferPointer) -> Void> = [
     "input-reports": fuzzInputReports,
     "recording": fuzzRecording,
     "trigger": fuzzTrigger,
+    "wire-host": fuzzWireHost,
+    "wire-client": fuzzWireClient,
+    "datagram-open": fuzzDatagramOpen,
+    "control-frame": fuzzControlFrame,
+    "pairing": fuzzPairing,
+    "virtual-pad": fuzzVirtualPad,
 ]
 
 /// libFuzzer calls one fixed C symbol; it runs whichever target the command line chose.
@@ -20,6 +26,16 @@ nonisolated(unsafe) var selectedTarget: (UnsafeRawBufferPointer) -> Void = { _ i
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     selectedTarget(UnsafeRawBufferPointer(start: data, count: size))
     return 0
+}
+
+/// `--write-seeds DIR FIXTURES`: writes the network targets' seed corpora (Seeds.swift) and exits.
+func writeSeedsIfAsked(_ arguments: [String]) {
+    guard arguments.count >= 3, arguments[0] == "--write-seeds" else { return }
+    do { try writeSeeds(into: URL(fileURLWithPath: arguments[1]), fixtures: URL(fileURLWithPath: arguments[2])) } catch {
+        fputs("padgate-fuzz: cannot write seeds: \(error)\n", stderr)
+        exit(1)
+    }
+    exit(0)
 }
 
 /// Picks the target named by argv[1]; prints the choices and exits when it names none.
@@ -44,6 +60,7 @@ func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
 @_cdecl("FuzzCodecs_main")
 func fuzzerMain(argc: CInt, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     guard let argv, argc >= 2 else { selectTarget(nil); return 2 }
+    writeSeedsIfAsked((1..<Int(argc)).map { String(cString: argv[$0]!) })
     selectTarget(String(cString: argv[1]!))
     let remaining = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: Int(argc))
     remaining[0] = argv[0]
@@ -58,6 +75,7 @@ func fuzzerMain(argc: CInt, argv: UnsafeMutablePointer<UnsafeMutablePointer<CCha
 enum Replay {
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
+        writeSeedsIfAsked(Array(arguments))
         selectTarget(arguments.first)
         for path in arguments.dropFirst() {
             guard let bytes = FileManager.default.contents(atPath: path) else { print("cannot open \(path)"); exit(1) }

@@ -259,8 +259,10 @@ public final class PadForwarder {
             try? source.apply(output)
             status.lastFeedback = "hid output \(output.fields.rawValue)"
         case .pong(let probe):
+            // Only an answer to one of the last pings counts: a host's bytes are checked like any peer's.
             let now = UInt64((ContinuousClock.now - origin) / .microseconds(1))
-            status.roundTrip = .microseconds(Int64(now &- probe.sentMicros))
+            guard pingID &- probe.id < 16, probe.sentMicros <= now else { return }
+            status.roundTrip = .microseconds(Int64(now - probe.sentMicros))
         default:
             break
         }

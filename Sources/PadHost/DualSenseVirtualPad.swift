@@ -24,36 +24,47 @@ public final class DualSenseVirtualPad: VirtualPad {
     }
 
     public func apply(_ snapshot: PadStateSnapshot) throws {
-        state.buttons = GamepadButtons(rawValue: snapshot.buttons)
-        state.dpad = DPad(hat: snapshot.dpad)
-        state.leftStick = StickPosition(x: Self.byte(snapshot.leftX), y: Self.byte(snapshot.leftY))
-        state.rightStick = StickPosition(x: Self.byte(snapshot.rightX), y: Self.byte(snapshot.rightY))
-        state.l2 = snapshot.l2
-        state.r2 = snapshot.r2
+        Self.update(&state, with: snapshot)
         try device.send(state)
     }
 
     public func apply(_ touch: TouchSnapshot) throws {
-        state.touch0 = TouchPoint(id: touch.first.id, active: touch.first.active, x: touch.first.x, y: touch.first.y)
-        state.touch1 = TouchPoint(id: touch.second.id, active: touch.second.active, x: touch.second.x, y: touch.second.y)
+        Self.update(&state, with: touch)
         try device.send(state)
     }
 
     public func apply(_ motion: MotionBatch) throws {
         for i in 0..<motion.count {
-            let s = motion[i]
-            // Back to this pad's raw counts through its own calibration, so the kernel's
-            // calibrated evdev values equal the physical pad's.
-            state.motion.first = MotionSample(
-                gyro: Vector3(x: Self.raw(s.gyroX, calibration.gyro.x, Float(MotionCalibration.gyroResolutionPerDegreePerSecond)),
-                              y: Self.raw(s.gyroY, calibration.gyro.y, Float(MotionCalibration.gyroResolutionPerDegreePerSecond)),
-                              z: Self.raw(s.gyroZ, calibration.gyro.z, Float(MotionCalibration.gyroResolutionPerDegreePerSecond))),
-                accel: Vector3(x: Self.raw(s.accelX, calibration.accel.x, Float(MotionCalibration.accelResolutionPerG)),
-                               y: Self.raw(s.accelY, calibration.accel.y, Float(MotionCalibration.accelResolutionPerG)),
-                               z: Self.raw(s.accelZ, calibration.accel.z, Float(MotionCalibration.accelResolutionPerG))))
-            state.sensorTimestamp = s.timestampMicros &* 3
+            Self.update(&state, with: motion[i], calibration: calibration)
             try device.send(state)
         }
+    }
+
+    // The pure half of apply: what the virtual pad reports for what the client sent (fuzzed
+    // without a device by padgate-fuzz's virtual-pad target).
+
+    static func update(_ state: inout GamepadState, with snapshot: PadStateSnapshot) {
+        state.buttons = GamepadButtons(rawValue: snapshot.buttons)
+        state.dpad = DPad(hat: snapshot.dpad)
+        state.leftStick = StickPosition(x: byte(snapshot.leftX), y: byte(snapshot.leftY))
+        state.rightStick = StickPosition(x: byte(snapshot.rightX), y: byte(snapshot.rightY))
+        state.l2 = snapshot.l2
+        state.r2 = snapshot.r2
+    }
+
+    static func update(_ state: inout GamepadState, with touch: TouchSnapshot) {
+        state.touch0 = TouchPoint(id: touch.first.id, active: touch.first.active, x: touch.first.x, y: touch.first.y)
+        state.touch1 = TouchPoint(id: touch.second.id, active: touch.second.active, x: touch.second.x, y: touch.second.y)
+    }
+
+    /// Back to this pad's raw counts through its own calibration, so the kernel's calibrated
+    /// evdev values equal the physical pad's.
+    static func update(_ state: inout GamepadState, with s: WireMotionSample, calibration: MotionCalibration) {
+        let gyro = Float(MotionCalibration.gyroResolutionPerDegreePerSecond), accel = Float(MotionCalibration.accelResolutionPerG)
+        state.motion.first = MotionSample(
+            gyro: Vector3(x: raw(s.gyroX, calibration.gyro.x, gyro), y: raw(s.gyroY, calibration.gyro.y, gyro), z: raw(s.gyroZ, calibration.gyro.z, gyro)),
+            accel: Vector3(x: raw(s.accelX, calibration.accel.x, accel), y: raw(s.accelY, calibration.accel.y, accel), z: raw(s.accelZ, calibration.accel.z, accel)))
+        state.sensorTimestamp = s.timestampMicros &* 3
     }
 
     /// A physical value back to raw counts. Total: the decoder already refuses non-finite and

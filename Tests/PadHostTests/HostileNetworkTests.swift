@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import XCTest
-import PadClient
+@testable import PadClient
 import PadDevices
 import Transport
 import WireProtocol
@@ -420,5 +420,21 @@ enum Attacker {
             if n == 0 { return true }
             if n < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
         }
+    }
+}
+
+/// The client checks the host's bytes like any peer's (found by padgate-fuzz's wire-client target).
+final class ClientFeedbackTests: XCTestCase {
+    func testAPongFromTheFutureOrForAPingNeverSentIsIgnored() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-pong-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let forwarder = PadForwarder(configuration: PadForwarder.Configuration(host: "127.0.0.1"), identity: nil,
+                                     knownHosts: try FingerprintStore(url: directory.appendingPathComponent("known_hosts")))
+        forwarder.handle(.pong(Probe(id: 0, sentMicros: .max)))
+        XCTAssertNil(forwarder.status.roundTrip, "a timestamp ahead of the client's clock")
+        forwarder.handle(.pong(Probe(id: 9999, sentMicros: 0)))
+        XCTAssertNil(forwarder.status.roundTrip, "an id the client never sent")
+        forwarder.handle(.pong(Probe(id: 0, sentMicros: 0)))
+        XCTAssertNotNil(forwarder.status.roundTrip)
     }
 }
