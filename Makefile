@@ -3,7 +3,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 export PATH := $(dir $(SWIFT)):$(PATH)
 
-.PHONY: all deps build test test-unit test-devices demo demo-guest bench bench-forward bench-hostile bench-rumble fuzz install-udev clean guest
+.PHONY: all deps build test test-unit test-devices demo demo-guest bench bench-forward bench-hostile bench-rumble fuzz fuzz-long install-udev clean guest
 
 all: build
 
@@ -56,6 +56,10 @@ bench-rumble: deps
 
 fuzz: deps
 	tools/fuzz.sh $(or $(SECONDS),30)
+
+# The long run docs/fuzzing.md reports: 10 million executions on every target.
+fuzz-long: deps
+	tools/fuzz.sh --runs 10000000
 
 install-udev:
 	install -m 0644 udev/70-padgate.rules /etc/udev/rules.d/70-padgate.rules
