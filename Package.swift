@@ -47,7 +47,7 @@ let package = Package(
         // The client: pad sources, the forwarding loop, feedback to the physical pads.
         .target(name: "PadClient", dependencies: ["WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback"]),
         // The host: virtual pads for forwarded ones, leases, feedback from games.
-        .target(name: "PadHost", dependencies: ["WireProtocol", "Transport", "PadDevices", "HIDCodecs"]),
+        .target(name: "PadHost", dependencies: ["WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback"]),
         .executableTarget(name: "padgate", dependencies: [
             "HIDCodecs", "PadDevices", "WireProtocol", "Transport", "PadHost", "PadClient", "Feedback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
-        .testTarget(name: "PadHostTests", dependencies: ["PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs"]),
+        .testTarget(name: "PadHostTests", dependencies: ["PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.

@@ -182,10 +182,8 @@ public final class PadForwarder {
                 changes.drain(apply)
                 continue  // the set of sources changed: rebuild the poll set
             }
-            if ready[1].readable || ready[1].hungUp {
-                _ = try? connection.receive()  // the host only closes; any read error means gone
-                throw TLSError.closed
-            }
+            // The host sends nothing after its welcome but TLS's own records: only its end matters.
+            if ready[1].readable || ready[1].hungUp, connection.checkIncoming() != .nothing { throw TLSError.closed }
             if ready[0].readable { receiveFeedback(link) }
 
             var outgoing: [WireMessage] = []

@@ -188,9 +188,10 @@ final class ControlPlane {
             let fromAddress = live.values.filter { $0.address == address }.count
             guard !stopping, fromAddress < limits.maxPendingPerAddress else { return nil }
             if live.count >= limits.maxPendingConnections {
+                // The oldest connection of the addresses that hold the most (ties: the oldest of all of them).
                 let counts = Dictionary(grouping: live, by: { $0.value.address }).mapValues(\.count)
-                guard let (crowded, held) = counts.max(by: { $0.value < $1.value }), held > fromAddress + 1,
-                      let victim = live.filter({ $0.value.address == crowded }).min(by: { $0.value.since < $1.value.since }) else { return nil }
+                guard let held = counts.values.max(), held > fromAddress + 1,
+                      let victim = live.filter({ counts[$0.value.address] == held }).min(by: { $0.value.since < $1.value.since }) else { return nil }
                 pending[victim.key]?.evicted = true
                 Glibc.shutdown(victim.value.cutOff, Int32(SHUT_RDWR))
                 statistics.refuse("evicted for a newer address")

@@ -1,3 +1,4 @@
+import Feedback
 import HIDCodecs
 import PadDevices
 import WireProtocol
@@ -94,9 +95,12 @@ public final class XboxVirtualPad: VirtualPad {
     public let arrival: PadArrival
     let device: UInputGamepad
     let receiver: UInputRumbleReceiver
-    var effects: [Int16: UInputRumbleReceiver.UploadedEffect] = [:]
+    /// uinput has no kernel timer: the effects' delay, length and count are honoured here, as
+    /// ff-memless honours them for a real pad.
+    var playback = MemlessPlayback()
+    var sent = MotorLevels.silent
     var sequence = WireSequence(0)
-    var playingUntil: ContinuousClock.Instant?
+    let started = ContinuousClock.now
 
     public init(arrival: PadArrival) throws {
         self.arrival = arrival
@@ -104,8 +108,10 @@ public final class XboxVirtualPad: VirtualPad {
         receiver = UInputRumbleReceiver(uinputDescriptor: device.fileDescriptor)
     }
 
+    /// xpad's codes for an Xbox 360 pad (drivers/input/joystick/xpad.c): A, B, X, Y by their
+    /// labels, so the button in the west position (X) is BTN_X (0x133), not BTN_WEST.
     static let buttonKeys: [(GamepadButtons, UInt32)] = [
-        (.south, EvdevCode.BTN_SOUTH), (.east, EvdevCode.BTN_EAST), (.north, EvdevCode.BTN_NORTH), (.west, EvdevCode.BTN_WEST),
+        (.south, EvdevCode.BTN_A), (.east, EvdevCode.BTN_B), (.west, EvdevCode.BTN_X), (.north, EvdevCode.BTN_Y),
         (.l1, EvdevCode.BTN_TL), (.r1, EvdevCode.BTN_TR), (.create, EvdevCode.BTN_SELECT), (.options, EvdevCode.BTN_START),
         (.ps, EvdevCode.BTN_MODE), (.l3, EvdevCode.BTN_THUMBL), (.r3, EvdevCode.BTN_THUMBR),
     ]
@@ -130,22 +136,30 @@ public final class XboxVirtualPad: VirtualPad {
     public var feedbackDescriptors: [Int32] { [device.fileDescriptor] }
 
     public func takeFeedback() throws -> [WireMessage] {
-        var messages: [WireMessage] = []
+        let now = ContinuousClock.now - started
         for event in try receiver.service() {
             switch event {
-            case .uploaded(let effect): effects[effect.id] = effect
-            case .erased(let id): effects[Int16(truncatingIfNeeded: id)] = nil
-            case .played(let id, let count):
-                let effect = effects[Int16(truncatingIfNeeded: id)]
-                let levels = count > 0 ? effect?.levels : nil
-                sequence = sequence.next
-                let ttl = effect.map { min(UInt16(clamping: Int($0.length / .milliseconds(1))), WireLimits.maxRumbleTTLMillis) } ?? 0
-                messages.append(.rumble(RumbleLease(slot: arrival.slot, sequence: sequence,
-                                                    low: UInt16(levels?.low ?? 0) * 257, high: UInt16(levels?.high ?? 0) * 257,
-                                                    ttlMillis: levels == nil ? 0 : max(ttl, 1))))
+            case .uploaded(let effect):
+                playback.upload(id: Int(effect.id), MemlessPlayback.Effect(levels: effect.levels, delay: effect.delay, length: effect.length), now: now)
+            case .erased(let id): playback.erase(id: Int(id))
+            case .played(let id, let count): playback.play(id: Int(id), count: count, now: now)
             }
         }
-        return messages
+        return Self.leases(for: &playback, sent: &sent, sequence: &sequence, slot: arrival.slot, now: now)
+    }
+
+    public var feedbackDeadline: ContinuousClock.Instant? { playback.nextChange(after: ContinuousClock.now - started).map { started + $0 } }
+
+    /// A lease when the combined level changed: held (the host renews it) until the playback
+    /// itself says stop, so an effect ends when its length and count say, not when it is erased.
+    static func leases(for playback: inout MemlessPlayback, sent: inout MotorLevels, sequence: inout WireSequence,
+                       slot: PadSlot, now: MonotonicTime) -> [WireMessage] {
+        let levels = playback.levels(now: now)
+        guard levels != sent else { return [] }
+        sent = levels
+        sequence = sequence.next
+        return [.rumble(RumbleLease(slot: slot, sequence: sequence, low: UInt16(levels.low) * 257, high: UInt16(levels.high) * 257,
+                                    ttlMillis: levels.isSilent ? 0 : GameOutputTranslator.rumbleLeaseMillis))]
     }
 
     public func remove() {}

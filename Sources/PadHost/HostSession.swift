@@ -232,9 +232,10 @@ public final class HostSession {
         return out
     }
 
-    /// When a held rumble must be renewed next.
+    /// When a held rumble must be renewed next, or a pad has feedback due by itself.
     public func nextRenewal() -> ContinuousClock.Instant? {
-        heldRumble.values.map { $0.sentAt + .milliseconds(Int($0.lease.ttlMillis) * 2 / 5) }.min()
+        let renewals = heldRumble.values.map { $0.sentAt + .milliseconds(Int($0.lease.ttlMillis) * 2 / 5) }
+        return (renewals + pads.values.compactMap(\.feedbackDeadline)).min()
     }
 
     func nextRumbleSequence(_ slot: UInt8) -> WireSequence {

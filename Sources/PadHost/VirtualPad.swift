@@ -12,9 +12,16 @@ public protocol VirtualPad: AnyObject {
     var feedbackDescriptors: [Int32] { get }
     /// Feedback the game produced since the last call, as messages for the client.
     func takeFeedback() throws -> [WireMessage]
+    /// When `takeFeedback` has something to say without a descriptor becoming readable (an
+    /// effect's length running out on a uinput pad); nil if never.
+    var feedbackDeadline: ContinuousClock.Instant? { get }
     /// Unplugs the virtual pad. Callers release every control first.
     func remove()
 }
 
 /// Makes a virtual pad for an arriving one, by the host's `--virtual` choice.
 public typealias VirtualPadFactory = (PadArrival) throws -> VirtualPad
+
+extension VirtualPad {
+    public var feedbackDeadline: ContinuousClock.Instant? { nil }
+}

@@ -1,6 +1,7 @@
 import XCTest
 import HIDCodecs
 import WireProtocol
+import Feedback
 @testable import PadHost
 
 final class HostSessionTests: XCTestCase {
@@ -179,5 +180,40 @@ final class VirtualPadConversionTests: XCTestCase {
         XCTAssertEqual(DualSenseVirtualPad.raw(-1e30, axis, 1024), .min)
         XCTAssertEqual(DualSenseVirtualPad.raw(1, AxisCalibration(bias: 0, numerator: 0, denominator: 1), 1024), 0, "a zero numerator")
         XCTAssertEqual(DualSenseVirtualPad.raw(0, axis, 1024), -3, "the bias alone at rest")
+    }
+}
+
+/// The uinput Xbox pad reports what xpad reports for an Xbox 360 pad, which SDL and games rely on.
+final class XboxVirtualPadMappingTests: XCTestCase {
+    func testFaceButtonsCarryXpadsCodes() {
+        let codes = Dictionary(uniqueKeysWithValues: XboxVirtualPad.buttonKeys.map { ($0.0.rawValue, $0.1) })
+        // input-event-codes.h: BTN_A 0x130, BTN_B 0x131, BTN_X 0x133, BTN_Y 0x134; xpad maps the
+        // pad's A, B, X, Y to them by label: X sits west, Y north.
+        XCTAssertEqual(codes[GamepadButtons.south.rawValue], 0x130, "A")
+        XCTAssertEqual(codes[GamepadButtons.east.rawValue], 0x131, "B")
+        XCTAssertEqual(codes[GamepadButtons.west.rawValue], 0x133, "X is west, and xpad reports it as BTN_X")
+        XCTAssertEqual(codes[GamepadButtons.north.rawValue], 0x134, "Y is north, and xpad reports it as BTN_Y")
+        XCTAssertEqual(codes[GamepadButtons.create.rawValue], 0x13a, "Back: BTN_SELECT")
+        XCTAssertEqual(codes[GamepadButtons.options.rawValue], 0x13b, "Start: BTN_START")
+        XCTAssertEqual(codes[GamepadButtons.ps.rawValue], 0x13c, "Guide: BTN_MODE")
+    }
+}
+
+extension XboxVirtualPadMappingTests {
+    /// An effect of 300 ms played once: the host holds the rumble, then stops it at 300 ms by itself.
+    func testAUInputEffectStopsAfterItsLength() {
+        var playback = MemlessPlayback(), sent = MotorLevels.silent, sequence = WireSequence(0)
+        playback.upload(id: 0, .init(levels: MotorLevels(low: 255, high: 128), length: .milliseconds(300)), now: .zero)
+        playback.play(id: 0, count: 1, now: .zero)
+        func leases(_ ms: Int) -> [WireMessage] {
+            XboxVirtualPad.leases(for: &playback, sent: &sent, sequence: &sequence, slot: PadSlot(0), now: .milliseconds(ms))
+        }
+        guard case .rumble(let on)? = leases(0).first else { return XCTFail("no rumble") }
+        XCTAssertEqual(on.low, 255 * 257)
+        XCTAssertEqual(on.ttlMillis, GameOutputTranslator.rumbleLeaseMillis)
+        XCTAssertEqual(leases(150), [], "nothing new while it plays: the host renews the held lease")
+        guard case .rumble(let off)? = leases(300).first else { return XCTFail("no stop at 300 ms") }
+        XCTAssertTrue(off.isStop)
+        XCTAssertTrue(off.sequence.isNewer(than: on.sequence))
     }
 }

@@ -16,6 +16,10 @@ public enum EvdevCode {
 
     public static let BTN_LEFT: UInt32 = 0x110
     public static let BTN_SOUTH: UInt32 = 0x130, BTN_EAST: UInt32 = 0x131, BTN_NORTH: UInt32 = 0x133, BTN_WEST: UInt32 = 0x134
+    /// The kernel's older names for the same two codes, as xpad uses them: it reports an Xbox pad's
+    /// X button (west) as BTN_X, which is BTN_NORTH's code, and Y (north) as BTN_Y, BTN_WEST's code.
+    /// SDL's mapping database and every game written against xpad expect exactly that.
+    public static let BTN_A: UInt32 = 0x130, BTN_B: UInt32 = 0x131, BTN_X: UInt32 = 0x133, BTN_Y: UInt32 = 0x134
     public static let BTN_TL: UInt32 = 0x136, BTN_TR: UInt32 = 0x137, BTN_TL2: UInt32 = 0x138, BTN_TR2: UInt32 = 0x139
     public static let BTN_SELECT: UInt32 = 0x13a, BTN_START: UInt32 = 0x13b, BTN_MODE: UInt32 = 0x13c
     public static let BTN_THUMBL: UInt32 = 0x13d, BTN_THUMBR: UInt32 = 0x13e

@@ -11,8 +11,10 @@ public final class UInputRumbleReceiver {
         public var id: Int16
         public var type: UInt16
         public var levels: MotorLevels
-        /// `replay.length`; 0 would mean "until stopped", which padgate never uploads.
+        /// `replay.length`; 0 means "until stopped".
         public var length: Duration
+        /// `replay.delay`: how long after each play the effect starts.
+        public var delay: Duration = .zero
     }
 
     public enum Event: Equatable, Sendable {
@@ -60,7 +62,7 @@ public final class UInputRumbleReceiver {
                     events.append(.uploaded(UploadedEffect(
                         id: e.id, type: e.type,
                         levels: MotorLevels(low: UInt8(e.u.rumble.strong_magnitude >> 8), high: UInt8(e.u.rumble.weak_magnitude >> 8)),
-                        length: .milliseconds(Int(e.replay.length)))))
+                        length: .milliseconds(Int(e.replay.length)), delay: .milliseconds(Int(e.replay.delay)))))
                 }
             } else if event.type == Self.evUInput && event.code == Self.uiFFErase {
                 var erase = uinput_ff_erase()

@@ -1,0 +1,93 @@
+/// Force-feedback rumble effects played the way the kernel's ff-memless plays them for real pads
+/// (drivers/input/ff-memless.c), for virtual pads made with uinput, which have no kernel timer:
+/// playing an effect `count` times starts it after its `delay`, stops it `length` later, and
+/// replays it (after its delay again) until the count is spent; a length of 0 plays until stopped.
+/// Effects playing at once add up per motor, saturating, as ff-memless combines rumble effects.
+public struct MemlessPlayback: Sendable {
+    public struct Effect: Equatable, Sendable {
+        public var levels: MotorLevels
+        public var delay: Duration
+        /// `.zero`: until stopped.
+        public var length: Duration
+        public init(levels: MotorLevels, delay: Duration = .zero, length: Duration) {
+            self.levels = levels; self.delay = delay; self.length = length
+        }
+    }
+
+    struct Playing: Sendable {
+        var count: Int32
+        var playAt: MonotonicTime
+        var stopAt: MonotonicTime?
+    }
+
+    /// At most this many effects are kept (ff-memless's FF_MEMLESS_EFFECTS).
+    public static let maxEffects = 16
+    private var effects: [Int: Effect] = [:]
+    private var playing: [Int: Playing] = [:]
+
+    public init() {}
+
+    /// A program uploaded (or replaced) an effect. A replaced effect that is playing starts over
+    /// with its new timing, as ff-memless's upload does. False if the table is full.
+    @discardableResult
+    public mutating func upload(id: Int, _ effect: Effect, now: MonotonicTime) -> Bool {
+        guard effects[id] != nil || effects.count < Self.maxEffects else { return false }
+        effects[id] = effect
+        if let started = playing[id] { playing[id] = schedule(effect, count: started.count, now: now) }
+        return true
+    }
+
+    public mutating func erase(id: Int) {
+        effects[id] = nil
+        playing[id] = nil
+    }
+
+    /// EV_FF with `value` = count: play that many times; 0 stops it.
+    public mutating func play(id: Int, count: Int32, now: MonotonicTime) {
+        guard count > 0, let effect = effects[id] else { playing[id] = nil; return }
+        playing[id] = schedule(effect, count: count, now: now)
+    }
+
+    public mutating func stopAll() { playing.removeAll() }
+
+    private func schedule(_ effect: Effect, count: Int32, now: MonotonicTime) -> Playing {
+        let playAt = now + effect.delay
+        return Playing(count: count, playAt: playAt, stopAt: effect.length == .zero ? nil : playAt + effect.length)
+    }
+
+    /// Moves every effect past the stops that are due, replaying those with count left, and
+    /// returns the motors' combined level now.
+    public mutating func levels(now: MonotonicTime) -> MotorLevels {
+        var low = 0, high = 0
+        for id in Array(playing.keys) {
+            guard var state = playing[id], let effect = effects[id] else { playing[id] = nil; continue }
+            // A long-overdue repeat is caught up in one pass, not one stop per call.
+            while let stop = state.stopAt, now >= stop {
+                state.count -= 1
+                guard state.count > 0 else { break }
+                state.playAt = stop + effect.delay
+                state.stopAt = state.playAt + effect.length
+            }
+            guard state.count > 0 else { playing[id] = nil; continue }
+            playing[id] = state
+            if now >= state.playAt {
+                low += Int(effect.levels.low)
+                high += Int(effect.levels.high)
+            }
+        }
+        return MotorLevels(low: UInt8(min(low, 255)), high: UInt8(min(high, 255)))
+    }
+
+    /// When the combined level next changes by itself (an effect starts or stops); nil if never.
+    public func nextChange(after now: MonotonicTime) -> MonotonicTime? {
+        var next: MonotonicTime?
+        for state in playing.values {
+            for moment in [state.playAt, state.stopAt].compactMap({ $0 }) where moment > now {
+                next = min(next ?? moment, moment)
+            }
+        }
+        return next
+    }
+
+    public var isPlaying: Bool { !playing.isEmpty }
+}
