@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 bin=$(swift build --show-bin-path)
 bundle="$bin/padgatePackageTests.xctest"
 [ -x "$bundle" ] || { echo "build the tests first: swift build --build-tests" >&2; exit 1; }
+# The game's view (SDLClientTests): a small C client against the system's libsdl2, built here
+# because the guest's file system is a throw-away overlay.
+tools/build-sdl-probe.sh
 selected=$("$bundle" --list-tests | grep -E '^ *DeviceTests\.' | sed -E 's/^ *//; s#/.*##' | sort -u | paste -sd, -)
 [ -n "$selected" ] || { echo "no device tests found in $bundle" >&2; exit 1; }
 # Here a missing device is a failure, never a skip (DeviceTestSupport.swift).

@@ -14,7 +14,11 @@ public struct DualSenseMotors: Hashable, Sendable, CustomStringConvertible {
 /// Which flag asked for classic rumble. Firmware from feature version 2.21 (and every DualSense Edge)
 /// takes "vibration v2" (valid_flag2 bit 2); older firmware valid_flag0 bit 0. hid-playstation picks
 /// one from the firmware-info report; both come with HAPTICS_SELECT (valid_flag0 bit 1).
-public enum RumbleFlavour: String, Hashable, Sendable { case compatible, compatibleV2 = "compatible-v2" }
+/// `audioHaptics`: a report with every valid flag clear hands the motors back to audio haptics,
+/// which is silent here: it is SDL's rumble stop (docs/hid-codecs.md, "Output reports").
+public enum RumbleFlavour: String, Hashable, Sendable {
+    case compatible, compatibleV2 = "compatible-v2", audioHaptics = "audio-haptics"
+}
 
 /// valid_flag2 LIGHTBAR_SETUP: 1 turns the lightbar on, 2 fades it out and hands it to the host.
 public enum LightbarSetupCommand: Hashable, Sendable, CustomStringConvertible {
@@ -27,9 +31,12 @@ public enum LightbarSetupCommand: Hashable, Sendable, CustomStringConvertible {
 
 public struct DecodedDualSenseOutput: Hashable, Sendable {
     public var transport: Transport
-    /// Bluetooth only: the 4-bit sequence number (high nibble of byte 1) and the tag byte (0x10 from the kernel).
+    /// Bluetooth only: the 4-bit sequence number (high nibble of byte 1) and the tag byte (0x10 from
+    /// the kernel; nil in SDL 2's layout, which has none).
     public var sequence: UInt8?
     public var tag: UInt8?
+    /// Bluetooth only: where the settings start.
+    public var bluetoothLayout: DualSenseBluetoothOutputLayout?
     public var validFlags: (UInt8, UInt8, UInt8) { (flag0, flag1, flag2) }
     var flag0: UInt8 = 0, flag1: UInt8 = 0, flag2: UInt8 = 0
 
@@ -53,7 +60,7 @@ public struct DecodedDualSenseOutput: Hashable, Sendable {
             && a.flag2 == b.flag2 && a.motors == b.motors && a.rumbleFlavour == b.rumbleFlavour && a.rightTrigger == b.rightTrigger
             && a.leftTrigger == b.leftTrigger && a.micLED == b.micLED && a.micMuted == b.micMuted && a.lightbar == b.lightbar
             && a.releaseLEDs == b.releaseLEDs && a.playerLEDs == b.playerLEDs && a.ledBrightness == b.ledBrightness
-            && a.lightbarSetup == b.lightbarSetup
+            && a.lightbarSetup == b.lightbarSetup && a.bluetoothLayout == b.bluetoothLayout
     }
     public func hash(into hasher: inout Hasher) { hasher.combine(flag0); hasher.combine(flag1); hasher.combine(flag2); hasher.combine(motors) }
 
@@ -100,6 +107,18 @@ public enum DualSenseOutputDecodeError: Error, Equatable, Sendable, CustomString
     }
 }
 
+/// The two Bluetooth 0x31 output layouts a DualSense accepts. The kernel, dualsensectl and SDL 3.4
+/// write `31, seq << 4, 0x10` and the settings from byte 3; SDL 2 (to 2.32) and pydualsense write
+/// `31 02` and the settings from byte 2. Byte 1's low nibble tells them apart: 0 in the first, 2 in
+/// the second.
+public enum DualSenseBluetoothOutputLayout: String, Hashable, Sendable {
+    case tagged, untagged
+
+    init(byte1: UInt8) { self = byte1 & 0x0F == 0x02 ? .untagged : .tagged }
+
+    var settingsOffset: Int { self == .tagged ? DualSenseOutputOffsets.btCommon : DualSenseOutputOffsets.btCommon - 1 }
+}
+
 public enum DualSenseOutputDecoder {
     /// Decodes a USB (0x02) or Bluetooth (0x31, CRC-checked) output report.
     public static func decode(_ report: [UInt8]) throws(DualSenseOutputDecodeError) -> DecodedDualSenseOutput {
@@ -122,9 +141,11 @@ public enum DualSenseOutputDecoder {
             let found = UInt32(body[74]) | UInt32(body[75]) << 8 | UInt32(body[76]) << 16 | UInt32(body[77]) << 24
             guard expected == found else { throw .badCRC(expected: expected, found: found) }
             decoded = DecodedDualSenseOutput(transport: .bt)
+            let layout = DualSenseBluetoothOutputLayout(byte1: report[1])
+            decoded.bluetoothLayout = layout
             decoded.sequence = report[1] >> 4
-            decoded.tag = report[2]
-            commonStart = O.btCommon
+            decoded.tag = layout == .tagged ? report[2] : nil
+            commonStart = layout.settingsOffset
         default:
             throw .unknownReportID(id)
         }
@@ -142,6 +163,12 @@ public enum DualSenseOutputDecoder {
         if v1 || v2 {
             d.motors = DualSenseMotors(left: c[O.motorLeft], right: c[O.motorRight])
             d.rumbleFlavour = v2 ? .compatibleV2 : .compatible
+        } else if d.flag0 == 0 && d.flag1 == 0 && d.flag2 == 0 {
+            // Nothing flagged at all: the pad leaves compatible rumble for audio haptics, and its
+            // motors stop. A report that sets anything else (the kernel's lightbar-only report)
+            // leaves the motors as they are, which is what its sender means.
+            d.motors = DualSenseMotors(left: 0, right: 0)
+            d.rumbleFlavour = .audioHaptics
         }
         func trigger(_ offset: Int) -> TriggerEffect {
             let block = Array(c[offset..<offset + TriggerEffect.blockSize])
@@ -168,7 +195,9 @@ extension DecodedDualSenseOutput {
     /// One line for people: only the fields the report sets.
     public var summary: String {
         var parts: [String] = []
-        if let m = motors { parts.append("rumble \(m)" + (rumbleFlavour == .compatibleV2 ? " (v2)" : "")) }
+        if let m = motors {
+            parts.append(rumbleFlavour == .audioHaptics ? "rumble off (audio haptics)" : "rumble \(m)" + (rumbleFlavour == .compatibleV2 ? " (v2)" : ""))
+        }
         if let t = rightTrigger { parts.append("right-trigger \(t.summary)") }
         if let t = leftTrigger { parts.append("left-trigger \(t.summary)") }
         if let c = lightbar { parts.append("lightbar \(c.red) \(c.green) \(c.blue)") }

@@ -16,7 +16,8 @@ public final class DualSenseVirtualPad: VirtualPad {
     public init(arrival: PadArrival) throws {
         self.arrival = arrival
         translator = GameOutputTranslator(slot: arrival.slot)
-        device = try VirtualDualSense(bus: .usb, name: arrival.name.isEmpty ? "padgate DualSense" : arrival.name, phys: PadPhys.hostVirtual)
+        device = try VirtualDualSense(bus: .presentedToGames, name: arrival.name.isEmpty ? "padgate DualSense" : arrival.name, phys: PadPhys.hostVirtual,
+                                          idleRepeat: VirtualDualSense.idleReportInterval)
         calibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.calibration).calibration) ?? .nominal
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
             device.stop()
@@ -104,7 +105,7 @@ public final class XboxVirtualPad: VirtualPad {
 
     public init(arrival: PadArrival) throws {
         self.arrival = arrival
-        device = try UInputGamepad(name: "padgate virtual pad (\(arrival.name))", phys: PadPhys.hostVirtual)
+        device = try UInputGamepad(model: .xbox360, phys: PadPhys.hostVirtual)
         receiver = UInputRumbleReceiver(uinputDescriptor: device.fileDescriptor)
     }
 

@@ -42,6 +42,7 @@ struct ListCommand: ParsableCommand {
             if let hidraw = pad.hidraw { print("     hidraw   \(hidraw)") }
             for node in pad.evdev { print("     \(node.role.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(node.path)  \(node.name)") }
             print("     can      \(pad.capabilities.names.joined(separator: ", "))")
+            if pad.isHostVirtualPad { print("     made by  padgate serve for a forwarded pad (never forwarded itself)") }
         }
     }
 }
@@ -59,6 +60,8 @@ struct PadJSON: Encodable {
     var hidraw: String?
     var evdev: [EvdevNode]
     var capabilities: [String]
+    /// "host" for a virtual pad `padgate serve` made (never forwarded), "emulated" for `emulate`'s.
+    var made_by_padgate: String?
     var syspath: String
 
     init(_ pad: Pad, index: Int? = nil) {
@@ -66,5 +69,6 @@ struct PadJSON: Encodable {
         type = pad.kind.rawValue; bus = pad.bus.rawValue; name = pad.name; uniq = pad.uniq; phys = pad.phys
         vendor_id = String(format: "%04x", pad.vendorID); product_id = String(format: "%04x", pad.productID)
         hidraw = pad.hidraw; evdev = pad.evdev; capabilities = pad.capabilities.names; syspath = pad.id
+        made_by_padgate = pad.madeByPadgate
     }
 }

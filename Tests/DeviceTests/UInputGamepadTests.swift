@@ -85,3 +85,21 @@ final class UInputGamepadTests: XCTestCase {
         XCTAssertNotNil(settled, "after the drop the reader holds ABS_Z \(device.value(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_Z)), not \(finalZ)")
     }
 }
+
+/// The host's uinput pads carry padgate's mark where udev shows it, so `forward` on the host never
+/// forwards them (which looped: each forwarded pad made another) and `list` says who made them.
+final class HostVirtualPadMarkTests: XCTestCase {
+    override func setUpWithError() throws { try requireDeviceAccess([UInputGamepad.path]) }
+
+    func testTheHostsUInputPadIsMarkedAndListedAsPadgates() throws {
+        let virtual = try UInputGamepad(model: .xbox360, phys: PadPhys.hostVirtual)
+        let node = try XCTUnwrap(eventually { virtual.devnode })
+        let udev = try Udev()
+        let pad = try XCTUnwrap(eventually { udev.pads().first { $0.evdev.contains { $0.path == node } } }, "not listed")
+        XCTAssertTrue(pad.isHostVirtualPad, "phys seen through udev: '\(pad.phys)'")
+        XCTAssertEqual(pad.name, "Microsoft X-Box 360 pad", "xpad's name, whole")
+        struct Listed: Decodable { var evdev: [EvdevNode]; var made_by_padgate: String? }
+        let listed = try JSONDecoder().decode([Listed].self, from: Data(padgate(["list", "--json"]).stdout.utf8))
+        XCTAssertEqual(listed.first { $0.evdev.contains { $0.path == node } }?.made_by_padgate, "host")
+    }
+}

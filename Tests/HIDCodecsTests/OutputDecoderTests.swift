@@ -108,15 +108,17 @@ final class OutputDecoderTests: XCTestCase {
         XCTAssertNil(delta.rightTrigger)
     }
 
-    /// pydualsense 0.7.5's USB reports (64 bytes, every flag set) decode to the values their names state.
-    func testPydualsenseUSBVectors() throws {
+    /// pydualsense 0.7.5's reports (every flag set) decode to the values their names state: USB (64
+    /// bytes), and Bluetooth in the untagged layout SDL 2 uses too (`31 02`, settings from byte 2).
+    func testPydualsenseVectorsOverUSBAndBluetooth() throws {
         let json = try Fixture.json("output_vectors/dualsense_output_pydualsense.json")
         var checked = 0
-        for vector in json["vectors"] as! [[String: Any]] where vector["bus"] as? String == "usb" {
-            let name = vector["name"] as! String
+        for vector in json["vectors"] as! [[String: Any]] {
+            let name = "\(vector["bus"]!) \(vector["name"]!)"
             let decoded = try DualSenseOutputDecoder.decode(Fixture.hex(vector["report_hex"] as! String))
+            if vector["bus"] as? String == "bt" { XCTAssertEqual(decoded.bluetoothLayout, .untagged, name) }
             let expectedMotors: DualSenseMotors
-            switch name {
+            switch vector["name"] as! String {
             case "rumble left=255 right=0": expectedMotors = DualSenseMotors(left: 255, right: 0)
             case "rumble left=0 right=255": expectedMotors = DualSenseMotors(left: 0, right: 255)
             case "rumble left=128 right=64": expectedMotors = DualSenseMotors(left: 128, right: 64)
@@ -124,16 +126,16 @@ final class OutputDecoderTests: XCTestCase {
             }
             XCTAssertEqual(decoded.motors, expectedMotors, name)
             XCTAssertEqual(decoded.rumbleFlavour, .compatible, name)
-            switch name {
+            switch vector["name"] as! String {
             case "lightbar red (255,0,0)": XCTAssertEqual(decoded.lightbar, RGBColor(red: 255, green: 0, blue: 0))
             case "lightbar (18,52,86)": XCTAssertEqual(decoded.lightbar, RGBColor(red: 18, green: 52, blue: 86))
             default: XCTAssertEqual(decoded.lightbar, RGBColor(red: 0, green: 0, blue: 255), name)
             }
-            XCTAssertEqual(decoded.ledBrightness, name == "brightness high" ? 0 : 2, name)
+            XCTAssertEqual(decoded.ledBrightness, name.hasSuffix(" brightness high") ? 0 : 2, name)
             XCTAssertEqual(decoded.playerLEDs, PlayerLEDs(mask: 0x04), name)
-            XCTAssertEqual(decoded.micLED, name.hasPrefix("microphone") ? .on : .off, name)
-            XCTAssertEqual(decoded.micMuted, name == "microphone mute on", name)
-            switch name {
+            XCTAssertEqual(decoded.micLED, (vector["name"] as! String).hasPrefix("microphone") ? .on : .off, name)
+            XCTAssertEqual(decoded.micMuted, name.hasSuffix(" microphone mute on"), name)
+            switch vector["name"] as! String {
             case "right trigger Rigid forces[0]=0 [1]=255": XCTAssertEqual(decoded.rightTrigger, .simpleFeedback(position: 0, strength: 255))
             case "left trigger Pulse forces 0,200,255": XCTAssertEqual(decoded.leftTrigger, .simpleWeapon(start: 0, end: 200, strength: 255))
             case "left trigger Calibration":
@@ -143,6 +145,60 @@ final class OutputDecoderTests: XCTestCase {
             }
             checked += 1
         }
-        XCTAssertEqual(checked, 15)
+        XCTAssertEqual(checked, 30)
+    }
+
+    // SDL 2.26's PS5 driver (src/joystick/hidapi/SDL_hidapi_ps5.c, HIDAPI_DriverPS5_UpdateEffects):
+    // a 47-byte effects block (EnableBits1, EnableBits2, RumbleRight, RumbleLeft, ... EnableBits3 at
+    // 38, PadLights 43, RGB 44-46) sent as `02 + effects` (48 bytes) over USB and `31 02 + effects`
+    // with a CRC over Bluetooth. Laid out here by hand from that struct.
+    private func sdlReport(bluetooth: Bool, _ set: (inout [UInt8]) -> Void) -> [UInt8] {
+        var effects = [UInt8](repeating: 0, count: 47)
+        set(&effects)
+        guard bluetooth else { return [0x02] + effects }
+        var report = [0x31, 0x02] + effects + [UInt8](repeating: 0, count: 78 - 49)
+        BluetoothCRC.stamp(seed: .output, report: &report)
+        return report
+    }
+
+    func testSDLsRumbleAndItsStopOverBothTransports() throws {
+        for bluetooth in [false, true] {
+            // Firmware 2.24+: EnableBits1 0x02 (audio haptics off), EnableBits3 0x04 (improved rumble).
+            let on = try DualSenseOutputDecoder.decode(sdlReport(bluetooth: bluetooth) { $0[0] = 0x02; $0[38] = 0x04; $0[2] = 64; $0[3] = 127 })
+            XCTAssertEqual(on.motors, DualSenseMotors(left: 127, right: 64), "bluetooth: \(bluetooth)")
+            XCTAssertEqual(on.rumbleFlavour, .compatibleV2)
+            // Older firmware: EnableBits1 0x01 | 0x02, values halved by SDL.
+            let old = try DualSenseOutputDecoder.decode(sdlReport(bluetooth: bluetooth) { $0[0] = 0x03; $0[2] = 32; $0[3] = 63 })
+            XCTAssertEqual(old.motors, DualSenseMotors(left: 63, right: 32))
+            // SDL_JoystickRumble(0, 0): every bit clear. The pad's motors stop at once.
+            let stop = try DualSenseOutputDecoder.decode(sdlReport(bluetooth: bluetooth) { _ in })
+            XCTAssertEqual(stop.motors, DualSenseMotors(left: 0, right: 0), "SDL's stop is a stop")
+            XCTAssertEqual(stop.rumbleFlavour, .audioHaptics)
+            XCTAssertEqual(stop.summary, "rumble off (audio haptics)")
+            var state = DualSenseOutputState()
+            on.apply(to: &state)
+            stop.apply(to: &state)
+            XCTAssertEqual(state.rumble?.low, 0); XCTAssertEqual(state.rumble?.high, 0)
+        }
+    }
+
+    func testSDLsBluetoothLightsAreReadFromByteTwo() throws {
+        // EnableBits2 0x04 (LED colour) and 0x10 (pad lights); player 2 is 0x0A | 0x20 (instant).
+        let report = sdlReport(bluetooth: true) { $0[1] = 0x04 | 0x10; $0[43] = 0x2A; $0[44] = 255; $0[45] = 128; $0[46] = 1 }
+        let decoded = try DualSenseOutputDecoder.decode(report)
+        XCTAssertEqual(decoded.bluetoothLayout, .untagged)
+        XCTAssertNil(decoded.tag)
+        XCTAssertEqual(decoded.lightbar, RGBColor(red: 255, green: 128, blue: 1))
+        XCTAssertEqual(decoded.playerLEDs, PlayerLEDs(mask: 0x0A, instant: true))
+        XCTAssertNil(decoded.motors, "a lights report is not a stop")
+        XCTAssertNil(decoded.rightTrigger, "the colour is not a trigger block")
+    }
+
+    /// The kernel's lightbar-only report leaves valid_flag0 clear too; it means "lights only", and the
+    /// motors keep running.
+    func testTheKernelsLightbarReportLeavesTheMotorsAlone() throws {
+        let decoded = try DualSenseOutputDecoder.decode(kernelUSBReport { $0[2] = 0x04; $0[45] = 9 })
+        XCTAssertNil(decoded.motors)
+        XCTAssertEqual(decoded.lightbar, RGBColor(red: 9, green: 0, blue: 0))
     }
 }

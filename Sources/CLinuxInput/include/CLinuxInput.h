@@ -40,6 +40,7 @@ static inline unsigned long padgate_HIDIOCSFEATURE(int len) { return HIDIOCSFEAT
 static inline unsigned long padgate_EVIOCGRAB(void) { return EVIOCGRAB; }
 static inline unsigned long padgate_EVIOCSFF(void) { return EVIOCSFF; }
 static inline unsigned long padgate_EVIOCRMFF(void) { return EVIOCRMFF; }
+static inline unsigned long padgate_UI_SET_PHYS(void) { return UI_SET_PHYS; }
 
 // Thin ioctl wrappers: Swift cannot call the variadic ioctl(2) directly.
 static inline int padgate_ioctl_ptr(int fd, unsigned long request, void *arg) { return ioctl(fd, request, arg); }

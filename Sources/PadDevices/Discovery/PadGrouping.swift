@@ -67,8 +67,10 @@ public enum PadGrouping {
         if nodes.contains(where: { $0.role == .motion }) { caps.insert(.motion) }
         if members.contains(where: { $0.subsystem == "power_supply" }) { caps.insert(.battery) }
 
-        let phys = (gamepadRecord.nearest("hid")?.properties["HID_PHYS"] ?? gamepadRecord.nearest("input")?.properties["PHYS"] ?? "")
-            .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        // A uinput pad has no HID parent; its input device's PHYS property (quoted), or its sysfs phys.
+        let input = gamepadRecord.nearest("input")
+        let phys = [gamepadRecord.nearest("hid")?.properties["HID_PHYS"], input?.properties["PHYS"], input?.attributes["phys"]]
+            .lazy.compactMap { $0?.trimmingCharacters(in: CharacterSet(charactersIn: "\"\n")) }.first { !$0.isEmpty } ?? ""
         return Pad(id: key, kind: kind, bus: ids.bus, vendorID: ids.vendor, productID: ids.product,
                    name: ids.name.isEmpty ? inputName(gamepadRecord) : ids.name, uniq: ids.uniq, phys: phys,
                    hidraw: hidraw, evdev: nodes, capabilities: caps)

@@ -37,6 +37,7 @@ public enum PadKind: String, Codable, Sendable, CaseIterable {
 public enum PadPhys {
     public static let emulated = "padgate/virtual-dualsense"
     public static let hostVirtual = "padgate/host-virtual"
+    public static let uinput = "padgate/uinput"
 }
 
 /// How the pad is attached; values follow the kernel's BUS_* numbers.
@@ -125,6 +126,11 @@ public struct Pad: Codable, Sendable, Equatable {
     /// A virtual pad that `padgate serve` made for a forwarded one. Never forwarded again: on a
     /// machine that is both client and host, that would loop.
     public var isHostVirtualPad: Bool { phys.hasPrefix(PadPhys.hostVirtual) }
+
+    /// "host" or "emulated" for the pads padgate made itself, by their phys; nil for the rest.
+    public var madeByPadgate: String? {
+        isHostVirtualPad ? "host" : phys.hasPrefix(PadPhys.emulated) || phys.hasPrefix(PadPhys.uinput) ? "emulated" : nil
+    }
 }
 
 import Foundation

@@ -43,8 +43,10 @@ public final class Udev {
             if let sub = string(udev_device_get_subsystem(current)), sub == "input" || sub == "hid",
                let path = string(udev_device_get_syspath(current)) {
                 var attributes: [String: String] = [:]
-                if sub == "input", let ff = string(udev_device_get_sysattr_value(current, "capabilities/ff")) {
-                    attributes["capabilities/ff"] = ff
+                if sub == "input" {
+                    for name in ["capabilities/ff", "phys"] {
+                        if let value = string(udev_device_get_sysattr_value(current, name)) { attributes[name] = value }
+                    }
                 }
                 ancestors.append(.init(syspath: path, subsystem: sub, properties: properties(current), attributes: attributes))
             }

@@ -8,7 +8,21 @@ import HIDCodecs
 ///
 /// A pump thread answers the driver's probe-time GET_REPORTs and collects every output report.
 public final class VirtualDualSense {
-    public enum Bus: String, Sendable, CaseIterable { case usb, bt }
+    public enum Bus: String, Sendable, CaseIterable {
+        case usb, bt
+        /// How padgate presents a DualSense to games (`emulate`, the host's virtual pad): SDL 2's
+        /// hidapi drops a USB-bus hidraw node with no USB device above it, which a uhid pad never
+        /// has, so SDL would fall back to evdev without gyro, touchpad or lights. A Bluetooth-bus
+        /// pad is opened by SDL's HIDAPI driver with all of them (docs/virtual-pads.md).
+        public static let presentedToGames = Bus.bt
+    }
+
+    /// A real DualSense reports every few milliseconds whether or not anything changed, and SDL's
+    /// HIDAPI driver relies on it: a Bluetooth pad that sends nothing within 16 ms of being opened
+    /// is taken for one in simple mode, whose firmware SDL never reads (so it halves every rumble)
+    /// and whose touchpad and sensors appear only later. Pads shown to games (`emulate`, the
+    /// host's virtual pad) therefore repeat their last report at this interval when idle.
+    public static let idleReportInterval: Duration = .milliseconds(8)
 
     public let bus: Bus
     public let macAddress: [UInt8]
@@ -33,6 +47,13 @@ public final class VirtualDualSense {
     public var opened: Bool { changed.withLock { isOpen } }
     private var isOpen = false
 
+    /// nil: reports go out only when sent (tests that count them); else the idle repeat interval.
+    public let idleRepeat: Duration?
+    /// Guards `encoder`, `sequence`, `lastReport` and `lastSent`: the pump repeats reports too.
+    private let sending = NSLock()
+    private var lastReport: [UInt8]
+    private var lastSent = ContinuousClock.now
+
     public var uniq: String { macAddress.map { String(format: "%02x", $0) }.joined(separator: ":") }
 
     /// Feature report 0x05 as the pad answers it (Bluetooth: the CRC is stamped over the last 4 bytes).
@@ -41,15 +62,17 @@ public final class VirtualDualSense {
     /// - Parameter macAddress: the pad's address; hid-playstation refuses a second pad with the same
     ///   one, so each emulated pad gets a random locally administered address unless given one.
     /// - Parameter calibration: the IMU calibration the driver reads at probe (41 bytes, id 0x05).
-    public init(bus: Bus = .usb, name: String = "Sony Interactive Entertainment DualSense Wireless Controller",
+    public init(bus: Bus = .presentedToGames, name: String = "Sony Interactive Entertainment DualSense Wireless Controller",
                 macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
-                calibration: [UInt8] = DualSenseIdentityData.calibration) throws {
+                calibration: [UInt8] = DualSenseIdentityData.calibration, idleRepeat: Duration? = nil) throws {
         self.bus = bus
+        self.idleRepeat = idleRepeat
         self.calibration = calibration
         var mac = macAddress ?? (0..<6).map { _ in UInt8.random(in: 0...255) }
         if macAddress == nil { mac[0] = (mac[0] & 0xfc) | 0x02 }
         self.macAddress = mac
         encoder = PlayStationInputEncoder(layout: bus == .usb ? PlayStationLayouts.dualSenseUSB() : PlayStationLayouts.dualSenseBluetooth())
+        lastReport = encoder.encode(.dualSenseAtRest)
         uhid = try UHIDDevice()
         running = true
         let thread = Thread { [weak self] in self?.pump() }
@@ -58,7 +81,7 @@ public final class VirtualDualSense {
         thread.start()
         let identity = UHIDDevice.Identity(
             name: name, phys: phys, uniq: uniq,
-            bus: bus == .usb ? .usb : .bluetooth, vendorID: 0x054c, productID: 0x0ce6, version: 0x8111)
+            bus: bus == .usb ? .usb : .bluetooth, vendorID: 0x054c, productID: 0x0ce6, version: bus == .usb ? 0x8111 : Self.bluetoothVersion)
         do {
             try uhid.create(identity, descriptor: bus == .usb ? DualSenseIdentityData.usbDescriptor
                                                                : DualSenseIdentityData.bluetoothDescriptor)
@@ -82,15 +105,41 @@ public final class VirtualDualSense {
         stopPipe.wake()
     }
 
+    /// A real DualSense over Bluetooth has HID version 0x0100; hid-playstation sets bit 15 on
+    /// top (0x8100), the version SDL's mapping database knows for the pad under that driver.
+    /// Another version would take SDL's evdev path to an older mapping with the face buttons moved.
+    static let bluetoothVersion: UInt32 = 0x0100
+
     /// Feeds one input report, as the pad would send it.
-    public func send(_ report: [UInt8]) throws { try uhid.input(report) }
+    public func send(_ report: [UInt8]) throws {
+        try sending.withLock {
+            try uhid.input(report)
+            lastReport = report
+            lastSent = .now
+        }
+    }
 
     /// Feeds `state` as the pad's next input report (USB 0x01 or Bluetooth 0x31 with its CRC).
     public func send(_ state: GamepadState) throws {
-        var state = state
-        state.sequence = sequence
-        sequence &+= 1
-        try send(encoder.encode(state))
+        let report = sending.withLock {
+            var state = state
+            state.sequence = sequence
+            sequence &+= 1
+            return encoder.encode(state)
+        }
+        try send(report)
+    }
+
+    /// When the pump must repeat the last report; nil if it never does.
+    private func idleRepeatDue() -> ContinuousClock.Instant? {
+        guard let idleRepeat, changed.withLock({ isOpen }) else { return nil }
+        return sending.withLock { lastSent } + idleRepeat
+    }
+
+    private func repeatIfIdle() {
+        guard let due = idleRepeatDue(), ContinuousClock.now >= due else { return }
+        let report = sending.withLock { lastReport }
+        try? send(report)
     }
 
     /// Every output report received so far (and clears the list).
@@ -129,8 +178,10 @@ public final class VirtualDualSense {
     /// Sleeps in poll(2) until the kernel has something for the pad, or `stop()` wakes it.
     private func pump() {
         while changed.withLock({ running }) {
-            let ready = Poll.wait([uhid.fileDescriptor, stopPipe.descriptor], timeout: nil)
+            let due = idleRepeatDue()
+            let ready = Poll.wait([uhid.fileDescriptor, stopPipe.descriptor], timeout: due.map { max(.zero, $0 - .now) })
             if ready[0].hungUp && !ready[0].readable { return }
+            repeatIfIdle()
             guard ready[0].readable else { continue }
             do {
                 while let event = try uhid.read() { handle(event) }

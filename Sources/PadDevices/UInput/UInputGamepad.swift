@@ -1,4 +1,5 @@
 import CEvdev
+import CLinuxInput
 import Glibc
 
 /// A virtual evdev gamepad made through /dev/uinput with libevdev's uinput API, laid out like an
@@ -41,17 +42,22 @@ public final class UInputGamepad {
         public var name: String
         public var vendorID: UInt16
         public var productID: UInt16
-        public static let xbox360 = Model(name: "padgate virtual Xbox 360 pad", vendorID: 0x045e, productID: 0x028e)
+        public var version: UInt16 = 0x0110
+        /// What xpad names a wired Xbox 360 pad, with the version a real one reports (SDL's
+        /// test/testevdev.c records 0x0114): nothing a game reads tells it from the real pad.
+        /// padgate's own pads are told apart by their phys (`PadPhys`).
+        public static let xbox360 = Model(name: "Microsoft X-Box 360 pad", vendorID: 0x045e, productID: 0x028e, version: 0x0114)
         public static let generic = Model(name: "padgate virtual gamepad", vendorID: 0x1209, productID: 0x0001)
     }
 
-    public convenience init(name: String, layout: Layout = .xbox360, phys: String = "padgate/uinput") throws {
+    public convenience init(name: String, layout: Layout = .xbox360, phys: String = PadPhys.uinput) throws {
         try self.init(model: Model(name: name, vendorID: Model.xbox360.vendorID, productID: Model.xbox360.productID),
                       layout: layout, phys: phys)
     }
 
-    public init(model: Model = .xbox360, layout: Layout = .xbox360, phys: String = "padgate/uinput") throws {
-        let name = model.name
+    public init(model: Model = .xbox360, layout: Layout = .xbox360, phys: String = PadPhys.uinput) throws {
+        // uinput keeps UINPUT_MAX_NAME_SIZE (80) bytes with the NUL: cut at a character, not mid-UTF-8.
+        let name = Self.fittingName(model.name)
         guard let template = libevdev_new() else { throw DeviceError.unsupported("libevdev_new failed") }
         self.template = template
         self.name = name
@@ -60,7 +66,7 @@ public final class UInputGamepad {
         libevdev_set_id_bustype(template, Int32(PadBus.usb.kernelBus))
         libevdev_set_id_vendor(template, Int32(model.vendorID))
         libevdev_set_id_product(template, Int32(model.productID))
-        libevdev_set_id_version(template, 0x0110)
+        libevdev_set_id_version(template, Int32(model.version))
         libevdev_enable_event_type(template, EvdevCode.EV_KEY)
         for key in layout.keys { libevdev_enable_event_code(template, EvdevCode.EV_KEY, key, nil) }
         libevdev_enable_event_type(template, EvdevCode.EV_ABS)
@@ -79,6 +85,9 @@ public final class UInputGamepad {
             libevdev_free(template)
             throw DeviceError.from(errno: code, call: "open", path: Self.path)
         }
+        // padgate's mark on the pads it makes: set here too, as the input device's phys is what
+        // udev shows and what `forward` checks before it forwards a pad.
+        _ = phys.withCString { padgate_ioctl_ptr(fd, padgate_UI_SET_PHYS(), UnsafeMutableRawPointer(mutating: $0)) }
         var created: OpaquePointer?
         let rc = libevdev_uinput_create_from_device(template, fd, &created)
         guard rc == 0, let created else {
@@ -87,6 +96,17 @@ public final class UInputGamepad {
             throw DeviceError.from(errno: -rc, call: "UI_DEV_CREATE", path: Self.path)
         }
         device = created
+    }
+
+    static let maxNameBytes = 79
+
+    static func fittingName(_ name: String) -> String {
+        var fitted = ""
+        for character in name {
+            guard fitted.utf8.count + String(character).utf8.count <= maxNameBytes else { break }
+            fitted.append(character)
+        }
+        return fitted
     }
 
     deinit {

@@ -1,0 +1,380 @@
+import Foundation
+import XCTest
+import HIDCodecs
+@testable import PadDevices
+
+/// padgate's pads as a game sees them: Debian's libsdl2 (Tests/SDLProbe/sdl-probe.c) with its
+/// HIDAPI drivers on and off, against `emulate`'s DualSense on both buses, the uinput Xbox pad, and
+/// the host's virtual pads behind `serve`/`forward`. Expected values come from SDL's and the
+/// kernel's sources, cited where they are used.
+final class SDLClientTests: XCTestCase {
+    override func setUpWithError() throws {
+        try requireDeviceAccess()
+        guard FileManager.default.isExecutableFile(atPath: SDLProbe.executable.path) else {
+            try skipLoudly("\(SDLProbe.executable.path) is missing: tools/build-sdl-probe.sh builds it (tools/test-devices.sh runs it)")
+        }
+    }
+
+    // MARK: The emulated DualSense
+
+    /// The default presentation (Bluetooth) is opened by SDL's HIDAPI PS5 driver with every capability.
+    func testSDLsHIDAPIDriverOpensTheDefaultDualSenseWithEveryCapability() throws {
+        let pad = try VirtualDualSense(idleRepeat: VirtualDualSense.idleReportInterval)
+        defer { pad.stop() }
+        XCTAssertEqual(pad.bus, .bt)
+        let udev = try Udev()
+        let node = try XCTUnwrap(padFor(pad, udev: udev)?.hidraw)
+        let sdl = try SDLProbe(hidapi: true, path: node)
+        defer { sdl.quit() }
+        let info = sdl.info   // as SDL opened it: a streaming pad is in enhanced mode from the start
+        XCTAssertEqual(info["type"] as? String, "ps5")
+        XCTAssertEqual(info["has_led"] as? Bool, true)
+        XCTAssertEqual(info["has_rumble"] as? Bool, true)
+        XCTAssertEqual(info["touchpads"] as? Int, 1)
+        XCTAssertEqual(info["fingers"] as? Int, 2)
+        XCTAssertEqual(info["gyro"] as? Bool, true, "SDL enabled the gyro")
+        XCTAssertEqual(info["accel"] as? Bool, true)
+        try checkInput(sdl: sdl, send: { try pad.send($0) }, touch: true, buttons: Self.dualSenseButtons + [(.touchpad, "touchpad"), (.mute, "misc1")])
+        try checkMotion(sdl: sdl, send: { try pad.send($0) })
+        try checkFeedback(sdl: sdl, outputs: { timeout, match in pad.waitForOutput(timeout: timeout, where: match) })
+    }
+
+    /// Why Bluetooth is the default: SDL 2's hidapi drops a USB-bus hidraw node with no USB device
+    /// above it, so a USB-bus uhid pad reaches a game only through SDL's evdev driver.
+    func testAUSBBusDualSenseIsInvisibleToSDLsHIDAPIAndReachesItThroughEvdev() throws {
+        let pad = try VirtualDualSense(bus: .usb, idleRepeat: VirtualDualSense.idleReportInterval)
+        defer { pad.stop() }
+        let udev = try Udev()
+        let found = try XCTUnwrap(padFor(pad, udev: udev))
+        let hidrawPath = try XCTUnwrap(found.hidraw)
+        XCTAssertThrowsError(try SDLProbe(hidapi: true, path: hidrawPath, wait: 3), "SDL's HIDAPI opened a USB-bus uhid pad")
+        let gamepad = try XCTUnwrap(found.gamepadNode?.path)
+        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "ps5")
+        XCTAssertEqual(sdl.info["touchpads"] as? Int, 0, "SDL 2's evdev driver gives a PS5 pad no touchpad")
+        try checkInput(sdl: sdl, send: { try pad.send($0) }, touch: false, buttons: Self.dualSenseButtons)
+    }
+
+    /// With SDL's HIDAPI off, the default pad reaches the game through hid-playstation's evdev nodes;
+    /// its rumble goes through the kernel's force feedback and still arrives, and stops.
+    func testTheDefaultDualSenseThroughSDLsEvdevDriver() throws {
+        let pad = try VirtualDualSense(idleRepeat: VirtualDualSense.idleReportInterval)
+        defer { pad.stop() }
+        let udev = try Udev()
+        let gamepad = try XCTUnwrap(padFor(pad, udev: udev)?.gamepadNode?.path)
+        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "ps5")
+        try checkInput(sdl: sdl, send: { try pad.send($0) }, touch: false, buttons: Self.dualSenseButtons)
+        _ = pad.takeOutputs()
+        XCTAssertEqual(sdl.command("rumble 65535 32768 5000")["rc"] as? Int, 0)
+        let on = pad.waitForOutput(timeout: .seconds(5)) { (try? DualSenseOutputDecoder.decode($0))?.motors == DualSenseMotors(left: 255, right: 128) }
+        XCTAssertNotNil(on, "SDL's evdev rumble never reached the pad")
+        XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+        XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { (try? DualSenseOutputDecoder.decode($0))?.motors == DualSenseMotors(left: 0, right: 0) },
+                        "SDL's evdev rumble never stopped")
+    }
+
+    // MARK: The uinput Xbox pad
+
+    func testTheUInputXboxPadIsAnXbox360PadToSDLWithXpadsButtons() throws {
+        let pad = try UInputGamepad(model: .xbox360)
+        // SDL's uploads and erases wait in the kernel until the pad answers: answer all the time.
+        let feedback = ServicedRumble(pad)
+        defer { feedback.stop() }
+        let node = try XCTUnwrap(eventually { pad.devnode })
+        for hidapi in [true, false] {
+            let sdl = try SDLProbe(hidapi: hidapi, path: node)
+            defer { sdl.quit() }
+            XCTAssertEqual(sdl.info["type"] as? String, "xbox360", "hidapi \(hidapi)")
+            // xpad: A, B, X, Y by label; X sits west (SDL's "x"), Y north (SDL's "y").
+            for (code, name) in [(EvdevCode.BTN_A, "a"), (EvdevCode.BTN_B, "b"), (EvdevCode.BTN_X, "x"), (EvdevCode.BTN_Y, "y"),
+                                 (EvdevCode.BTN_SELECT, "back"), (EvdevCode.BTN_START, "start"), (EvdevCode.BTN_MODE, "guide")] {
+                try pad.emit(type: EvdevCode.EV_KEY, code: code, value: 1); try pad.sync()
+                XCTAssertNotNil(sdl.waitForState { ($0["buttons"] as? [String]) == [name] }, "code \(code) should be SDL's \(name)")
+                try pad.emit(type: EvdevCode.EV_KEY, code: code, value: 0); try pad.sync()
+                XCTAssertNotNil(sdl.waitForState { ($0["buttons"] as? [String]) == [] })
+            }
+            XCTAssertEqual(sdl.command("rumble 65535 0 300")["rc"] as? Int, 0)
+            XCTAssertNotNil(eventually { feedback.uploaded().first { $0.levels.low == 255 } }, "SDL's strong motor, hidapi \(hidapi)")
+        }
+    }
+
+    // MARK: The host's virtual pads behind serve and forward
+
+    /// A game on the host drives the host's virtual DualSense through SDL's HIDAPI driver; the
+    /// physical pad's input arrives, and the game's rumble, lights and trigger effects reach the
+    /// physical pad, the rumble stopping when SDL stops it.
+    func testAGameOnTheHostSeesTheForwardedDualSenseThroughSDLsHIDAPI() throws {
+        try forwarded(virtual: "dualsense") { physical, virtualPad in
+            XCTAssertEqual(virtualPad.bus, .bluetooth, "the host presents its DualSense as SDL's HIDAPI opens it")
+            let sdl = try SDLProbe(hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+            defer { sdl.quit() }
+            XCTAssertEqual(sdl.info["type"] as? String, "ps5")
+            XCTAssertEqual(sdl.info["touchpads"] as? Int, 1)
+            XCTAssertEqual(sdl.info["gyro"] as? Bool, true)
+            try checkInput(sdl: sdl, send: { try physical.send($0) }, touch: true, buttons: Self.dualSenseButtons + [(.touchpad, "touchpad")])
+            try checkFeedback(sdl: sdl, forwarded: true) { timeout, match in physical.waitForOutput(timeout: timeout, where: match) }
+        }
+    }
+
+    func testAGameOnTheHostSeesTheForwardedPadAsAnXbox360Pad() throws {
+        try forwarded(virtual: "xbox") { physical, virtualPad in
+            let sdl = try SDLProbe(hidapi: false, path: try XCTUnwrap(virtualPad.gamepadNode?.path))
+            defer { sdl.quit() }
+            XCTAssertEqual(sdl.info["type"] as? String, "xbox360")
+            try checkInput(sdl: sdl, send: { try physical.send($0) }, touch: false, buttons: Self.dualSenseButtons)
+            _ = physical.takeOutputs()
+            XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
+            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { (try? DualSenseOutputDecoder.decode($0))?.motors == DualSenseMotors(left: 255, right: 128) },
+                            "SDL's rumble on the host's Xbox pad never reached the physical pad")
+            try expectStop(sdl: sdl) { timeout, match in physical.waitForOutput(timeout: timeout, where: match) }
+        }
+    }
+
+    /// An emulated USB DualSense forwarded to `serve --virtual KIND` on this machine.
+    func forwarded(virtual kind: String, _ body: (VirtualDualSense, Pad) throws -> Void) throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-sdl-\(UUID())")
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        defer { unsetenv("PADGATE_STATE_DIR"); try? FileManager.default.removeItem(at: state) }
+        let physical = try VirtualDualSense(bus: .usb)
+        defer { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
+        let port = String(47950 + Int.random(in: 0..<40))
+        let serve = try startPairedServe(["--virtual", kind], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"])
+        defer { forward.interrupt() }
+        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(15)) {
+            udev.pads().first { $0.isHostVirtualPad && (kind == "xbox" || ($0.evdev.count == 3 && $0.capabilities.contains(.battery))) }
+        }, "the host never created its virtual pad")
+        try body(physical, virtualPad)
+    }
+
+    // MARK: Helpers
+
+    static let dualSenseButtons: [(GamepadButtons, String)] = [
+        (.south, "a"), (.east, "b"), (.west, "x"), (.north, "y"), (.create, "back"), (.ps, "guide"), (.options, "start"),
+        (.l3, "leftstick"), (.r3, "rightstick"), (.l1, "leftshoulder"), (.r1, "rightshoulder"),
+    ]
+
+    /// Every button by SDL's name, the d-pad, sticks and triggers at their ends (SDL's axes span
+    /// -32768...32767, triggers 0...32767), and touch fingers in SDL's 0...1 space.
+    func checkInput(sdl: SDLProbe, send: (GamepadState) throws -> Void, touch: Bool, buttons: [(GamepadButtons, String)]) throws {
+        var state = GamepadState.dualSenseAtRest
+        func until(_ what: String, _ condition: @escaping ([String: Any]) -> Bool) throws {
+            var seen: [String: Any]?
+            for _ in 0..<50 where seen == nil {
+                state.sensorTimestamp &+= 12_000
+                try send(state)
+                seen = sdl.waitForState(timeout: .milliseconds(100), condition)
+            }
+            XCTAssertNotNil(seen, "\(what): SDL saw \(sdl.lastState)")
+        }
+        for (button, name) in buttons {
+            state.buttons = button
+            try until(name) { ($0["buttons"] as? [String]) == [name] }
+        }
+        state.buttons = []
+        for (dpad, name) in [(DPad.up, "dpup"), (.right, "dpright"), (.down, "dpdown"), (.left, "dpleft")] {
+            state.dpad = dpad
+            try until(name) { ($0["buttons"] as? [String]) == [name] }
+        }
+        state.dpad = .none
+        state.leftStick = StickPosition(x: 0, y: 255)
+        state.rightStick = StickPosition(x: 255, y: 0)
+        state.l2 = 255
+        state.r2 = 0
+        try until("sticks and triggers") { report in
+            let axes = report["axes"] as? [String: Int] ?? [:]
+            return axes["leftx"] == -32768 && axes["lefty"] == 32767 && axes["rightx"] == 32767 && axes["righty"] == -32768
+                && axes["lefttrigger"] == 32767 && axes["righttrigger"] == 0 && (report["buttons"] as? [String]) == []
+        }
+        guard touch else { return }
+        // SDL_hidapi_ps5.c scales the touchpad by 1/1920 across and 1/1070 down.
+        state.apply(.touch(slot: 0, x: 960, y: 535))
+        try until("a finger") { report in
+            guard let finger = (report["touch"] as? [[String: Any]])?.first, finger["down"] as? Bool == true,
+                  let x = finger["x"] as? Double, let y = finger["y"] as? Double else { return false }
+            return abs(x - 0.5) < 0.001 && abs(y - 0.5) < 0.001
+        }
+    }
+
+    /// Gyro in rad/s and accelerometer in m/s², as SDL reports them, from raw counts through the
+    /// pad's calibration (feature 0x05): deg/s = (raw - bias) * 2 * speed / (plus - minus), as
+    /// SDL_hidapi_ps5.c and older hid-playstation compute it.
+    func checkMotion(sdl: SDLProbe, send: (GamepadState) throws -> Void) throws {
+        let blob = DualSenseIdentityData.calibration
+        func le16(_ offset: Int) -> Double { Double(Int16(bitPattern: UInt16(blob[offset]) | UInt16(blob[offset + 1]) << 8)) }
+        // Layout (hid-playstation, USB): pitch/yaw/roll bias 1,3,5; plus/minus pairs 7..17; speeds 19,21; accel 23..33.
+        let gyroBias = le16(1), gyroPlus = le16(7), gyroMinus = le16(9), speedPlus = le16(19), speedMinus = le16(21)
+        let accelYPlus = le16(27), accelYMinus = le16(29)
+        var state = GamepadState.dualSenseAtRest
+        let gyroRaw: Int16 = 8000
+        state.motion.first.gyro = Vector3(x: gyroRaw, y: 0, z: 0)
+        let accelRaw = Int16((accelYPlus + accelYMinus) / 2 + (accelYPlus - accelYMinus) / 2)   // +1 g on Y
+        state.motion.first.accel = Vector3(x: 0, y: accelRaw, z: 0)
+        let expectedGyro = (Double(gyroRaw) - gyroBias) * (speedPlus + speedMinus) / (gyroPlus - gyroMinus) * Double.pi / 180
+        let expectedAccel = 9.80665
+        var seen: [String: Any]?
+        for _ in 0..<50 where seen == nil {
+            state.sensorTimestamp &+= 12_000
+            try send(state)
+            seen = sdl.waitForState(timeout: .milliseconds(100)) { report in
+                guard let gyro = report["gyro"] as? [Double], let accel = report["accel"] as? [Double] else { return false }
+                return abs(gyro[0] - expectedGyro) < expectedGyro * 0.005 && abs(accel[1] - expectedAccel) < 0.05
+            }
+        }
+        XCTAssertNotNil(seen, "expected gyro x \(expectedGyro) rad/s and accel y \(expectedAccel) m/s²; SDL saw \(sdl.lastState)")
+    }
+
+    /// SDL's rumble at full strength (firmware 0x0224: no halving), its stop within one report, the
+    /// LED, the player index and a raw trigger effect through SDL_GameControllerSendEffect.
+    func checkFeedback(sdl: SDLProbe, forwarded: Bool = false, outputs: (Duration, ([UInt8]) -> Bool) -> [UInt8]?) throws {
+        func decoded(_ match: @escaping (DecodedDualSenseOutput) -> Bool) -> DecodedDualSenseOutput? {
+            outputs(.seconds(5)) { (try? DualSenseOutputDecoder.decode($0)).map(match) ?? false }.flatMap { try? DualSenseOutputDecoder.decode($0) }
+        }
+        XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
+        XCTAssertNotNil(decoded { $0.motors == DualSenseMotors(left: 255, right: 128) }, "SDL's full-strength rumble")
+        if forwarded {
+            try expectStop(sdl: sdl, outputs: outputs)
+        } else {
+            XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+            // The very next report that mentions the motors must be the stop.
+            let stop = decoded { $0.motors != nil }
+            XCTAssertEqual(stop?.motors, DualSenseMotors(left: 0, right: 0), "SDL's stop did not stop the motors: \(String(describing: stop))")
+        }
+        XCTAssertEqual(sdl.command("led 255 0 128")["rc"] as? Int, 0)
+        XCTAssertNotNil(decoded { $0.lightbar == RGBColor(red: 255, green: 0, blue: 128) }, "SDL's LED")
+        XCTAssertEqual(sdl.command("player 1")["rc"] as? Int, 0)
+        // SDL_hidapi_ps5.c: player index 1 lights 0x0A.
+        XCTAssertNotNil(decoded { $0.playerLEDs?.mask == 0x0A }, "SDL's player index")
+        // A raw effects block: EnableBits1 0x04 (right trigger), the block at offset 10.
+        var effects = [UInt8](repeating: 0, count: 47)
+        effects[0] = 0x04
+        let block = try TriggerEffect.feedback(position: 3, strength: 6).encoded()
+        effects.replaceSubrange(10..<10 + block.count, with: block)
+        XCTAssertEqual(sdl.command("effect " + effects.map { String(format: "%02x", $0) }.joined())["rc"] as? Int, 0)
+        XCTAssertNotNil(decoded { $0.rightTrigger == .feedback(position: 3, strength: 6) }, "SDL's trigger effect")
+        effects.replaceSubrange(10..<10 + block.count, with: try TriggerEffect.off.encoded())
+        XCTAssertEqual(sdl.command("effect " + effects.map { String(format: "%02x", $0) }.joined())["rc"] as? Int, 0)
+        XCTAssertNotNil(decoded { $0.rightTrigger == .off }, "SDL's trigger effect off")
+    }
+}
+
+extension SDLClientTests {
+    /// SDL stops the rumble; across the link the physical pad falls silent within 500 ms (one
+    /// renewal period) and no motor report follows the stop.
+    func expectStop(sdl: SDLProbe, outputs: (Duration, ([UInt8]) -> Bool) -> [UInt8]?) throws {
+        XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+        let stopped = ContinuousClock.now
+        let stop = outputs(.seconds(2)) { (try? DualSenseOutputDecoder.decode($0))?.motors == DualSenseMotors(left: 0, right: 0) }
+        XCTAssertNotNil(stop, "SDL's stop never reached the physical pad")
+        XCTAssertLessThan(ContinuousClock.now - stopped, .milliseconds(500), "the stop took more than one renewal period")
+        let later = outputs(.seconds(2)) { report in
+            guard let motors = (try? DualSenseOutputDecoder.decode(report))?.motors else { return false }
+            return motors != DualSenseMotors(left: 0, right: 0)
+        }
+        XCTAssertNil(later, "the motors ran again after SDL's stop")
+    }
+}
+
+/// Answers a uinput pad's force-feedback requests on a thread of its own and keeps the uploads.
+final class ServicedRumble {
+    private let receiver: UInputRumbleReceiver
+    private let lock = NSLock()
+    private var uploads: [UInputRumbleReceiver.UploadedEffect] = []
+    private var running = true
+    private let thread: Thread
+
+    init(_ pad: UInputGamepad) {
+        let receiver = UInputRumbleReceiver(uinputDescriptor: pad.fileDescriptor)
+        self.receiver = receiver
+        let box = Box()
+        thread = Thread {
+            while let owner = box.owner, owner.lock.withLock({ owner.running }) {
+                _ = Poll.wait([pad.fileDescriptor], timeout: .milliseconds(50))
+                for case .uploaded(let effect) in (try? receiver.service()) ?? [] { owner.lock.withLock { owner.uploads.append(effect) } }
+            }
+        }
+        box.owner = self
+        thread.start()
+    }
+
+    private final class Box: @unchecked Sendable { weak var owner: ServicedRumble? }
+
+    func uploaded() -> [UInputRumbleReceiver.UploadedEffect] { lock.withLock { uploads } }
+    func stop() { lock.withLock { running = false } }
+}
+
+/// sdl-probe as a subprocess: one command line in, one JSON line out.
+final class SDLProbe {
+    static let executable = repositoryRoot.appendingPathComponent(".build/sdl-probe")
+    let process = Process()
+    private let input = Pipe(), output = Pipe(), errors = Pipe()
+    private var pending = Data()
+    private(set) var info: [String: Any] = [:]
+    private(set) var lastState: [String: Any] = [:]
+
+    struct NotFound: Error, CustomStringConvertible { let description: String }
+
+    init(hidapi: Bool, path: String, wait: Int = 15) throws {
+        process.executableURL = Self.executable
+        process.arguments = ["--hidapi", hidapi ? "on" : "off", "--path", path, "--wait", String(wait)]
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        guard let first = readJSON(timeout: .seconds(wait + 10)) else {
+            process.terminate()
+            process.waitUntilExit()
+            let stderr = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+            throw NotFound(description: "SDL (hidapi \(hidapi)) did not open \(path): \(stderr)")
+        }
+        info = first
+    }
+
+    func command(_ line: String) -> [String: Any] {
+        send(line)
+        return reply()
+    }
+
+    func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+    func reply() -> [String: Any] { readJSON(timeout: .seconds(10)) ?? [:] }
+
+    /// Asks for the state until `condition` holds on it.
+    func waitForState(timeout: Duration = .seconds(5), _ condition: ([String: Any]) -> Bool) -> [String: Any]? {
+        eventually(timeout: timeout) { () -> [String: Any]? in
+            lastState = command("state")
+            return condition(lastState) ? lastState : nil
+        }
+    }
+
+    func quit() {
+        if process.isRunning { input.fileHandleForWriting.write(Data("quit\n".utf8)) }
+        process.waitUntilExit()
+    }
+
+    private func readJSON(timeout: Duration) -> [String: Any]? {
+        let deadline = ContinuousClock.now + timeout
+        let fd = output.fileHandleForReading.fileDescriptor
+        while ContinuousClock.now < deadline {
+            if let newline = pending.firstIndex(of: 0x0a) {
+                let line = pending[..<newline]
+                pending.removeSubrange(...newline)
+                return (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
+            }
+            guard Poll.wait([fd], timeout: .milliseconds(100))[0].readable else {
+                if !process.isRunning { return nil }
+                continue
+            }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { return nil }
+            pending.append(contentsOf: buffer[..<count])
+        }
+        return nil
+    }
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds Tests/SDLProbe/sdl-probe.c against the system's libsdl2 (Debian's libsdl2-dev) into
+# .build/sdl-probe, for the device tests that look at padgate's pads the way a game does.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. tools/apt-packages.sh
+install_packages test libsdl2-dev python3-evdev
+mkdir -p .build
+out=.build/sdl-probe
+if [ ! -x "$out" ] || [ Tests/SDLProbe/sdl-probe.c -nt "$out" ]; then
+    # shellcheck disable=SC2046
+    cc -O1 -Wall -Werror -o "$out" Tests/SDLProbe/sdl-probe.c $(sdl2-config --cflags --libs)
+fi
