@@ -129,3 +129,24 @@ func startPairedServe(_ arguments: [String], host: String, port: String, serveNa
     }
     return serve
 }
+
+/// Runs a shell command; its output, or an error carrying it.
+@discardableResult
+func shell(_ command: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw ShellError(command: command, output: output) }
+    return output
+}
+
+struct ShellError: Error, CustomStringConvertible {
+    var command: String, output: String
+    var description: String { "'\(command)' failed: \(output)" }
+}

@@ -95,23 +95,4 @@ final class LossyLinkTests: XCTestCase {
         print("killed client: host released everything after \(ContinuousClock.now - killed)")
     }
 
-    @discardableResult
-    func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ShellError(command: command, output: output) }
-        return output
-    }
-
-    struct ShellError: Error, CustomStringConvertible {
-        var command: String, output: String
-        var description: String { "'\(command)' failed: \(output)" }
-    }
 }

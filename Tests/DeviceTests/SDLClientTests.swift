@@ -115,6 +115,7 @@ final class SDLClientTests: XCTestCase {
             XCTAssertEqual(sdl.info["touchpads"] as? Int, 1)
             XCTAssertEqual(sdl.info["gyro"] as? Bool, true)
             try checkInput(sdl: sdl, send: { try physical.send($0) }, touch: true, buttons: Self.dualSenseButtons + [(.touchpad, "touchpad")])
+            try checkMotion(sdl: sdl, send: { try physical.send($0) })
             try checkFeedback(sdl: sdl, forwarded: true) { timeout, match in physical.waitForOutput(timeout: timeout, where: match) }
         }
     }
@@ -155,6 +156,14 @@ final class SDLClientTests: XCTestCase {
 
     // MARK: Helpers
 
+    /// A pad that has been on for 30 s (its sensor clock, in 1/3 µs): SDL holds a Bluetooth
+    /// DualSense's light changes until that clock passes 3.4 s, the pad's own connection animation.
+    static let padOnForAWhile: GamepadState = {
+        var state = GamepadState.dualSenseAtRest
+        state.sensorTimestamp = 90_000_000
+        return state
+    }()
+
     static let dualSenseButtons: [(GamepadButtons, String)] = [
         (.south, "a"), (.east, "b"), (.west, "x"), (.north, "y"), (.create, "back"), (.ps, "guide"), (.options, "start"),
         (.l3, "leftstick"), (.r3, "rightstick"), (.l1, "leftshoulder"), (.r1, "rightshoulder"),
@@ -163,7 +172,7 @@ final class SDLClientTests: XCTestCase {
     /// Every button by SDL's name, the d-pad, sticks and triggers at their ends (SDL's axes span
     /// -32768...32767, triggers 0...32767), and touch fingers in SDL's 0...1 space.
     func checkInput(sdl: SDLProbe, send: (GamepadState) throws -> Void, touch: Bool, buttons: [(GamepadButtons, String)]) throws {
-        var state = GamepadState.dualSenseAtRest
+        var state = Self.padOnForAWhile
         func until(_ what: String, _ condition: @escaping ([String: Any]) -> Bool) throws {
             var seen: [String: Any]?
             for _ in 0..<50 where seen == nil {
@@ -211,7 +220,7 @@ final class SDLClientTests: XCTestCase {
         // Layout (hid-playstation, USB): pitch/yaw/roll bias 1,3,5; plus/minus pairs 7..17; speeds 19,21; accel 23..33.
         let gyroBias = le16(1), gyroPlus = le16(7), gyroMinus = le16(9), speedPlus = le16(19), speedMinus = le16(21)
         let accelYPlus = le16(27), accelYMinus = le16(29)
-        var state = GamepadState.dualSenseAtRest
+        var state = Self.padOnForAWhile
         let gyroRaw: Int16 = 8000
         state.motion.first.gyro = Vector3(x: gyroRaw, y: 0, z: 0)
         let accelRaw = Int16((accelYPlus + accelYMinus) / 2 + (accelYPlus - accelYMinus) / 2)   // +1 g on Y
@@ -233,8 +242,15 @@ final class SDLClientTests: XCTestCase {
     /// SDL's rumble at full strength (firmware 0x0224: no halving), its stop within one report, the
     /// LED, the player index and a raw trigger effect through SDL_GameControllerSendEffect.
     func checkFeedback(sdl: SDLProbe, forwarded: Bool = false, outputs: (Duration, ([UInt8]) -> Bool) -> [UInt8]?) throws {
+        var passed: [String] = []
         func decoded(_ match: @escaping (DecodedDualSenseOutput) -> Bool) -> DecodedDualSenseOutput? {
-            outputs(.seconds(5)) { (try? DualSenseOutputDecoder.decode($0)).map(match) ?? false }.flatMap { try? DualSenseOutputDecoder.decode($0) }
+            passed = []
+            return outputs(.seconds(5)) { report in
+                guard let output = try? DualSenseOutputDecoder.decode(report) else { passed.append("undecodable \(report.prefix(4))"); return false }
+                if match(output) { return true }
+                passed.append(output.summary)
+                return false
+            }.flatMap { try? DualSenseOutputDecoder.decode($0) }
         }
         XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
         XCTAssertNotNil(decoded { $0.motors == DualSenseMotors(left: 255, right: 128) }, "SDL's full-strength rumble")
@@ -247,10 +263,10 @@ final class SDLClientTests: XCTestCase {
             XCTAssertEqual(stop?.motors, DualSenseMotors(left: 0, right: 0), "SDL's stop did not stop the motors: \(String(describing: stop))")
         }
         XCTAssertEqual(sdl.command("led 255 0 128")["rc"] as? Int, 0)
-        XCTAssertNotNil(decoded { $0.lightbar == RGBColor(red: 255, green: 0, blue: 128) }, "SDL's LED")
+        XCTAssertNotNil(decoded { $0.lightbar == RGBColor(red: 255, green: 0, blue: 128) }, "SDL's LED; the pad got \(passed)")
         XCTAssertEqual(sdl.command("player 1")["rc"] as? Int, 0)
         // SDL_hidapi_ps5.c: player index 1 lights 0x0A.
-        XCTAssertNotNil(decoded { $0.playerLEDs?.mask == 0x0A }, "SDL's player index")
+        XCTAssertNotNil(decoded { $0.playerLEDs?.mask == 0x0A }, "SDL's player index; the pad got \(passed)")
         // A raw effects block: EnableBits1 0x04 (right trigger), the block at offset 10.
         var effects = [UInt8](repeating: 0, count: 47)
         effects[0] = 0x04

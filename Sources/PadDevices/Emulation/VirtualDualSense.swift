@@ -49,9 +49,12 @@ public final class VirtualDualSense {
 
     /// nil: reports go out only when sent (tests that count them); else the idle repeat interval.
     public let idleRepeat: Duration?
-    /// Guards `encoder`, `sequence`, `lastReport` and `lastSent`: the pump repeats reports too.
+    /// Guards `encoder`, `sequence`, `lastReport`, `lastState` and `lastSent`: the pump repeats reports too.
     private let sending = NSLock()
     private var lastReport: [UInt8]
+    /// The state behind `lastReport`, nil when that was raw bytes (a replay): repeated with its
+    /// sensor clock moved on, as a real pad's keeps running.
+    private var lastState: GamepadState? = .dualSenseAtRest
     private var lastSent = ContinuousClock.now
 
     public var uniq: String { macAddress.map { String(format: "%02x", $0) }.joined(separator: ":") }
@@ -115,19 +118,25 @@ public final class VirtualDualSense {
         try sending.withLock {
             try uhid.input(report)
             lastReport = report
+            lastState = nil
             lastSent = .now
         }
     }
 
     /// Feeds `state` as the pad's next input report (USB 0x01 or Bluetooth 0x31 with its CRC).
     public func send(_ state: GamepadState) throws {
-        let report = sending.withLock {
-            var state = state
-            state.sequence = sequence
-            sequence &+= 1
-            return encoder.encode(state)
-        }
-        try send(report)
+        try sending.withLock { try sendLocked(state) }
+    }
+
+    private func sendLocked(_ state: GamepadState) throws {
+        var state = state
+        state.sequence = sequence
+        sequence &+= 1
+        let report = encoder.encode(state)
+        try uhid.input(report)
+        lastReport = report
+        lastState = state
+        lastSent = .now
     }
 
     /// When the pump must repeat the last report; nil if it never does.
@@ -138,8 +147,18 @@ public final class VirtualDualSense {
 
     private func repeatIfIdle() {
         guard let due = idleRepeatDue(), ContinuousClock.now >= due else { return }
-        let report = sending.withLock { lastReport }
-        try? send(report)
+        sending.withLock {
+            let now = ContinuousClock.now
+            if var state = lastState {
+                // The sensor clock counts in 1/3 µs (hid-playstation's DS_SENSOR_TIMESTAMP units).
+                let micros = (now - lastSent) / .microseconds(1)
+                state.sensorTimestamp &+= UInt32(truncatingIfNeeded: Int(micros) &* 3)
+                try? sendLocked(state)
+            } else {
+                try? uhid.input(lastReport)
+                lastSent = now
+            }
+        }
     }
 
     /// Every output report received so far (and clears the list).
