@@ -22,8 +22,8 @@ struct EmulateCommand: ParsableCommand {
     @Argument(help: "The controller to emulate: dualsense (uhid, real hid-playstation driver), xbox or gamepad (uinput, evdev only).")
     var model: Model
 
-    @Option(help: "Bus to present: bt (the default: SDL's HIDAPI driver opens it with gyro, touchpad and lights) or usb.")
-    var bus: VirtualDualSense.Bus = .presentedToGames
+    @Option(help: "Bus to present: bt (the default: SDL's HIDAPI driver opens it with gyro, touchpad and lights) or usb. With --replay, the recording's own bus.")
+    var bus: VirtualDualSense.Bus?
 
     @Option(help: "A script of inputs to play (see docs/emulate-script.md).")
     var script: String?
@@ -48,6 +48,7 @@ struct EmulateCommand: ParsableCommand {
     func run() throws {
         if model != .dualsense { return try runUInputPad() }
         // The input is read first: a typo in a file name should not cost a pad plug and unplug.
+        let bus = try self.bus ?? replay.map(InputFeeder.recordingBus) ?? .presentedToGames
         let source = try InputFeeder.Source(bus: bus, script: script, replay: replay)
         let pad = try VirtualDualSense(bus: bus, idleRepeat: VirtualDualSense.idleReportInterval)
         let started = ContinuousClock.now

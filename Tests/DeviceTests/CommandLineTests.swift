@@ -55,7 +55,7 @@ final class CommandLineTests: XCTestCase {
     func testRecordAndInspectALivePadFromItsHidrawNode() throws {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-\(UUID()).script")
         try "press east\nr2 200\nwait 100\nrelease east\nr2 0\nwait 100\nrepeat\n".write(to: script, atomically: true, encoding: .utf8)
-        let emulate = try PadgateProcess(["emulate", "dualsense", "--script", script.path])
+        let emulate = try PadgateProcess(["emulate", "dualsense", "--bus", "usb", "--script", script.path])
         defer { emulate.interrupt() }
         XCTAssertNotNil(eventually(timeout: .seconds(10)) { () -> Bool? in
             (try? runPadgate(["list", "--json"]))?.contains("\"dualsense\"") == true ? true : nil

@@ -146,11 +146,16 @@ final class SDLClientTests: XCTestCase {
         let port = String(47950 + Int.random(in: 0..<40))
         let serve = try startPairedServe(["--virtual", kind], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
-        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"])
+        // Every pad on this machine (--all), the host's own virtual pads among them: forward must
+        // leave those alone, or each forwarded pad makes another.
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--all", "--quiet"])
         defer { forward.interrupt() }
         let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(15)) {
             udev.pads().first { $0.isHostVirtualPad && (kind == "xbox" || ($0.evdev.count == 3 && $0.capabilities.contains(.battery))) }
         }, "the host never created its virtual pad")
+        _ = physicalPad
+        usleep(2_000_000)
+        XCTAssertEqual(udev.pads().filter(\.isHostVirtualPad).count, 1, "forward --all forwarded the host's own virtual pad")
         try body(physical, virtualPad)
     }
 
