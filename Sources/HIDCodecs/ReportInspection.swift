@@ -28,6 +28,9 @@ public struct ReportInspector: Sendable {
                 members += Self.semanticFields(state)
                 return .object(members)
             } catch {
+                // A report the pad's decoder knows but whose CRC fails is corrupt: say so rather than
+                // show its bytes through the descriptor as if they meant something.
+                if case .badChecksum = error { members.append(("error", .string(error.description))); return .object(members) }
                 // Reports the typed decoder does not know (feature replies, other ids) fall through to the descriptor.
                 if descriptor == nil { members.append(("error", .string(error.description))); return .object(members) }
             }

@@ -192,4 +192,25 @@ final class ReportInspectionTests: XCTestCase {
         XCTAssertEqual(fields.first?["usage"] as? String, "Battery Strength")
         XCTAssertEqual(fields.first?["values"] as? [Int], [139])
     }
+
+    /// A Bluetooth 0x31 report whose CRC fails is reported as such, not decoded through the
+    /// descriptor's vendor fields (the kernel selftests' DualSense BT report, one byte flipped).
+    func testInspectSaysABluetoothReportFailedItsCRC() throws {
+        let vectors = try Fixture.json("input_vectors/hidtools_kernel_selftest_vectors.json")
+        let device = try XCTUnwrap((vectors["devices"] as? [String: Any])?["dualsense_bt"] as? [String: Any])
+        let cases = try XCTUnwrap(device["cases"] as? [[String: Any]])
+        let good = Fixture.hex(try XCTUnwrap(cases.first?["initial_report"] as? String))
+        let descriptor = try ReportDescriptor(bytes: Fixture.hex(try XCTUnwrap(device["report_descriptor_hex"] as? String)))
+        var inspector = ReportInspector(descriptor: descriptor, model: .dualSense)
+        func inspected(_ report: [UInt8]) throws -> [String: Any] {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspector.inspect(report, time: nil).serialized().utf8)) as? [String: Any])
+        }
+        XCTAssertNil(try inspected(good)["error"], "the genuine report decodes")
+        var corrupt = good
+        corrupt[10] ^= 0x40
+        let json = try inspected(corrupt)
+        XCTAssertTrue((json["error"] as? String)?.contains("CRC") == true, "\(json)")
+        XCTAssertNil(json["fields"], "no descriptor fields for a corrupt report")
+        XCTAssertNil(json["buttons"])
+    }
 }
