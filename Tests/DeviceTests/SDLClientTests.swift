@@ -131,6 +131,26 @@ final class SDLClientTests: XCTestCase {
             XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { (try? DualSenseOutputDecoder.decode($0))?.motors == DualSenseMotors(left: 255, right: 128) },
                             "SDL's rumble on the host's Xbox pad never reached the physical pad")
             try expectStop(sdl: sdl) { timeout, match in physical.waitForOutput(timeout: timeout, where: match) }
+            sdl.quit()
+
+            // A game's own effect of 300 ms, played once: the physical pad rumbles for its length
+            // (ff-memless's rule), not until the effect is erased.
+            let player = Process()
+            player.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            player.arguments = [repositoryRoot.appendingPathComponent("Tests/SDLProbe/ff-play.py").path,
+                                try XCTUnwrap(virtualPad.gamepadNode?.path), "49152", "0", "300", "3"]
+            _ = physical.takeOutputs()
+            try player.run()
+            defer { player.terminate(); player.waitUntilExit() }
+            let motors = { (report: [UInt8]) in (try? DualSenseOutputDecoder.decode(report))?.motors }
+            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(10)) { motors($0).map { $0.left > 0 } ?? false }, "the effect never played")
+            let started = ContinuousClock.now
+            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(3)) { motors($0) == DualSenseMotors(left: 0, right: 0) },
+                            "the 300 ms effect never stopped while the game held it")
+            let played = ContinuousClock.now - started
+            print("a 300 ms uinput effect rumbled the physical pad for \(played)")
+            XCTAssertLessThan(played, .milliseconds(900), "a 300 ms effect ran \(played)")
+            XCTAssertGreaterThan(played, .milliseconds(150), "a 300 ms effect ran only \(played)")
         }
     }
 
