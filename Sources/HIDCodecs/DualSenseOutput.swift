@@ -86,7 +86,18 @@ public struct DualSenseOutputEncoder: Sendable {
 
     public init() {}
 
+    /// True when `report` (one of this encoder's) flags no field. Never send one: the pad does not
+    /// read it as "nothing changed" but as "motors back to audio haptics", which stops a running
+    /// rumble (SDL's stop report is exactly that; docs/hid-codecs.md, "Output reports").
+    public static func flagsNothing(_ report: [UInt8]) -> Bool {
+        typealias O = DualSenseOutputOffsets
+        let common = report.first == 0x31 ? O.btCommon : O.usbCommon
+        guard report.count >= common + O.commonSize else { return false }
+        return report[common + O.validFlag0] == 0 && report[common + O.validFlag1] == 0 && report[common + O.validFlag2] == 0
+    }
+
     /// `changedOnly: false` flags every set field (for the first report after connecting).
+    /// A state with nothing (changed) to say gives a report that `flagsNothing`: don't send it.
     public mutating func encode(_ state: DualSenseOutputState, transport: Transport, changedOnly: Bool = true) throws(OutputStateError) -> [UInt8] {
         typealias O = DualSenseOutputOffsets
         typealias F = DualSenseValidFlag

@@ -123,7 +123,7 @@ public final class ScriptedPadSource: PadSource {
     /// back: what the display shows is what the bytes say.
     private func writeOutput() throws {
         let bytes = try outputEncoder.encode(output, transport: .usb)
-        guard let sent = try? DualSenseOutputDecoder.decode(bytes) else { return }
+        guard !DualSenseOutputEncoder.flagsNothing(bytes), let sent = try? DualSenseOutputDecoder.decode(bytes) else { return }
         sent.apply(to: &shown)
         outputReports += 1
     }

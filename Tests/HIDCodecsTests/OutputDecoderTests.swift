@@ -201,4 +201,21 @@ final class OutputDecoderTests: XCTestCase {
         XCTAssertNil(decoded.motors)
         XCTAssertEqual(decoded.lightbar, RGBColor(red: 9, green: 0, blue: 0))
     }
+
+    /// An encoder with nothing new to say produces an all-clear report, which the pad would take
+    /// for SDL's stop: `flagsNothing` is how senders know not to send it.
+    func testAReportWithNothingChangedIsMarkedSoNobodySendsIt() throws {
+        for transport in Transport.allCases {
+            var encoder = DualSenseOutputEncoder()
+            var state = DualSenseOutputState()
+            state.rumble = (120, 30)
+            let first = try encoder.encode(state, transport: transport)
+            XCTAssertFalse(DualSenseOutputEncoder.flagsNothing(first))
+            let again = try encoder.encode(state, transport: transport)
+            XCTAssertTrue(DualSenseOutputEncoder.flagsNothing(again), "\(transport)")
+            XCTAssertEqual(try DualSenseOutputDecoder.decode(again).rumbleFlavour, .audioHaptics, "which the pad reads as a stop")
+            state.lightbar = RGBColor(red: 1, green: 2, blue: 3)
+            XCTAssertFalse(DualSenseOutputEncoder.flagsNothing(try encoder.encode(state, transport: transport)))
+        }
+    }
 }

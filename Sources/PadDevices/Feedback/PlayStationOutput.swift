@@ -64,6 +64,7 @@ public final class PlayStationOutput: RumbleSink {
                 if transport == .bt { BluetoothCRC.stamp(seed: .output, report: &report) }
             }
         } catch { throw DeviceError.malformed("\(error)") }
+        guard !DualSenseOutputEncoder.flagsNothing(report) else { return }
         try send(report)
     }
 
@@ -107,7 +108,7 @@ public final class PlayStationOutput: RumbleSink {
         case .dualSense:
             let report: [UInt8]
             do { report = try encoder.encode(dualSense, transport: transport, changedOnly: false) } catch { throw DeviceError.malformed("\(error)") }
-            try send(report)
+            if !DualSenseOutputEncoder.flagsNothing(report) { try send(report) }
         case .dualShock4: try send(dualShock4.encoded(transport: transport))
         }
     }
