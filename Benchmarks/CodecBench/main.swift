@@ -1,5 +1,6 @@
 // Decoding cost of DualSense USB input reports from a real recording: ns/report and heap
-// allocations/report, for the typed decoder (the hot path) and the generic descriptor decoder.
+// allocations/report, for the typed decoder (the hot path), the generic descriptor decoder's array API, and the
+// compiled descriptor plan it runs on, decoding into storage the benchmark keeps.
 // Usage: CodecBench RECORDING.hid [iterations]   (build with -c release; tools/bench-codecs.sh runs it)
 import CMallocCounter
 import Glibc
@@ -62,19 +63,47 @@ packed.withUnsafeBytes { raw in
     print("typed_decoder reports=\(Int(total)) ns_per_report=\(String(Double(elapsed) / total)) allocations_per_report=\(String(Double(allocations) / total))")
 }
 
-// The generic path (allocates by design: it returns arrays of values).
+// The generic path's array API (allocates by design: it returns arrays of values).
 let descriptor = try ReportDescriptor(bytes: recording.devices[0].descriptor)
 let layout = descriptor.input[0]
 let genericIterations = max(1, iterations / 20)
-let allocationsBefore = padgate_allocation_count()
-let start = now()
-for _ in 0..<genericIterations {
-    for r in reports {
-        let fields = try GenericReportDecoder.decode(r, layout: layout)
-        checksum &+= UInt64(truncatingIfNeeded: fields[0].values[0])
+do {
+    let allocationsBefore = padgate_allocation_count()
+    let start = now()
+    for _ in 0..<genericIterations {
+        for r in reports {
+            let fields = try GenericReportDecoder.decode(r, layout: layout)
+            checksum &+= UInt64(truncatingIfNeeded: fields[0].values[0])
+        }
+    }
+    let elapsed = now() - start
+    let total = Double(genericIterations * reports.count)
+    print("generic_decoder reports=\(Int(total)) ns_per_report=\(String(Double(elapsed) / total)) allocations_per_report=\(String(Double(padgate_allocation_count() - allocationsBefore) / total))")
+}
+
+// The same decoding through a plan compiled once, into value storage kept across reports (no allocation).
+let plan = CompiledReportPlan(layout: layout)
+var values = plan.makeValueStorage()
+let stickX = plan.valueRange(ofField: 0).lowerBound, lastValue = plan.valueCount - 1
+
+func planPass(_ raw: UnsafeRawBufferPointer, _ storage: UnsafeMutableBufferPointer<Int64>) {
+    for i in 0..<reports.count {
+        let slice = UnsafeRawBufferPointer(rebasing: raw[i * stride..<(i + 1) * stride])
+        do { try plan.decode(slice, into: storage) } catch { fatalError("\(error)") }
+        checksum &+= UInt64(truncatingIfNeeded: storage[stickX]) &+ UInt64(truncatingIfNeeded: storage[lastValue])
     }
 }
-let elapsed = now() - start
-let total = Double(genericIterations * reports.count)
-print("generic_decoder reports=\(Int(total)) ns_per_report=\(String(Double(elapsed) / total)) allocations_per_report=\(String(Double(padgate_allocation_count() - allocationsBefore) / total))")
+
+packed.withUnsafeBytes { raw in
+    values.withUnsafeMutableBufferPointer { storage in
+        planPass(raw, storage)  // warm up
+        let allocationsBefore = padgate_allocation_count()
+        let start = now()
+        for _ in 0..<iterations { planPass(raw, storage) }
+        let elapsed = now() - start
+        let allocations = padgate_allocation_count() - allocationsBefore
+        let total = Double(iterations * reports.count)
+        print("compiled_plan reports=\(Int(total)) values_per_report=\(plan.valueCount) ns_per_report=\(String(Double(elapsed) / total)) allocations_per_report=\(String(Double(allocations) / total))")
+    }
+}
 print("checksum=\(checksum)")

@@ -22,9 +22,11 @@ public struct DecodedField: Equatable, Sendable {
 }
 
 /// Decodes any report with the layout from its descriptor: the generic path for pads without
-/// a typed decoder (Xbox over Bluetooth, unknown pads). Allocates; the typed decoders do not.
+/// a typed decoder (Xbox over Bluetooth, unknown pads). Returns arrays, so it allocates; `CompiledReportPlan`,
+/// which does the decoding, writes into caller-owned storage without allocating.
 public enum GenericReportDecoder {
     /// Reads `sizeBits` bits starting at `startBit` (LSB first, as HID packs them). Nil when out of range.
+    /// The plan's checked path for values a single word load cannot reach.
     @inline(__always)
     public static func extractBits(_ report: UnsafeRawBufferPointer, startBit: Int, sizeBits: Int, signed: Bool) -> Int64? {
         guard sizeBits > 0 else { return 0 }
@@ -46,20 +48,16 @@ public enum GenericReportDecoder {
         return Int64(bitPattern: value)
     }
 
+    /// Every field's values, through a plan compiled for this one call. Callers decoding many reports with one layout
+    /// should keep a `CompiledReportPlan` and its value storage instead: that path allocates nothing per report.
     public static func decode(_ report: [UInt8], layout: ReportLayout) throws(GenericDecodeError) -> [DecodedField] {
-        guard report.count >= layout.sizeBytes else {
+        guard report.count >= layout.sizeBytes else {   // before compiling: a cut-off report costs nothing
             throw .reportTooShort(reportID: layout.id, got: report.count, need: layout.sizeBytes)
         }
-        return report.withUnsafeBytes { raw in
-            layout.fields.map { field in
-                var values: [Int64] = []
-                values.reserveCapacity(field.count)
-                for i in 0..<field.count {
-                    values.append(extractBits(raw, startBit: field.startBit + field.sizeBits * i, sizeBits: field.sizeBits, signed: field.isSigned) ?? 0)
-                }
-                return DecodedField(field: field, values: values)
-            }
-        }
+        let plan = CompiledReportPlan(layout: layout)
+        var values = plan.makeValueStorage()
+        try plan.decode(report, into: &values)
+        return plan.decodedFields(values)
     }
 
     /// Picks the input layout by report id (like hid-tools' `ReportDescriptor.get`) and decodes.
