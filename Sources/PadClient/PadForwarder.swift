@@ -167,31 +167,61 @@ public final class PadForwarder {
         status.connected = false
     }
 
+    /// What woke the forwarding loop.
+    enum Wake { case datagrams, control, changes, source(Int) }
+    /// Kept between passes, so that a pass allocates nothing: rebuilt only when pads come or go.
+    var pollSet = PollSet<Wake>()
+    var readySources: [Bool] = []
+    var outgoing: [WireMessage] = []
+
+    func rebuildPollSet(_ link: DatagramLink, _ connection: TLSConnection) {
+        pollSet.removeAll()
+        pollSet.add(link.socket, .datagrams)
+        pollSet.add(connection.socket, .control)
+        pollSet.add(changes.descriptor, .changes)
+        for (index, source) in sources.enumerated() {
+            for descriptor in source.descriptors { pollSet.add(descriptor, .source(index)) }
+        }
+        readySources = [Bool](repeating: false, count: sources.count)
+        outgoing.reserveCapacity(4 * sources.count + 8)
+    }
+
+    /// The earliest of every timer the loop keeps: re-sends, feedback, the next ping, host silence.
+    func nextDeadline() -> ContinuousClock.Instant {
+        var next = min(nextPing, lastHeard + configuration.hostSilenceLimit + .milliseconds(1))
+        for sender in senders { if let due = sender.nextResend, due < next { next = due } }
+        for source in sources { if let due = source.feedbackDeadline, due < next { next = due } }
+        return next
+    }
+
     func forward(until stop: () -> Bool) throws {
         guard let link, let connection else { return }
+        rebuildPollSet(link, connection)
         while !stop() {
             let now = ContinuousClock.now
             if now - lastHeard > configuration.hostSilenceLimit { throw TLSError.hostSilent(configuration.hostSilenceLimit) }
-            var deadlines = senders.compactMap(\.nextResend) + sources.compactMap(\.feedbackDeadline)
-            deadlines.append(nextPing)
-            deadlines.append(lastHeard + configuration.hostSilenceLimit + .milliseconds(1))
-            let wait = max((deadlines.min() ?? now + .seconds(1)) - now, .zero)
-            let fds = [link.socket, connection.socket, changes.descriptor] + sources.flatMap(\.descriptors)
-            let ready = Poll.wait(fds, timeout: min(wait, .milliseconds(500)))
-            if ready[2].readable {
+            let wait = max(nextDeadline() - now, .zero)
+            var datagrams = false, control = false, changed = false
+            for index in readySources.indices { readySources[index] = false }
+            pollSet.wait(timeout: min(wait, .milliseconds(500))) { wake, _ in
+                switch wake {
+                case .datagrams: datagrams = true
+                case .control: control = true
+                case .changes: changed = true
+                case .source(let index): readySources[index] = true
+                }
+            }
+            if changed {
                 changes.drain(apply)
-                continue  // the set of sources changed: rebuild the poll set
+                rebuildPollSet(link, connection)  // the set of sources changed
+                continue
             }
             // The host sends nothing after its welcome but TLS's own records: only its end matters.
-            if ready[1].readable || ready[1].hungUp, connection.checkIncoming() != .nothing { throw TLSError.closed }
-            if ready[0].readable { receiveFeedback(link) }
+            if control, connection.checkIncoming() != .nothing { throw TLSError.closed }
+            if datagrams { receiveFeedback(link) }
 
-            var outgoing: [WireMessage] = []
-            var offset = 3
-            for (i, source) in sources.enumerated() {
-                let count = source.descriptors.count
-                defer { offset += count }
-                guard ready[offset..<offset + count].contains(where: { $0.readable || $0.hungUp }) else { continue }
+            outgoing.removeAll(keepingCapacity: true)
+            for (i, source) in sources.enumerated() where readySources[i] {
                 do {
                     guard try source.readInput() else { continue }
                 } catch {

@@ -60,6 +60,9 @@ public final class HostSession {
         public var deviceErrors = 0
     }
 
+    /// Called when a virtual pad is added or removed (its feedback descriptors come or go).
+    public var onPadsChanged: () -> Void = {}
+
     public init(maxPads: Int = 4, stateLease: Duration = .milliseconds(1000), padGrace: Duration = minimumPadGrace, maker: PadMaker) {
         self.maxPads = maxPads
         self.stateLease = stateLease
@@ -149,6 +152,7 @@ public final class HostSession {
         case .success(let pad):
             guard !closed, receivers[slot] != nil, pads[slot] == nil else { maker.remove(pad); return }
             pads[slot] = pad
+            onPadsChanged()
             failedArrivals[slot] = nil
             // What arrived while the pad was being made shows at once.
             if let current = receivers[slot]?.current, !released.contains(slot) {
@@ -183,9 +187,13 @@ public final class HostSession {
 
     /// When the next lease or grace period runs out: the host's only timer besides rumble renewal.
     public func nextLeaseDeadline() -> ContinuousClock.Instant? {
-        receivers.compactMap { slot, receiver in
-            receiver.lastHeard.map { $0 + stateLease + (released.contains(slot) ? padGrace : .zero) }
-        }.min()
+        var next: ContinuousClock.Instant?
+        for (slot, receiver) in receivers {
+            guard let heard = receiver.lastHeard else { continue }
+            let due = heard + stateLease + (released.contains(slot) ? padGrace : .zero)
+            if next.map({ due < $0 }) ?? true { next = due }
+        }
+        return next
     }
 
     /// The client disconnected: everything released, everything unplugged.
@@ -234,8 +242,11 @@ public final class HostSession {
 
     /// When a held rumble must be renewed next, or a pad has feedback due by itself.
     public func nextRenewal() -> ContinuousClock.Instant? {
-        let renewals = heldRumble.values.map { $0.sentAt + .milliseconds(Int($0.lease.ttlMillis) * 2 / 5) }
-        return (renewals + pads.values.compactMap(\.feedbackDeadline)).min()
+        var next: ContinuousClock.Instant?
+        func consider(_ due: ContinuousClock.Instant?) { if let due, next.map({ due < $0 }) ?? true { next = due } }
+        for held in heldRumble.values { consider(held.sentAt + .milliseconds(Int(held.lease.ttlMillis) * 2 / 5)) }
+        for pad in pads.values { consider(pad.feedbackDeadline) }
+        return next
     }
 
     func nextRumbleSequence(_ slot: UInt8) -> WireSequence {
@@ -246,7 +257,7 @@ public final class HostSession {
 
     func removePad(_ slot: UInt8) {
         releaseControls(slot)
-        if let pad = pads.removeValue(forKey: slot) { maker.remove(pad) }
+        if let pad = pads.removeValue(forKey: slot) { maker.remove(pad); onPadsChanged() }
         receivers[slot] = nil
         touchSequences[slot] = nil
         lastTouch[slot] = nil

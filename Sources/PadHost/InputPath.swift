@@ -47,7 +47,12 @@ final class InputPath {
     private var datagram = [UInt8](repeating: 0, count: 2048)
     private var opened = [UInt8](repeating: 0, count: 2048)
     private var replies: [WireMessage] = []
-    private var descriptors: [Int32] = []
+    /// What woke the input path; the set is rebuilt only when sessions or pads come or go, so a
+    /// pass allocates nothing.
+    enum Wake { case mailbox, datagrams, feedback }
+    private var pollSet = PollSet<Wake>()
+    private var pollSetStale = true
+    private var idleSessions: [UInt32] = []
     private var retiredLeaseExpiries = 0, retiredGraceRemovals = 0
     private var publishedAt = ContinuousClock.now
 
@@ -73,34 +78,54 @@ final class InputPath {
         let pads = HostSession(maxPads: configuration.limits.maxPadsPerClient, stateLease: configuration.stateLease,
                                padGrace: configuration.padGrace, maker: workshop ?? InlinePadMaker(makePad))
         pads.log = { [weak self] in self?.log("client \(name): \($0)") }
+        // Runs on the input path's thread, the only one that adds or removes a session's pads.
+        pads.onPadsChanged = { [weak self] in self?.pollSetStale = true }
         return ClientSession(id: id, name: name, address: address, opener: opener, link: link, pads: pads, workshop: workshop, now: .now)
+    }
+
+    func rebuildPollSet() {
+        pollSet.removeAll()
+        pollSet.add(mailbox.descriptor, .mailbox)
+        pollSet.add(udp, .datagrams)
+        for session in sessions.values {
+            for pad in session.pads.pads.values { for descriptor in pad.feedbackDescriptors { pollSet.add(descriptor, .feedback) } }
+        }
+        pollSetStale = false
     }
 
     func run(tick: Duration, until stop: () -> Bool) {
         while !stop() {
-            descriptors.removeAll(keepingCapacity: true)
-            descriptors.append(mailbox.descriptor)
-            descriptors.append(udp)
-            for session in sessions.values { for pad in session.pads.pads.values { descriptors.append(contentsOf: pad.feedbackDescriptors) } }
+            if pollSetStale { rebuildPollSet() }
             let now = ContinuousClock.now
             var deadline = now + tick
+            func consider(_ candidate: ContinuousClock.Instant?) { if let candidate, candidate < deadline { deadline = candidate } }
             for session in sessions.values {
-                for candidate in [session.pads.nextLeaseDeadline(), session.pads.nextRenewal(), session.lastAuthentic + configuration.limits.sessionIdleTimeout] {
-                    if let candidate, candidate < deadline { deadline = candidate }
+                consider(session.pads.nextLeaseDeadline())
+                consider(session.pads.nextRenewal())
+                consider(session.lastAuthentic + configuration.limits.sessionIdleTimeout)
+            }
+            var commands = false, datagrams = false
+            pollSet.wait(timeout: max(deadline - now, .zero)) { wake, _ in
+                switch wake {
+                case .mailbox: commands = true
+                case .datagrams: datagrams = true
+                case .feedback: break  // every pad's feedback is taken below
                 }
             }
-            let ready = Poll.wait(descriptors, timeout: max(deadline - now, .zero))
             // Commands first: a session added just now must be there for its first datagram.
-            if ready[0].readable { mailbox.drain(perform) }
-            if ready[1].readable { receiveDatagrams() }
+            if commands { mailbox.drain(perform) }
+            if datagrams { receiveDatagrams() }
             let after = ContinuousClock.now
-            for session in Array(sessions.values) {
-                if after - session.lastAuthentic > configuration.limits.sessionIdleTimeout {
-                    remove(session.id, why: "sent nothing for \(configuration.limits.sessionIdleTimeout)")
-                    statistics.update { $0.idleSessionsClosed += 1 }
-                    closeConnection(session.id, "idle")
-                    continue
-                }
+            idleSessions.removeAll(keepingCapacity: true)
+            for session in sessions.values where after - session.lastAuthentic > configuration.limits.sessionIdleTimeout {
+                idleSessions.append(session.id)
+            }
+            for id in idleSessions {
+                remove(id, why: "sent nothing for \(configuration.limits.sessionIdleTimeout)")
+                statistics.update { $0.idleSessionsClosed += 1 }
+                closeConnection(id, "idle")
+            }
+            for session in sessions.values {
                 session.pads.expireLeases(now: after)
                 send(session.pads.feedback(now: after), to: session)
             }
@@ -109,6 +134,7 @@ final class InputPath {
     }
 
     func perform(_ command: Command) {
+        pollSetStale = true  // a session or a pad may come or go
         switch command {
         case .add(let session):
             sessions[session.id] = session
@@ -122,6 +148,7 @@ final class InputPath {
 
     func remove(_ id: UInt32, why: String) {
         guard let session = sessions.removeValue(forKey: id) else { return }
+        pollSetStale = true
         session.pads.close()
         retiredLeaseExpiries += session.pads.counters.leaseExpiries
         retiredGraceRemovals += session.pads.counters.graceRemovals
@@ -165,19 +192,30 @@ final class InputPath {
         WirePayloads.pack(messages, into: &payload) { _ = try? session.link.send(payload: $0) }
     }
 
+    /// The statistics' rejection table is rebuilt only when a count moved: merging dictionaries
+    /// allocates, and this runs 20 times a second.
+    private var publishedRejections = -1
+
     private func publish() {
         publishedAt = .now
-        var rejected = rejectedByGoneClients
         var expiries = retiredLeaseExpiries, graceRemovals = retiredGraceRemovals
+        var rejections = rejectedByGoneClients.values.reduce(0, +)
         for session in sessions.values {
-            rejected.merge(session.opener.rejected, uniquingKeysWith: +)
+            rejections += session.opener.rejected.values.reduce(0, +)
             expiries += session.pads.counters.leaseExpiries
             graceRemovals += session.pads.counters.graceRemovals
+        }
+        var rejected: [DatagramRejection: Int]?
+        if rejections != publishedRejections {
+            var merged = rejectedByGoneClients
+            for session in sessions.values { merged.merge(session.opener.rejected, uniquingKeysWith: +) }
+            rejected = merged
+            publishedRejections = rejections
         }
         let sessionCount = sessions.count, wire = self.wire
         statistics.update {
             $0.sessions = sessionCount
-            $0.datagramsRejected = rejected
+            if let rejected { $0.datagramsRejected = rejected }
             $0.wire = wire
             $0.leaseExpiries = expiries
             $0.graceRemovals = graceRemovals
