@@ -217,7 +217,9 @@ func loopback() throws {
         input.leftStick.x = x == input.leftStick.x ? (x + 1) % 256 : x
         prepared.append((encoder.encode(input), scale.wire(Int32(input.leftStick.x))))
     }
+    let traceAllocations = ProcessInfo.processInfo.environment["PADGATE_TRACE_ALLOCATIONS"] == "1"
     let allocationsBefore = padgate_allocation_count()
+    if traceAllocations { padgate_allocation_trace(1) }
     for (report, expected) in prepared {
         let sent = ContinuousClock.now
         pad.inject(report)
@@ -227,14 +229,16 @@ func loopback() throws {
         }
         if let arrivedAt { latencies.append(arrivedAt - sent) } else { lost += 1 }
     }
-    let allocationsPerReport = Double(padgate_allocation_count() - allocationsBefore) / Double(prepared.count)
+    let allocations = padgate_allocation_count() - allocationsBefore
+    if traceAllocations { padgate_allocation_trace(0) }
+    let allocationsPerReport = Double(allocations) / Double(prepared.count)
     latencies.sort()
     func percentile(_ p: Double) -> Double { Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] / .nanoseconds(1)) / 1000 }
     print(String(format: "loopback_latency reports=%d p50_us=%.1f p99_us=%.1f max_us=%.1f lost=%d p99_ratio=%.2f (of 200 us)",
                  latencies.count, percentile(0.5), percentile(0.99), percentile(1.0), lost, percentile(0.99) / 200))
     // Everything both shipped loops did per report (forward: read, diff, encode, seal, send, poll;
     // serve: receive, open, decode, apply, its timers), keep-alives and pings included.
-    print(String(format: "loopback_allocations allocations_per_report=%.3f (target 0)", allocationsPerReport))
+    print(String(format: "loopback_allocations allocations=%d reports=%d allocations_per_report=%.4f (target 0)", Int(allocations), prepared.count, allocationsPerReport))
 
     // Idle: the pad connected and untouched.
     usleep(1_000_000)  // let the fast re-sends after the last change finish

@@ -68,25 +68,34 @@ final class ControlPlane {
     /// the paired clients' input, which needs microseconds per report.
     static func yieldToInput() { ThreadPriority.setNiceness(ThreadPriority.peerWork) }
 
+    enum ControlWake { case mailbox, listener, connection(UInt32) }
+
     func run() {
         Self.yieldToInput()
-        var ids: [UInt32] = []
-        var descriptors: [Int32] = []
+        var pollSet = PollSet<ControlWake>()
+        var readyConnections: [UInt32] = []
         while !lock.withLock({ stopping }) {
             let now = ContinuousClock.now
             if let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
-            ids.removeAll(keepingCapacity: true)
-            descriptors.removeAll(keepingCapacity: true)
-            descriptors.append(mailbox.descriptor)
-            descriptors.append(acceptPausedUntil == nil ? listener.socket : -1)  // poll(2) ignores -1
-            for (id, connection) in established { ids.append(id); descriptors.append(connection.socket) }
+            pollSet.removeAll()  // keeps its storage: the set changes with every session
+            pollSet.add(mailbox.descriptor, .mailbox)
+            if acceptPausedUntil == nil { pollSet.add(listener.socket, .listener) }
+            for (id, connection) in established { pollSet.add(connection.socket, .connection(id)) }
             var deadline = now + .seconds(1)
             if let until = acceptPausedUntil { deadline = min(deadline, until) }
             if let gate { deadline = min(deadline, gate.nextExpiry) }
-            let ready = Poll.wait(descriptors, timeout: max(deadline - now, .zero))
-            if ready[0].readable { mailbox.drain(perform) }
-            if ready[1].readable { acceptConnections() }
-            for (index, id) in ids.enumerated() where ready[2 + index].readable || ready[2 + index].hungUp {
+            var commands = false, accepting = false
+            readyConnections.removeAll(keepingCapacity: true)
+            pollSet.wait(timeout: max(deadline - now, .zero)) { wake, _ in
+                switch wake {
+                case .mailbox: commands = true
+                case .listener: accepting = true
+                case .connection(let id): readyConnections.append(id)
+                }
+            }
+            if commands { mailbox.drain(perform) }
+            if accepting { acceptConnections() }
+            for id in readyConnections {
                 guard let connection = established[id] else { continue }
                 switch connection.checkIncoming() {
                 case .nothing: continue

@@ -77,6 +77,13 @@ public final class HostSession {
 
     /// Applies one message from the client. Returns messages to send back (e.g. pong).
     public func handle(_ message: WireMessage, now: ContinuousClock.Instant) -> [WireMessage] {
+        var replies: [WireMessage] = []
+        handle(message, now: now, replies: &replies)
+        return replies
+    }
+
+    /// The same, appending replies to a buffer the caller keeps (the input path: no allocation).
+    public func handle(_ message: WireMessage, now: ContinuousClock.Instant, replies: inout [WireMessage]) {
         switch message {
         case .arrival(let arrival):
             announce(arrival, now: now)
@@ -86,7 +93,7 @@ public final class HostSession {
             failedArrivals[slot.rawValue] = nil
         case .state(let snapshot):
             let slot = snapshot.slot.rawValue
-            guard var receiver = receivers[slot] else { counters.unknownSlot += 1; return [] }
+            guard var receiver = receivers[slot] else { counters.unknownSlot += 1; return }
             let before = receiver.staleDropped
             let changed = receiver.accept(snapshot, now: now)
             counters.staleSnapshots += receiver.staleDropped - before
@@ -99,22 +106,21 @@ public final class HostSession {
             }
         case .touch(let touch):
             let slot = touch.slot.rawValue
-            guard receivers[slot] != nil else { counters.unknownSlot += 1; return [] }
-            if let last = touchSequences[slot], !touch.sequence.isNewer(than: last) { counters.staleSnapshots += 1; return [] }
+            guard receivers[slot] != nil else { counters.unknownSlot += 1; return }
+            if let last = touchSequences[slot], !touch.sequence.isNewer(than: last) { counters.staleSnapshots += 1; return }
             touchSequences[slot] = touch.sequence
             lastTouch[slot] = touch
             if let pad = pads[slot], !released.contains(slot) {
                 do { try pad.apply(touch) } catch { counters.deviceErrors += 1 }
             }
         case .motion(let batch):
-            guard let pad = pads[batch.slot.rawValue] else { counters.unknownSlot += 1; return [] }
+            guard let pad = pads[batch.slot.rawValue] else { counters.unknownSlot += 1; return }
             do { try pad.apply(batch) } catch { counters.deviceErrors += 1 }
         case .ping(let probe):
-            return [.pong(probe)]
+            replies.append(.pong(probe))
         case .battery, .rumble, .hidOutput, .motionRate, .pong:
             break  // not for the host, or nothing to do with it yet
         }
-        return []
     }
 
     func announce(_ arrival: PadArrival, now: ContinuousClock.Instant) {

@@ -181,7 +181,7 @@ final class InputPath {
             session.lastAuthentic = now
             replies.removeAll(keepingCapacity: true)
             opened.withUnsafeBytes { WireCodec.decode(UnsafeRawBufferPointer(rebasing: $0[0..<count]), counters: &wire) { message in
-                replies += session.pads.handle(message, now: now)
+                session.pads.handle(message, now: now, replies: &replies)
             } }
             send(replies, to: session)
         }

@@ -27,10 +27,11 @@ public enum WireCodec {
         case .arrival(let a):
             try w.u8(a.slot.rawValue); try w.u8(a.type.rawValue); try w.u16(a.vendorID); try w.u16(a.productID)
             try w.u32(a.capabilities.rawValue)
-            var name = Array(a.name.utf8)
-            if name.count > maxNameBytes { name = utf8Prefix(name, maxBytes: maxNameBytes) }
-            try w.u8(UInt8(name.count))
-            for byte in name { try w.u8(byte) }
+            // Written from the string's own bytes: arrivals ride every keep-alive, so no copy per send.
+            var length = a.name.utf8.count
+            if length > maxNameBytes { length = utf8Prefix(Array(a.name.utf8), maxBytes: maxNameBytes).count }
+            try w.u8(UInt8(length))
+            for byte in a.name.utf8.prefix(length) { try w.u8(byte) }
         case .removal(let slot):
             try w.u8(slot.rawValue)
         case .state(let s):

@@ -4,4 +4,6 @@
 /// made by the whole process since start. Linking this library into an executable interposes those
 /// functions, so every heap allocation (Swift runtime included) is counted.
 unsigned long long padgate_allocation_count(void);
+/// Benchmark diagnostics: print the stack of every allocation to stderr while on.
+void padgate_allocation_trace(int on);
 #endif
