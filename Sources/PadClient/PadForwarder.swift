@@ -49,6 +49,7 @@ public final class PadForwarder {
     var sources: [PadSource] = []
     var senders: [SnapshotSender] = []
     var touchSequences: [WireSequence] = []
+    var motionThinning: [MotionThinning] = []
     var lastTouch: [TouchSnapshot] = []
     var connection: TLSConnection?
     var link: DatagramLink?
@@ -72,6 +73,7 @@ public final class PadForwarder {
         sources.append(source)
         senders.append(SnapshotSender(slot: source.arrival.slot, schedule: configuration.resendSchedule))
         touchSequences.append(WireSequence(0))
+        motionThinning.append(MotionThinning())
         lastTouch.append(TouchSnapshot(slot: source.arrival.slot))
         status.pads = sources.count
         if link != nil { send(announcement(sources.count - 1, now: .now)) }
@@ -88,6 +90,7 @@ public final class PadForwarder {
         source.silence()
         if link != nil { send([.removal(source.arrival.slot)]) }
         sources.remove(at: index); senders.remove(at: index); touchSequences.remove(at: index); lastTouch.remove(at: index)
+        motionThinning.remove(at: index)
         status.pads = sources.count
     }
 
@@ -229,6 +232,7 @@ public final class PadForwarder {
                     remove(source)
                     return try forward(until: stop)
                 }
+                let outgoingBefore = outgoing.count
                 if let state = senders[i].update(source.controls, now: now) { outgoing.append(.state(state)) }
                 var touch = source.touch
                 if touch.first != lastTouch[i].first || touch.second != lastTouch[i].second {
@@ -238,7 +242,9 @@ public final class PadForwarder {
                     outgoing.append(.touch(touch))
                 }
                 var batch = MotionBatch(slot: source.arrival.slot)
+                let riding = outgoing.count > outgoingBefore
                 source.takeMotion { sample in
+                    guard motionThinning[i].offer(sample, now: now, riding: riding) else { return }
                     guard !batch.append(sample) else { return }
                     outgoing.append(.motion(batch))
                     batch = MotionBatch(slot: source.arrival.slot)
