@@ -29,7 +29,9 @@ struct DemoCommand: ParsableCommand {
         case inProcess = "in-process"
     }
 
-    @Option(help: "Seconds to run.") var duration: Double = 15
+    @Option(help: "Seconds to run once the host's virtual pad is up.") var duration: Double = 15
+    /// How long both ends may take to come up before the demo gives up waiting.
+    static let setupLimit: Duration = .seconds(30)
     @Option(help: "auto (kernel devices when /dev/uhid is writable), kernel, or in-process.") var devices: Devices = .auto
     @Option(help: "An input script for the pad (see docs/emulate-script.md); the default tours every control.") var script: String?
     @Flag(help: "Print the default input script and exit.") var printScript = false
@@ -79,18 +81,41 @@ struct DemoCommand: ParsableCommand {
         note("padgate demo: host on 127.0.0.1:\(server.port), \(useKernel ? "kernel devices (uhid, hid-playstation)" : "in-process stand-ins"), \(Int(duration)) s")
 
         SignalTrap.install {}
-        let deadline = ContinuousClock.now + .milliseconds(Int(duration * 1000))
-        let stop = { SignalTrap.fired || ContinuousClock.now >= deadline }
+        // The demo's time starts when the host's virtual pad is up: setting up kernel devices takes
+        // a while on a loaded machine, and none of it should eat into the tour.
+        let length = Duration.milliseconds(Int(duration * 1000))
+        let deadline = LockedBox(ContinuousClock.now + Self.setupLimit + length)
+        let stop = { SignalTrap.fired || ContinuousClock.now >= deadline.value }
         let serverThread = JoinableThread { server.run(tick: .milliseconds(100), until: stop) }
-        let game = JoinableThread { DemoGame.play(until: deadline, write: ends.gameWrite) }
+        let game = JoinableThread {
+            DemoGame.play(until: { deadline.value }, write: ends.gameWrite, padUp: { deadline.update { $0 = .now + length } })
+        }
 
-        var view = DemoView()
-        forwarder.onStatus = { status in view.refresh(source: ends.source, host: ends.hostView, feedback: ends.padFeedback, status: status) }
+        // The forwarding loop only copies what the view shows, every 100 ms; looking at the host's
+        // pad (udev, evdev) happens on the view's own thread, so a slow look never delays a report.
+        let frame = LockedBox<DemoView.Frame?>(nil)
+        var lastCapture = ContinuousClock.now - .seconds(1)
+        forwarder.onStatus = { status in
+            let now = ContinuousClock.now
+            guard now - lastCapture >= DemoView.interval else { return }
+            lastCapture = now
+            frame.update { $0 = DemoView.Frame(pad: ends.source.controls, touch: ends.source.touch, feedback: ends.padFeedback(), status: status) }
+        }
+        let hostUpdates = LockedBox(0)
+        let viewThread = JoinableThread {
+            var view = DemoView()
+            while !stop() {
+                SignalTrap.sleep(DemoView.interval)
+                if let current = frame.value { view.draw(current, host: ends.hostView) }
+            }
+            view.finish()
+            hostUpdates.update { $0 = view.hostUpdates }
+        }
         forwarder.run(until: stop)
-        view.finish()
+        viewThread.join()
         serverThread.join()
         game.join()
-        print("padgate demo: \(forwarder.status.sent) datagrams sent, \(forwarder.status.received) received, \(forwarder.status.rejected) rejected; \(view.hostUpdates) host updates shown")
+        print("padgate demo: \(forwarder.status.sent) datagrams sent, \(forwarder.status.received) received, \(forwarder.status.rejected) rejected; \(hostUpdates.value) host updates shown")
     }
 }
 
@@ -224,22 +249,23 @@ enum DemoGame {
     ]
     static let period = 8.0
 
-    static func play(until deadline: ContinuousClock.Instant, write: ([UInt8]) -> Bool) {
+    /// `deadline` is read as it moves (it is set when the pad is up); `padUp` is called then.
+    static func play(until deadline: () -> ContinuousClock.Instant, write: ([UInt8]) -> Bool, padUp: () -> Void) {
         var state = DualSenseOutputState()
         var encoder = DualSenseOutputEncoder()
-        func stop() -> Bool { SignalTrap.fired || ContinuousClock.now >= deadline }
+        func stop() -> Bool { SignalTrap.fired || ContinuousClock.now >= deadline() }
         // Wait for the host's virtual pad; a game starts when its pad shows up.
         // Until then it probes with an empty report, harmless before anything plays.
         while !stop() {
-            if let report = try? encoder.encode(state, transport: .usb, changedOnly: false), write(report) { break }
-            SignalTrap.sleep(min(.milliseconds(100), deadline - ContinuousClock.now))
+            if let report = try? encoder.encode(state, transport: .usb, changedOnly: false), write(report) { padUp(); break }
+            SignalTrap.sleep(min(.milliseconds(100), deadline() - ContinuousClock.now))
         }
         let start = ContinuousClock.now
         var index = 0, lap = 0.0
         while !stop() {
             let (at, step) = loop[index]
             let due = start + .milliseconds(Int((lap + at) * 1000))
-            if ContinuousClock.now < due { SignalTrap.sleep(min(due, deadline) - ContinuousClock.now); continue }
+            if ContinuousClock.now < due { SignalTrap.sleep(min(due, deadline()) - ContinuousClock.now); continue }
             switch step {
             case .lightbar(let r, let g, let b): state.lightbar = RGBColor(red: r, green: g, blue: b)
             case .player(let n): state.playerLEDs = try? PlayerLEDs(player: n)
@@ -264,20 +290,27 @@ enum DemoGame {
 struct DemoView {
     var lines: [String] = []
     var block = InPlaceBlock()
-    var lastDraw = ContinuousClock.now - .seconds(1)
     private(set) var hostUpdates = 0
     let terminal = standardOutputIsTerminal
 
-    /// Called on every pass of the forwarding loop; looks at the pads at most every 100 ms.
-    mutating func refresh(source: PadSource, host: () -> String, feedback: () -> DualSenseOutputState, status: PadForwarder.Status) {
-        let now = ContinuousClock.now
-        guard now - lastDraw >= .milliseconds(100) else { return }
-        lastDraw = now
+    static let interval: Duration = .milliseconds(100)
+
+    /// What the forwarding loop hands the view: copies, so the view never touches the pad source.
+    struct Frame {
+        var pad: PadStateSnapshot
+        var touch: TouchSnapshot
+        var feedback: DualSenseOutputState
+        var status: PadForwarder.Status
+    }
+
+    /// Draws a frame with the host's pad as a game sees it now (on the view's thread).
+    mutating func draw(_ frame: Frame, host: () -> String) {
+        let status = frame.status
         let rtt = status.roundTrip.map { String(format: "%.2f ms", Double($0 / .microseconds(1)) / 1000) } ?? "-"
         let next = [
-            "pad   " + Self.describe(source.controls, source.touch),
+            "pad   " + Self.describe(frame.pad, frame.touch),
             "host  " + host(),
-            "back  " + Self.describe(feedback()),
+            "back  " + Self.describe(frame.feedback),
             "link  \(status.connected ? "up" : "down")  rtt \(rtt)  sent \(status.sent)  received \(status.received)  rejected \(status.rejected)",
         ]
         if lines.count > 1, next[1] != lines[1] { hostUpdates += 1 }
