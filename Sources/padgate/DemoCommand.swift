@@ -106,7 +106,7 @@ struct DemoCommand: ParsableCommand {
             var view = DemoView()
             while !stop() {
                 SignalTrap.sleep(DemoView.interval)
-                if let current = frame.value { view.draw(current, host: ends.hostView) }
+                if !stop(), let current = frame.value { view.draw(current, host: ends.hostView) }
             }
             view.finish()
             hostUpdates.update { $0 = view.hostUpdates }
