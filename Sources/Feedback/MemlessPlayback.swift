@@ -59,8 +59,11 @@ public struct MemlessPlayback: Sendable {
     /// returns the motors' combined level now.
     public mutating func levels(now: MonotonicTime) -> MotorLevels {
         var low = 0, high = 0
-        for id in Array(playing.keys) {
-            guard var state = playing[id], let effect = effects[id] else { playing[id] = nil; continue }
+        // Runs on every pass of the host's loop: iterate the table itself (a copy of its keys would
+        // allocate each time); only an effect that starts, stops or replays writes to it.
+        for (id, current) in playing {
+            var state = current
+            guard let effect = effects[id] else { playing[id] = nil; continue }
             // A long-overdue repeat is caught up in one pass, not one stop per call.
             while let stop = state.stopAt, now >= stop {
                 state.count -= 1
@@ -69,7 +72,7 @@ public struct MemlessPlayback: Sendable {
                 state.stopAt = state.playAt + effect.length
             }
             guard state.count > 0 else { playing[id] = nil; continue }
-            playing[id] = state
+            if state.playAt != current.playAt || state.count != current.count { playing[id] = state }
             if now >= state.playAt {
                 low += Int(effect.levels.low)
                 high += Int(effect.levels.high)
@@ -82,9 +85,8 @@ public struct MemlessPlayback: Sendable {
     public func nextChange(after now: MonotonicTime) -> MonotonicTime? {
         var next: MonotonicTime?
         for state in playing.values {
-            for moment in [state.playAt, state.stopAt].compactMap({ $0 }) where moment > now {
-                next = min(next ?? moment, moment)
-            }
+            if state.playAt > now { next = min(next ?? state.playAt, state.playAt) }
+            if let stop = state.stopAt, stop > now { next = min(next ?? stop, stop) }
         }
         return next
     }

@@ -2,29 +2,9 @@ import Foundation
 import XCTest
 @testable import HIDCodecs
 
-/// The generic decoder before it ran on `CompiledReportPlan`, kept verbatim as the reference the plan must match
-/// value for value: a bit-chunk loop per value, straight off the layout's fields.
+/// The generic decoder before it ran on `CompiledReportPlan`, kept as the reference the plan must match value for
+/// value: `extractBits` (unchanged, checked against hid-tools) per value, straight off the layout's fields.
 enum LegacyGenericDecoder {
-    static func extractBits(_ report: UnsafeRawBufferPointer, startBit: Int, sizeBits: Int, signed: Bool) -> Int64? {
-        guard sizeBits > 0 else { return 0 }
-        let width = min(sizeBits, 64)
-        guard startBit >= 0, startBit + width <= report.count * 8 else { return nil }
-        var value: UInt64 = 0
-        var bit = 0
-        while bit < width {
-            let absolute = startBit + bit
-            let byte = UInt64(report[absolute >> 3])
-            let shift = absolute & 7
-            let take = min(8 - shift, width - bit)
-            value |= ((byte >> UInt64(shift)) & ((1 << UInt64(take)) - 1)) << UInt64(bit)
-            bit += take
-        }
-        if signed && width < 64 && width > 1 && value & (1 << UInt64(width - 1)) != 0 {
-            value |= ~UInt64(0) << UInt64(width)
-        }
-        return Int64(bitPattern: value)
-    }
-
     static func decode(_ report: [UInt8], layout: ReportLayout) throws(GenericDecodeError) -> [DecodedField] {
         guard report.count >= layout.sizeBytes else {
             throw .reportTooShort(reportID: layout.id, got: report.count, need: layout.sizeBytes)
@@ -34,7 +14,7 @@ enum LegacyGenericDecoder {
                 var values: [Int64] = []
                 values.reserveCapacity(field.count)
                 for i in 0..<field.count {
-                    values.append(extractBits(raw, startBit: field.startBit + field.sizeBits * i, sizeBits: field.sizeBits, signed: field.isSigned) ?? 0)
+                    values.append(GenericReportDecoder.extractBits(raw, startBit: field.startBit + field.sizeBits * i, sizeBits: field.sizeBits, signed: field.isSigned) ?? 0)
                 }
                 return DecodedField(field: field, values: values)
             }

@@ -56,6 +56,22 @@ static SDL_GameController *open_by_path(const char *path, int wait_seconds) {
     return NULL;
 }
 
+/* A JSON array of SDL's names for the buttons `which` selects (the pad has them, or holds them down). */
+static void print_buttons(SDL_GameController *pad, SDL_bool (*which)(SDL_GameController *, SDL_GameControllerButton)) {
+    int first = 1;
+    printf("[");
+    for (int b = 0; b < SDL_CONTROLLER_BUTTON_MAX; b++) {
+        if (!which(pad, (SDL_GameControllerButton)b)) continue;
+        printf("%s\"%s\"", first ? "" : ",", SDL_GameControllerGetStringForButton((SDL_GameControllerButton)b));
+        first = 0;
+    }
+    printf("]");
+}
+
+static SDL_bool button_pressed(SDL_GameController *pad, SDL_GameControllerButton button) {
+    return SDL_GameControllerGetButton(pad, button) ? SDL_TRUE : SDL_FALSE;
+}
+
 static void info(SDL_GameController *pad) {
     SDL_Joystick *joystick = SDL_GameControllerGetJoystick(pad);
     printf("{");
@@ -70,14 +86,9 @@ static void info(SDL_GameController *pad) {
            SDL_GameControllerGetNumTouchpads(pad) > 0 ? SDL_GameControllerGetNumTouchpadFingers(pad, 0) : 0);
     printf("\"gyro\":%s,\"accel\":%s,", SDL_GameControllerIsSensorEnabled(pad, SDL_SENSOR_GYRO) ? "true" : "false",
            SDL_GameControllerIsSensorEnabled(pad, SDL_SENSOR_ACCEL) ? "true" : "false");
-    printf("\"joystick_buttons\":%d,\"joystick_axes\":%d,\"buttons\":[", SDL_JoystickNumButtons(joystick), SDL_JoystickNumAxes(joystick));
-    int first = 1;
-    for (int b = 0; b < SDL_CONTROLLER_BUTTON_MAX; b++) {
-        if (!SDL_GameControllerHasButton(pad, (SDL_GameControllerButton)b)) continue;
-        printf("%s\"%s\"", first ? "" : ",", SDL_GameControllerGetStringForButton((SDL_GameControllerButton)b));
-        first = 0;
-    }
-    printf("]}\n");
+    printf("\"joystick_buttons\":%d,\"joystick_axes\":%d,\"buttons\":", SDL_JoystickNumButtons(joystick), SDL_JoystickNumAxes(joystick));
+    print_buttons(pad, SDL_GameControllerHasButton);
+    printf("}\n");
 }
 
 static void state(SDL_GameController *pad) {
@@ -86,14 +97,9 @@ static void state(SDL_GameController *pad) {
     for (int s = SDL_SENSOR_ACCEL; s <= SDL_SENSOR_GYRO; s++)
         if (SDL_GameControllerHasSensor(pad, (SDL_SensorType)s) && !SDL_GameControllerIsSensorEnabled(pad, (SDL_SensorType)s))
             SDL_GameControllerSetSensorEnabled(pad, (SDL_SensorType)s, SDL_TRUE);
-    printf("{\"buttons\":[");
-    int first = 1;
-    for (int b = 0; b < SDL_CONTROLLER_BUTTON_MAX; b++) {
-        if (!SDL_GameControllerGetButton(pad, (SDL_GameControllerButton)b)) continue;
-        printf("%s\"%s\"", first ? "" : ",", SDL_GameControllerGetStringForButton((SDL_GameControllerButton)b));
-        first = 0;
-    }
-    printf("],\"axes\":{");
+    printf("{\"buttons\":");
+    print_buttons(pad, button_pressed);
+    printf(",\"axes\":{");
     for (int a = 0; a < SDL_CONTROLLER_AXIS_MAX; a++)
         printf("%s\"%s\":%d", a ? "," : "", SDL_GameControllerGetStringForAxis((SDL_GameControllerAxis)a),
                SDL_GameControllerGetAxis(pad, (SDL_GameControllerAxis)a));

@@ -52,7 +52,6 @@ public final class VirtualDualSense {
     /// Guards `encoder`, `sequence`, `lastReport`, `lastState` and `lastSent`: the pump repeats reports too.
     private let sending = NSLock()
     private var lastReport: [UInt8]
-    private let encoderLength: Int
     /// The state behind `lastReport`, nil when that was raw bytes (a replay): repeated with its
     /// sensor clock moved on, as a real pad's keeps running.
     private var lastState: GamepadState? = .dualSenseAtRest
@@ -77,7 +76,6 @@ public final class VirtualDualSense {
         self.macAddress = mac
         encoder = PlayStationInputEncoder(layout: bus == .usb ? PlayStationLayouts.dualSenseUSB() : PlayStationLayouts.dualSenseBluetooth())
         lastReport = encoder.encode(.dualSenseAtRest)
-        encoderLength = lastReport.count
         uhid = try UHIDDevice()
         running = true
         let thread = Thread { [weak self] in self?.pump() }
@@ -135,7 +133,7 @@ public final class VirtualDualSense {
         state.sequence = sequence
         sequence &+= 1
         // Encoded in place: the host writes every forwarded report through here, without allocating.
-        if lastReport.count != encoderLength { lastReport = [UInt8](repeating: 0, count: encoderLength) }
+        if lastReport.count != encoder.layout.length { lastReport = [UInt8](repeating: 0, count: encoder.layout.length) }
         lastReport.withUnsafeMutableBytes { encoder.encode(state, into: $0) }
         try uhid.input(lastReport)
         lastState = state
