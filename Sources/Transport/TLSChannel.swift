@@ -314,24 +314,46 @@ public enum SocketAddress {
 
     /// Connects with a fresh SYN at least every 2 s until `deadline`: the kernel's own SYN backoff
     /// (1, 2, 4, 8 s) spends a 10 s budget on four tries, which a link losing 20 % each way fails
-    /// one time in 60; fresh attempts make that about one in 10⁴. A refused port fails at once.
+    /// one time in 60; fresh attempts make that about one in 10⁴. "No route to host" is retried
+    /// too: on a lossy LAN it means the ARP probes were lost, not that the host is gone. A refused
+    /// port fails at once.
     static func connectTCP(host: String, port: UInt16, deadline: ContinuousClock.Instant, from: String? = nil) throws -> (Int32, sockaddr_in) {
         let addr = try resolve(host, port: port)
+        let name = "\(host):\(port)"
         var window: Duration = .seconds(1)
+        var lastTransientError: Int32?
         while true {
             let attemptEnd = min(deadline, .now + window)
-            if let fd = try attemptTCP(addr, until: attemptEnd, from: from, describing: "\(host):\(port)") {
+            switch try attemptTCP(addr, until: attemptEnd, from: from, describing: name) {
+            case .connected(let fd):
                 setNoDelay(fd)
                 return (fd, addr)
+            case .timedOut:
+                break
+            case .unreachable(let code):
+                lastTransientError = code
+                // The kernel answers at once while the neighbour entry is still failed; wait out the window.
+                let pause = attemptEnd - .now
+                if pause > .zero { Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) * 1e-18) }
             }
             guard attemptEnd < deadline else { break }
             window = .seconds(2)
         }
-        throw TLSError.timedOut("connecting to \(host):\(port) (is the host up and the port open?)")
+        if let code = lastTransientError {
+            throw TLSError.io("cannot connect to \(name): \(String(cString: strerror(code))) for \(connectTimeout) — is the host up and on this network?")
+        }
+        throw TLSError.timedOut("connecting to \(name) (is the host up and the port open?)")
     }
 
-    /// One connect(2); nil if it did not complete by `until`.
-    private static func attemptTCP(_ target: sockaddr_in, until: ContinuousClock.Instant, from: String?, describing name: String) throws -> Int32? {
+    private enum ConnectAttempt {
+        case connected(Int32)
+        case timedOut
+        /// EHOSTUNREACH / ENETUNREACH: worth another try before the deadline.
+        case unreachable(Int32)
+    }
+
+    /// One connect(2).
+    private static func attemptTCP(_ target: sockaddr_in, until: ContinuousClock.Instant, from: String?, describing name: String) throws -> ConnectAttempt {
         var addr = target
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw TLSError.io("cannot make a socket: \(String(cString: strerror(errno)))") }
@@ -345,16 +367,21 @@ public enum SocketAddress {
         if code == EINPROGRESS {
             guard (try? SocketWait.until(fd, events: Int16(POLLOUT), deadline: until)) == true else {
                 close(fd)
-                return nil
+                return .timedOut
             }
             var length = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
         }
-        guard code == 0 else {
+        switch code {
+        case 0:
+            return .connected(fd)
+        case EHOSTUNREACH, ENETUNREACH:
+            close(fd)
+            return .unreachable(code)
+        default:
             close(fd)
             throw TLSError.io("cannot connect to \(name): \(String(cString: strerror(code))) — is 'padgate serve' running there?")
         }
-        return fd
     }
 
     static func setNoDelay(_ fd: Int32) {

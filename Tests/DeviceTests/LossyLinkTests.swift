@@ -95,4 +95,22 @@ final class LossyLinkTests: XCTestCase {
         print("killed client: host released everything after \(ContinuousClock.now - killed)")
     }
 
+
+    /// A lossy LAN loses ARP probes too, and then connect(2) says "No route to host" though the
+    /// host is there: `pair` must keep trying until its deadline rather than give up.
+    func testPairingWaitsOutLostARPProbes() throws {
+        try shell("ip netns exec \(client) tc qdisc change dev pgveth-c root netem loss 100%")
+        let serve = try PadgateProcess(["serve", "--pair", "--virtual", "dualsense", "--address", "10.77.0.1", "--port", "47812"],
+                                       namespace: host, includeStandardError: true)
+        defer { serve.interrupt() }
+        let pinLine = try XCTUnwrap(serve.waitForLine(timeout: .seconds(15)) { $0.contains("pairing PIN") }, "serve printed no PIN")
+        let pin = try XCTUnwrap(pinLine.split(separator: " ").first { $0.count == 6 && $0.allSatisfy(\.isNumber) })
+        let pair = try PadgateProcess(["pair", "10.77.0.1:47812", "--pin", String(pin)], namespace: client, includeStandardError: true)
+        // Three unanswered ARP probes, one a second, put the neighbour entry in FAILED.
+        Thread.sleep(forTimeInterval: 4)
+        XCTAssertTrue(pair.process.isRunning, "pair gave up while the link was down: \(pair.snapshot())")
+        try shell("ip netns exec \(client) tc qdisc change dev pgveth-c root netem loss 0%")
+        pair.process.waitUntilExit()
+        XCTAssertEqual(pair.process.terminationStatus, 0, "pairing failed once the link came back: \(pair.snapshot())")
+    }
 }
