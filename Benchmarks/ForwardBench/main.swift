@@ -37,7 +37,7 @@ guard !reports.isEmpty else { print("no DualSense USB reports in \(arguments[1])
 
 func clientPipeline() throws {
     let slot = PadSlot(0)
-    var decoder = ControllerInputDecoder(model: .dualSenseEdge)
+    var decoder = ControllerInputDecoder(model: .dualSenseEdge)!
     var state = GamepadState()
     var sender = SnapshotSender(slot: slot)
     var lastTouch = TouchSnapshot(slot: slot)
@@ -105,7 +105,7 @@ final class InjectedPad: PadSource {
     let lock = NSLock()
     var pending: [UInt8]?
     let wake: (read: Int32, write: Int32)
-    var decoder = ControllerInputDecoder(model: .dualSense)
+    var decoder = ControllerInputDecoder(model: .dualSense)!
     var state = GamepadState()
     private(set) var controls: PadStateSnapshot
     let touch: TouchSnapshot

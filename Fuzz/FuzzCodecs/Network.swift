@@ -159,7 +159,7 @@ let fuzzCalibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.ca
 func fuzzVirtualPad(_ input: UnsafeRawBufferPointer) {
     var state = GamepadState.dualSenseAtRest
     var counters = WireCodec.Counters()
-    var decoder = ControllerInputDecoder(model: .dualSense)
+    var decoder = ControllerInputDecoder(model: .dualSense)!
     var decoded = GamepadState()
     WireCodec.decode(input, counters: &counters) { message in
         switch message {

@@ -1,24 +1,6 @@
-public enum PadModel: String, Sendable, CaseIterable {
-    case dualSense = "dualsense"
-    case dualSenseEdge = "dualsense-edge"
-    case dualShock4 = "dualshock4"
-    case switchPro = "switch-pro"
-
-    /// Guess from USB/Bluetooth ids (Sony 054c, Nintendo 057e).
-    public init?(vendorID: UInt16, productID: UInt16) {
-        switch (vendorID, productID) {
-        case (0x054C, 0x0CE6): self = .dualSense
-        case (0x054C, 0x0DF2): self = .dualSenseEdge
-        case (0x054C, 0x05C4), (0x054C, 0x09CC), (0x054C, 0x0BA0): self = .dualShock4
-        case (0x057E, 0x2009): self = .switchPro
-        default: return nil
-        }
-    }
-}
-
 public enum InputReportError: Error, Equatable, Sendable, CustomStringConvertible {
     case empty
-    case unknownReport(id: UInt8, length: Int, model: PadModel)
+    case unknownReport(id: UInt8, length: Int, model: PadKind)
     case tooShort(id: UInt8, got: Int, need: Int)
     case badChecksum(id: UInt8)
 
@@ -26,7 +8,7 @@ public enum InputReportError: Error, Equatable, Sendable, CustomStringConvertibl
         switch self {
         case .empty: return "empty input report"
         case .unknownReport(let id, let length, let model):
-            return "\(model.rawValue) does not send a \(length)-byte input report \(hexByte(id)); is the pad model right?"
+            return "\(model.name) does not send a \(length)-byte input report \(hexByte(id)); is the pad model right?"
         case .tooShort(let id, let got, let need): return "input report \(hexByte(id)) is \(got) bytes, needs \(need); it was truncated"
         case .badChecksum(let id): return "Bluetooth input report \(hexByte(id)) fails its CRC32 check (seed 0xA1); dropped"
         }
@@ -56,7 +38,7 @@ struct ButtonLookup: Sendable {
 /// Decodes a pad's input reports into a `GamepadState` without allocating.
 /// Keeps counts so a caller can tell a noisy link (bad CRCs, cut-off reports) from a quiet one.
 public struct ControllerInputDecoder: Sendable {
-    public let model: PadModel
+    public let model: PadKind
     public private(set) var decodedReports = 0
     public private(set) var rejectedChecksums = 0
     /// Reports shorter than their layout (`tooShort`): a truncated read or a transport that cuts reports.
@@ -70,9 +52,12 @@ public struct ControllerInputDecoder: Sendable {
     private let simpleButtons: ButtonLookup
     private enum LayoutChoice { case full, simple, bluetooth }
 
-    public init(model: PadModel) {
+    /// nil for kinds without a typed decoder (`PadKind.hasTypedDecoder`): read those through evdev.
+    public init?(model: PadKind) {
         self.model = model
         switch model {
+        case .xbox, .generic:
+            return nil
         case .dualSense, .switchPro:
             full = PlayStationLayouts.dualSenseUSB()
             bluetooth = PlayStationLayouts.dualSenseBluetooth()

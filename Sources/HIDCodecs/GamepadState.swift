@@ -26,13 +26,51 @@ public struct GamepadButtons: OptionSet, Hashable, Sendable {
     public static let paddleRight = GamepadButtons(rawValue: 1 << 18)
     public static let capture = GamepadButtons(rawValue: 1 << 19)   // Switch capture
 
-    /// Names used by `inspect --json`, in display order.
-    public static let named: [(name: String, button: GamepadButtons)] = [
-        ("south", .south), ("east", .east), ("west", .west), ("north", .north), ("l1", .l1), ("r1", .r1),
-        ("l2", .l2), ("r2", .r2), ("create", .create), ("options", .options), ("l3", .l3), ("r3", .r3),
-        ("ps", .ps), ("touchpad", .touchpad), ("mute", .mute), ("fn_left", .fnLeft), ("fn_right", .fnRight),
-        ("paddle_left", .paddleLeft), ("paddle_right", .paddleRight), ("capture", .capture),
+    /// A button's name in JSON, scripts and `watch`, and the evdev key each Linux driver reports it
+    /// as (linux/input-event-codes.h numbers).
+    public struct Row: Sendable {
+        public var button: GamepadButtons
+        public var name: String
+        /// On the gamepad node, by position, as hid-playstation (and hid-nintendo) report it;
+        /// nil: not a gamepad-node key (the touchpad click is BTN_LEFT on the touchpad node).
+        public var evdevKey: UInt16?
+        public var evdevName: String?
+        /// As xpad reports an Xbox 360 pad: by label, so west (X) is BTN_X = BTN_NORTH's number.
+        public var xpadKey: UInt16?
+    }
+
+    /// The only button table: everything that maps buttons to names or evdev codes reads it.
+    public static let table: [Row] = [
+        Row(button: .south, name: "south", evdevKey: 0x130, evdevName: "BTN_SOUTH", xpadKey: 0x130),     // BTN_A
+        Row(button: .east, name: "east", evdevKey: 0x131, evdevName: "BTN_EAST", xpadKey: 0x131),        // BTN_B
+        Row(button: .west, name: "west", evdevKey: 0x134, evdevName: "BTN_WEST", xpadKey: 0x133),        // BTN_X
+        Row(button: .north, name: "north", evdevKey: 0x133, evdevName: "BTN_NORTH", xpadKey: 0x134),     // BTN_Y
+        Row(button: .l1, name: "l1", evdevKey: 0x136, evdevName: "BTN_TL", xpadKey: 0x136),
+        Row(button: .r1, name: "r1", evdevKey: 0x137, evdevName: "BTN_TR", xpadKey: 0x137),
+        Row(button: .l2, name: "l2", evdevKey: 0x138, evdevName: "BTN_TL2", xpadKey: nil),               // xpad: analog only
+        Row(button: .r2, name: "r2", evdevKey: 0x139, evdevName: "BTN_TR2", xpadKey: nil),
+        Row(button: .create, name: "create", evdevKey: 0x13a, evdevName: "BTN_SELECT", xpadKey: 0x13a),
+        Row(button: .options, name: "options", evdevKey: 0x13b, evdevName: "BTN_START", xpadKey: 0x13b),
+        Row(button: .l3, name: "l3", evdevKey: 0x13d, evdevName: "BTN_THUMBL", xpadKey: 0x13d),
+        Row(button: .r3, name: "r3", evdevKey: 0x13e, evdevName: "BTN_THUMBR", xpadKey: 0x13e),
+        Row(button: .ps, name: "ps", evdevKey: 0x13c, evdevName: "BTN_MODE", xpadKey: 0x13c),
+        Row(button: .touchpad, name: "touchpad", evdevKey: nil, evdevName: nil, xpadKey: nil),
+        Row(button: .mute, name: "mute", evdevKey: 248, evdevName: "KEY_MICMUTE", xpadKey: nil),
+        // DualSense Edge extras, as newer kernels report them (BTN_TRIGGER_HAPPY1...4).
+        Row(button: .fnLeft, name: "fn_left", evdevKey: 0x2c2, evdevName: "BTN_TRIGGER_HAPPY3", xpadKey: nil),
+        Row(button: .fnRight, name: "fn_right", evdevKey: 0x2c3, evdevName: "BTN_TRIGGER_HAPPY4", xpadKey: nil),
+        Row(button: .paddleLeft, name: "paddle_left", evdevKey: 0x2c0, evdevName: "BTN_TRIGGER_HAPPY1", xpadKey: nil),
+        Row(button: .paddleRight, name: "paddle_right", evdevKey: 0x2c1, evdevName: "BTN_TRIGGER_HAPPY2", xpadKey: nil),
+        Row(button: .capture, name: "capture", evdevKey: nil, evdevName: nil, xpadKey: nil),
     ]
+
+    /// Names used by `inspect --json`, in display order.
+    public static let named: [(name: String, button: GamepadButtons)] = table.map { ($0.name, $0.button) }
+
+    public init?(name: String) {
+        guard let row = Self.table.first(where: { $0.name == name }) else { return nil }
+        self = row.button
+    }
 
     public var names: [String] { Self.named.filter { contains($0.button) }.map(\.name) }
 }

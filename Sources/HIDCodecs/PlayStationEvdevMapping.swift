@@ -26,12 +26,10 @@ public struct PlayStationEvdevFrame: Hashable, Sendable {
     }
     public func hash(into h: inout Hasher) { h.combine(absX); h.combine(absY); h.combine(buttons) }
 
-    /// Gamepad key codes as hid-playstation maps them (ps_gamepad_map / the input-event-codes names).
-    public static let gamepadKeys: [(code: String, button: GamepadButtons)] = [
-        ("BTN_WEST", .west), ("BTN_SOUTH", .south), ("BTN_EAST", .east), ("BTN_NORTH", .north),
-        ("BTN_TL", .l1), ("BTN_TR", .r1), ("BTN_TL2", .l2), ("BTN_TR2", .r2),
-        ("BTN_SELECT", .create), ("BTN_START", .options), ("BTN_THUMBL", .l3), ("BTN_THUMBR", .r3), ("BTN_MODE", .ps),
-    ]
+    /// Gamepad key codes as hid-playstation maps them (ps_gamepad_map), from the button table.
+    public static let gamepadKeys: [(code: String, button: GamepadButtons)] =
+        GamepadButtons.table.filter { $0.button.isSubset(of: hidPlayStationKeys) }.compactMap { row in row.evdevName.map { ($0, row.button) } }
+    private static let hidPlayStationKeys: GamepadButtons = [.west, .south, .east, .north, .l1, .r1, .l2, .r2, .create, .options, .l3, .r3, .ps]
 
     /// Value of an event code on a node ("gamepad", "motion_sensors", "touchpad"); nil if that node has no such code.
     public func value(node: String, code: String, slot: Int? = nil) -> Int32? {

@@ -4,15 +4,15 @@ public struct ReportInspector: Sendable {
     public let descriptor: ReportDescriptor?
     public private(set) var decoder: ControllerInputDecoder?
 
-    public init(descriptor: ReportDescriptor?, model: PadModel?) {
+    public init(descriptor: ReportDescriptor?, model: PadKind?) {
         self.descriptor = descriptor
-        decoder = model.map(ControllerInputDecoder.init(model:))
+        decoder = model.flatMap(ControllerInputDecoder.init(model:))
     }
 
     /// Chooses a typed decoder from the recording's ids when it knows the pad.
     public init(device: RecordedDevice) {
         let descriptor = try? ReportDescriptor(bytes: device.descriptor)
-        let model = device.vendorID.flatMap { vid in device.productID.flatMap { PadModel(vendorID: vid, productID: $0) } }
+        let model = device.vendorID.flatMap { vid in device.productID.flatMap { PadKind(vendorID: vid, productID: $0) } }
         self.init(descriptor: descriptor, model: model)
     }
 

@@ -37,22 +37,11 @@ public final class EvdevPadSource: PadSource {
         self.motionCorrection = motionCorrection
         feedback = PadFeedback(pad: pad, options: options)
         feedbackOptions = options
-        arrival = PadArrival(slot: slot, type: Self.wireType(pad.kind), vendorID: pad.vendorID, productID: pad.productID,
+        arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
                              capabilities: Self.capabilities(pad), name: pad.name)
         controls = .neutral(slot)
         touch = TouchSnapshot(slot: slot)
         update()
-    }
-
-    static func wireType(_ kind: PadKind) -> WirePadType {
-        switch kind {
-        case .dualSense: return .dualSense
-        case .dualSenseEdge: return .dualSenseEdge
-        case .dualShock4: return .dualShock4
-        case .switchPro: return .switchPro
-        case .xbox: return .xbox
-        case .generic: return .generic
-        }
     }
 
     static func capabilities(_ pad: Pad) -> WireCapabilities {
@@ -130,12 +119,7 @@ public final class EvdevPadSource: PadSource {
         try feedback.pump()
     }
 
-    public func apply(_ output: HIDOutputMessage) throws {
-        if let color = output.lightbarColor { try feedback.setLightbar(color) }
-        if let leds = output.playerLEDs { try feedback.setPlayerLEDs(leds) }
-        let left = output.leftTriggerEffect, right = output.rightTriggerEffect
-        if left != nil || right != nil { try feedback.setTriggers(left: left, right: right) }
-    }
+    public func apply(_ output: HIDOutputMessage) throws { try feedback.apply(output) }
 
     public var feedbackDeadline: ContinuousClock.Instant? {
         feedback.nextDeadline.map { ContinuousClock.now + ($0 - feedback.now) }

@@ -1,5 +1,6 @@
 import Feedback
 import HIDCodecs
+import PadDevices
 import WireProtocol
 
 /// The host's feedback messages in the terms a pad's outputs use, one place for every source.
@@ -17,4 +18,14 @@ extension HIDOutputMessage {
     /// Trigger blocks that do not decode (a mode padgate does not know) leave the trigger as it is.
     var leftTriggerEffect: TriggerEffect? { fields.contains(.leftTrigger) ? try? TriggerEffect(block: leftTrigger.array) : nil }
     var rightTriggerEffect: TriggerEffect? { fields.contains(.rightTrigger) ? try? TriggerEffect(block: rightTrigger.array) : nil }
+}
+
+extension PadFeedback {
+    /// The HID-level feedback a host sent, on this pad: what the message names, nothing else.
+    func apply(_ output: HIDOutputMessage) throws {
+        if let color = output.lightbarColor { try setLightbar(color) }
+        if let leds = output.playerLEDs { try setPlayerLEDs(leds) }
+        let left = output.leftTriggerEffect, right = output.rightTriggerEffect
+        if left != nil || right != nil { try setTriggers(left: left, right: right) }
+    }
 }

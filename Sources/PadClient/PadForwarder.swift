@@ -46,11 +46,23 @@ public final class PadForwarder {
     public enum SourceChange { case add(PadSource), remove(PadSource) }
     public let changes = Mailbox<SourceChange>()
 
-    var sources: [PadSource] = []
-    var senders: [SnapshotSender] = []
-    var touchSequences: [WireSequence] = []
-    var motionThinning: [MotionThinning] = []
-    var lastTouch: [TouchSnapshot] = []
+    /// One forwarded pad and what the loop remembers of what it sent for it.
+    struct Forwarded {
+        let source: PadSource
+        var sender: SnapshotSender
+        var touchSequence = WireSequence(0)
+        var lastTouch: TouchSnapshot
+        var lastBattery: BatteryReport?
+        var motionThinning = MotionThinning()
+
+        init(_ source: PadSource, schedule: SnapshotSender.Schedule) {
+            self.source = source
+            sender = SnapshotSender(slot: source.arrival.slot, schedule: schedule)
+            lastTouch = TouchSnapshot(slot: source.arrival.slot)
+        }
+    }
+    var pads: [Forwarded] = []
+    var sources: [PadSource] { pads.map(\.source) }
     var connection: TLSConnection?
     var link: DatagramLink?
     var payload = [UInt8](repeating: 0, count: 1400)
@@ -67,31 +79,29 @@ public final class PadForwarder {
         self.knownHosts = knownHosts
     }
 
-    deinit { for source in sources { source.silence() } }
+    deinit { for pad in pads { pad.source.silence() } }
 
     public func add(_ source: PadSource) {
-        sources.append(source)
-        senders.append(SnapshotSender(slot: source.arrival.slot, schedule: configuration.resendSchedule))
-        touchSequences.append(WireSequence(0))
-        motionThinning.append(MotionThinning())
-        lastTouch.append(TouchSnapshot(slot: source.arrival.slot))
-        status.pads = sources.count
-        if link != nil { send(announcement(sources.count - 1, now: .now)) }
+        pads.append(Forwarded(source, schedule: configuration.resendSchedule))
+        status.pads = pads.count
+        if link != nil { send(announcement(pads.count - 1, now: .now)) }
     }
 
     /// A pad's arrival and its current state: the state starts the keep-alives at once, so the
     /// host's lease holds even while the pad sends nothing.
     func announcement(_ index: Int, now: ContinuousClock.Instant) -> [WireMessage] {
-        [.arrival(sources[index].arrival)] + (senders[index].update(sources[index].controls, now: now).map { [.state($0)] } ?? [])
+        let source = pads[index].source
+        pads[index].lastBattery = source.battery
+        return [.arrival(source.arrival)] + (pads[index].sender.update(source.controls, now: now).map { [.state($0)] } ?? [])
+            + (source.battery.map { [.battery($0)] } ?? [])
     }
 
     public func remove(_ source: PadSource) {
-        guard let index = sources.firstIndex(where: { $0 === source }) else { return }
+        guard let index = pads.firstIndex(where: { $0.source === source }) else { return }
         source.silence()
         if link != nil { send([.removal(source.arrival.slot)]) }
-        sources.remove(at: index); senders.remove(at: index); touchSequences.remove(at: index); lastTouch.remove(at: index)
-        motionThinning.remove(at: index)
-        status.pads = sources.count
+        pads.remove(at: index)
+        status.pads = pads.count
     }
 
     func apply(_ change: SourceChange) {
@@ -154,16 +164,13 @@ public final class PadForwarder {
             status.connected = true
             status.session = session
             log("connected to \(name), session \(String(session, radix: 16))")
-            for (i, source) in sources.enumerated() {
-                senders[i] = SnapshotSender(slot: source.arrival.slot, schedule: configuration.resendSchedule)
-                lastTouch[i] = TouchSnapshot(slot: source.arrival.slot)
-            }
-            send(sources.indices.flatMap { announcement($0, now: .now) })
+            pads = pads.map { Forwarded($0.source, schedule: configuration.resendSchedule) }
+            send(pads.indices.flatMap { announcement($0, now: .now) })
         }
     }
 
     func dropLink() {
-        for source in sources { source.silence() }
+        for pad in pads { pad.source.silence() }
         if let link { close(link.socket) }
         link = nil
         connection = nil
@@ -182,18 +189,20 @@ public final class PadForwarder {
         pollSet.add(link.socket, .datagrams)
         pollSet.add(connection.socket, .control)
         pollSet.add(changes.descriptor, .changes)
-        for (index, source) in sources.enumerated() {
-            for descriptor in source.descriptors { pollSet.add(descriptor, .source(index)) }
+        for (index, pad) in pads.enumerated() {
+            for descriptor in pad.source.descriptors { pollSet.add(descriptor, .source(index)) }
         }
-        readySources = [Bool](repeating: false, count: sources.count)
-        outgoing.reserveCapacity(4 * sources.count + 8)
+        readySources = [Bool](repeating: false, count: pads.count)
+        outgoing.reserveCapacity(5 * pads.count + 8)
     }
 
     /// The earliest of every timer the loop keeps: re-sends, feedback, the next ping, host silence.
     func nextDeadline() -> ContinuousClock.Instant {
         var next = min(nextPing, lastHeard + configuration.hostSilenceLimit + .milliseconds(1))
-        for sender in senders { if let due = sender.nextResend, due < next { next = due } }
-        for source in sources { if let due = source.feedbackDeadline, due < next { next = due } }
+        for pad in pads {
+            if let due = pad.sender.nextResend, due < next { next = due }
+            if let due = pad.source.feedbackDeadline, due < next { next = due }
+        }
         return next
     }
 
@@ -224,7 +233,8 @@ public final class PadForwarder {
             if datagrams { receiveFeedback(link) }
 
             outgoing.removeAll(keepingCapacity: true)
-            for (i, source) in sources.enumerated() where readySources[i] {
+            for i in pads.indices where readySources[i] {
+                let source = pads[i].source
                 do {
                     guard try source.readInput() else { continue }
                 } catch {
@@ -233,18 +243,22 @@ public final class PadForwarder {
                     return try forward(until: stop)
                 }
                 let outgoingBefore = outgoing.count
-                if let state = senders[i].update(source.controls, now: now) { outgoing.append(.state(state)) }
+                if let state = pads[i].sender.update(source.controls, now: now) { outgoing.append(.state(state)) }
                 var touch = source.touch
-                if touch.first != lastTouch[i].first || touch.second != lastTouch[i].second {
-                    touch.sequence = touchSequences[i].next
-                    touchSequences[i] = touch.sequence
-                    lastTouch[i] = touch
+                if touch.first != pads[i].lastTouch.first || touch.second != pads[i].lastTouch.second {
+                    touch.sequence = pads[i].touchSequence.next
+                    pads[i].touchSequence = touch.sequence
+                    pads[i].lastTouch = touch
                     outgoing.append(.touch(touch))
+                }
+                if let battery = source.battery, battery != pads[i].lastBattery {
+                    pads[i].lastBattery = battery
+                    outgoing.append(.battery(battery))
                 }
                 var batch = MotionBatch(slot: source.arrival.slot)
                 let riding = outgoing.count > outgoingBefore
                 source.takeMotion { sample in
-                    guard motionThinning[i].offer(sample, now: now, riding: riding) else { return }
+                    guard pads[i].motionThinning.offer(sample, now: now, riding: riding) else { return }
                     guard !batch.append(sample) else { return }
                     outgoing.append(.motion(batch))
                     batch = MotionBatch(slot: source.arrival.slot)
@@ -252,13 +266,14 @@ public final class PadForwarder {
                 }
                 if batch.count > 0 { outgoing.append(.motion(batch)) }
             }
-            for i in senders.indices {
-                guard let state = senders[i].resendIfDue(now: now) else { continue }
+            for i in pads.indices {
+                guard let state = pads[i].sender.resendIfDue(now: now) else { continue }
                 // The announcement rides along, first: a lost arrival must not lose the pad.
-                outgoing.append(.arrival(sources[i].arrival))
+                outgoing.append(.arrival(pads[i].source.arrival))
                 outgoing.append(.state(state))
                 // A lost touch snapshot would otherwise stay lost until the next finger move.
-                if lastTouch[i].first.active || lastTouch[i].second.active { outgoing.append(.touch(lastTouch[i])) }
+                if pads[i].lastTouch.first.active || pads[i].lastTouch.second.active { outgoing.append(.touch(pads[i].lastTouch)) }
+                if let battery = pads[i].lastBattery { outgoing.append(.battery(battery)) }
             }
             if now >= nextPing {
                 pingID &+= 1
@@ -267,7 +282,7 @@ public final class PadForwarder {
                 nextPing = now + (now - lastHeard >= configuration.quietAfter ? configuration.urgentPingInterval : configuration.pingInterval)
             }
             send(outgoing)
-            for source in sources { try? source.pumpFeedback() }
+            for pad in pads { try? pad.source.pumpFeedback() }
             status.sent = link.sent
             status.received = link.received
             status.rejected = link.rejected.values.reduce(0, +)
@@ -285,11 +300,11 @@ public final class PadForwarder {
     func handle(_ message: WireMessage) {
         switch message {
         case .rumble(let lease):
-            guard let source = sources.first(where: { $0.arrival.slot == lease.slot }) else { return }
+            guard let source = pads.first(where: { $0.source.arrival.slot == lease.slot })?.source else { return }
             try? source.apply(lease)
             status.lastFeedback = "rumble \(lease.low)/\(lease.high)"
         case .hidOutput(let output):
-            guard let source = sources.first(where: { $0.arrival.slot == output.slot }) else { return }
+            guard let source = pads.first(where: { $0.source.arrival.slot == output.slot })?.source else { return }
             try? source.apply(output)
             status.lastFeedback = "hid output \(output.fields.rawValue)"
         case .pong(let probe):

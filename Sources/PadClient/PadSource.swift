@@ -10,6 +10,8 @@ public protocol PadSource: AnyObject {
     func readInput() throws -> Bool
     var controls: PadStateSnapshot { get }
     var touch: TouchSnapshot { get }
+    /// The pad's charge, when it reports one in its input (nil: unknown).
+    var battery: BatteryReport? { get }
     /// Hands over the motion samples since the last call (already in deg/s and g), without
     /// allocating: this runs for every report.
     func takeMotion(_ body: (WireMotionSample) -> Void)
@@ -20,4 +22,8 @@ public protocol PadSource: AnyObject {
     func pumpFeedback() throws
     /// Motors to zero; called on exit, signal, link loss and removal.
     func silence()
+}
+
+extension PadSource {
+    public var battery: BatteryReport? { nil }
 }

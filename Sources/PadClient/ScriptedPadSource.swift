@@ -13,18 +13,15 @@ public final class ScriptedPadSource: PadSource {
     public let arrival: PadArrival
     private var player: InputScriptPlayer
     private var scripted = GamepadState.dualSenseAtRest
-    private var decoded = GamepadState()
     private let encoder = PlayStationInputEncoder(layout: PlayStationLayouts.dualSenseUSB())
-    private var decoder = ControllerInputDecoder(model: .dualSense)
-    private let calibration: MotionCalibration
+    private var input: DecodedReportInput
     private var report = [UInt8](repeating: 0, count: 64)
     private let timer: PeriodicTimer
     private let reportInterval: Duration
     private let started = ContinuousClock.now
-    public private(set) var controls: PadStateSnapshot
-    public private(set) var touch: TouchSnapshot
-    private var motion: [WireMotionSample] = []
-    private var lastSensorTime: UInt32?
+    public var controls: PadStateSnapshot { input.controls }
+    public var touch: TouchSnapshot { input.touch }
+    public var battery: BatteryReport? { input.battery }
 
     private var renderer: RumbleRenderer
     private var output = DualSenseOutputState()
@@ -39,12 +36,11 @@ public final class ScriptedPadSource: PadSource {
         player = InputScriptPlayer(script)
         self.reportInterval = reportInterval
         renderer = RumbleRenderer(configuration: configuration)
-        calibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.calibration).calibration) ?? .nominal
+        let calibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.calibration).calibration) ?? .nominal
+        input = DecodedReportInput(decoder: ControllerInputDecoder(model: .dualSense)!, slot: slot, calibration: calibration)
         arrival = PadArrival(slot: slot, type: .dualSense, vendorID: 0x054c, productID: 0x0ce6,
                              capabilities: [.analogTriggers, .rumble, .touchpad, .accelerometer, .gyro, .battery, .rgbLED, .playerLEDs, .adaptiveTriggers],
                              name: "padgate scripted DualSense (in-process)")
-        controls = .neutral(slot)
-        touch = TouchSnapshot(slot: slot)
         timer = try PeriodicTimer(interval: reportInterval)
     }
 
@@ -65,24 +61,15 @@ public final class ScriptedPadSource: PadSource {
 
     /// One input report through the codec, as if read from the pad's hidraw node.
     public func ingest(report: [UInt8]) throws {
-        try decoder.decode(report, into: &decoded)
-        controls = PadSnapshots.controls(decoded, slot: arrival.slot)
-        touch = PadSnapshots.touch(decoded, slot: arrival.slot)
-        let time = PadSnapshots.sensorMicros(decoded)
-        if decoded.hasMotion, time != lastSensorTime {
-            lastSensorTime = time
-            motion.append(PadSnapshots.motion(decoded.motion.first, timestampMicros: time, calibration: calibration))
-            if motion.count > 16 { motion.removeFirst(motion.count - 16) }
+        guard report.withUnsafeBytes({ input.ingest($0) }) else {
+            throw DeviceError.unsupported("the scripted pad's own report did not decode")
         }
     }
 
     /// The pad's state as the script drives it (what a person holding it would be doing).
     public var scriptedState: GamepadState { scripted }
 
-    public func takeMotion(_ body: (WireMotionSample) -> Void) {
-        for sample in motion { body(sample) }
-        motion.removeAll(keepingCapacity: true)
-    }
+    public func takeMotion(_ body: (WireMotionSample) -> Void) { input.takeMotion(body) }
 
     private var now: MonotonicTime { ContinuousClock.now - started }
 

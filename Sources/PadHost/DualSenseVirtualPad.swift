@@ -16,13 +16,34 @@ public final class DualSenseVirtualPad: VirtualPad {
     public init(arrival: PadArrival) throws {
         self.arrival = arrival
         translator = GameOutputTranslator(slot: arrival.slot)
-        device = try VirtualDualSense(bus: .presentedToGames, name: arrival.name.isEmpty ? "padgate DualSense" : arrival.name, phys: PadPhys.hostVirtual,
-                                          idleRepeat: VirtualDualSense.idleReportInterval)
-        calibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.calibration).calibration) ?? .nominal
+        let identity = Self.identity(for: arrival)
+        calibration = identity.calibration
+        device = try VirtualDualSense(kind: identity.kind, bus: .presentedToGames, name: arrival.name.isEmpty ? nil : arrival.name,
+                                      phys: PadPhys.hostVirtual, calibration: identity.calibrationReport,
+                                      firmwareInfo: identity.firmwareInfo, idleRepeat: VirtualDualSense.idleReportInterval)
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
             device.stop()
             throw DeviceError.unsupported("hid-playstation did not bind the virtual DualSense: sudo modprobe hid-playstation")
         }
+    }
+
+    /// What the virtual pad answers the driver and games with: the physical pad's own feature
+    /// reports when the client sent usable ones (a DualSense's), padgate's defaults otherwise. A
+    /// calibration whose scale is implausible is refused: games would compute nonsense from it.
+    static func identity(for arrival: PadArrival) -> (kind: PadKind, calibrationReport: [UInt8], calibration: MotionCalibration, firmwareInfo: [UInt8]) {
+        let kind: PadKind = arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense
+        var report = DualSenseIdentityData.calibration
+        var calibration = (try? CalibrationParser.dualSense(report).calibration) ?? .nominal
+        let sent = arrival.identity.calibration.bytes
+        if arrival.type.isDualSenseFamily, sent.count == DualSenseIdentityData.calibration.count,
+           let parsed = try? CalibrationParser.dualSense(sent, transport: .usb), parsed.warnings.isEmpty {
+            report = sent
+            calibration = parsed.calibration
+        }
+        let firmware = arrival.identity.firmware.bytes
+        let firmwareInfo = arrival.type.isDualSenseFamily && firmware.count == DualSenseIdentityData.firmwareInfo.count && firmware.first == 0x20
+            ? firmware : DualSenseIdentityData.firmwareInfo
+        return (kind, report, calibration, firmwareInfo)
     }
 
     public func apply(_ snapshot: PadStateSnapshot) throws {
@@ -40,6 +61,13 @@ public final class DualSenseVirtualPad: VirtualPad {
             Self.update(&state, with: motion[i], calibration: calibration)
             try device.send(state)
         }
+    }
+
+    public func apply(_ battery: BatteryReport) throws {
+        let status = BatteryStatus(percent: min(battery.percent, 100), state: ChargingState(rawValue: battery.state) ?? .unknown)
+        guard state.battery != status else { return }
+        state.battery = status
+        try device.send(state)
     }
 
     // The pure half of apply: what the virtual pad reports for what the client sent (fuzzed
@@ -111,11 +139,7 @@ public final class XboxVirtualPad: VirtualPad {
 
     /// xpad's codes for an Xbox 360 pad (drivers/input/joystick/xpad.c): A, B, X, Y by their
     /// labels, so the button in the west position (X) is BTN_X (0x133), not BTN_WEST.
-    static let buttonKeys: [(GamepadButtons, UInt32)] = [
-        (.south, EvdevCode.BTN_A), (.east, EvdevCode.BTN_B), (.west, EvdevCode.BTN_X), (.north, EvdevCode.BTN_Y),
-        (.l1, EvdevCode.BTN_TL), (.r1, EvdevCode.BTN_TR), (.create, EvdevCode.BTN_SELECT), (.options, EvdevCode.BTN_START),
-        (.ps, EvdevCode.BTN_MODE), (.l3, EvdevCode.BTN_THUMBL), (.r3, EvdevCode.BTN_THUMBR),
-    ]
+    static let buttonKeys: [(GamepadButtons, UInt32)] = GamepadButtons.table.compactMap { row in row.xpadKey.map { (row.button, UInt32($0)) } }
 
     public func apply(_ s: PadStateSnapshot) throws {
         let buttons = GamepadButtons(rawValue: s.buttons)

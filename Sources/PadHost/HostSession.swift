@@ -116,9 +116,12 @@ public final class HostSession {
         case .motion(let batch):
             guard let pad = pads[batch.slot.rawValue] else { counters.unknownSlot += 1; return }
             do { try pad.apply(batch) } catch { counters.deviceErrors += 1 }
+        case .battery(let battery):
+            guard let pad = pads[battery.slot.rawValue] else { counters.unknownSlot += 1; return }
+            do { try pad.apply(battery) } catch { counters.deviceErrors += 1 }
         case .ping(let probe):
             replies.append(.pong(probe))
-        case .battery, .rumble, .hidOutput, .motionRate, .pong:
+        case .rumble, .hidOutput, .motionRate, .pong:
             break  // not for the host, or nothing to do with it yet
         }
     }

@@ -8,6 +8,7 @@ public protocol VirtualPad: AnyObject {
     func apply(_ state: PadStateSnapshot) throws
     func apply(_ touch: TouchSnapshot) throws
     func apply(_ motion: MotionBatch) throws
+    func apply(_ battery: BatteryReport) throws
     /// Descriptors that become readable when a game sends feedback (uhid output, uinput FF).
     var feedbackDescriptors: [Int32] { get }
     /// Feedback the game produced since the last call, as messages for the client.
@@ -24,4 +25,6 @@ public typealias VirtualPadFactory = (PadArrival) throws -> VirtualPad
 
 extension VirtualPad {
     public var feedbackDeadline: ContinuousClock.Instant? { nil }
+    /// Pads that show no battery (uinput ones) ignore it.
+    public func apply(_ battery: BatteryReport) throws {}
 }

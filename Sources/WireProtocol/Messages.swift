@@ -2,6 +2,8 @@
 /// Every message is `type u8 | length u16 | body`, big-endian, so a receiver skips types it does
 /// not know and ignores trailing fields a newer sender added.
 
+import HIDCodecs
+
 public let wireVersion: UInt8 = 1
 
 /// Which of a client's pads a message is about. Assigned by the client, 0...maxPads-1.
@@ -23,9 +25,6 @@ public struct WireSequence: Hashable, Sendable {
     public var next: WireSequence { WireSequence(rawValue &+ 1) }
 }
 
-public enum WirePadType: UInt8, Sendable, CaseIterable {
-    case generic = 0, dualSense = 1, dualSenseEdge = 2, dualShock4 = 3, switchPro = 4, xbox = 5
-}
 
 public struct WireCapabilities: OptionSet, Hashable, Sendable {
     public var rawValue: UInt32
@@ -42,17 +41,67 @@ public struct WireCapabilities: OptionSet, Hashable, Sendable {
     public static let adaptiveTriggers = WireCapabilities(rawValue: 1 << 9)
 }
 
+/// One feature report, byte for byte as the physical pad answers it, in fixed storage: arrivals
+/// ride every keep-alive, and decoding one must not allocate.
+public struct FeatureReportBytes: Equatable, Sendable {
+    public static let capacity = 64
+    public private(set) var count = 0
+    private var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+    public init() {}
+    /// Nil when `bytes` is longer than `capacity`.
+    public init?(_ bytes: some Collection<UInt8>) {
+        guard bytes.count <= Self.capacity else { return nil }
+        count = bytes.count
+        withUnsafeMutableBytes(of: &storage) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+    }
+    init(_ raw: UnsafeRawBufferPointer) {
+        count = min(raw.count, Self.capacity)
+        withUnsafeMutableBytes(of: &storage) { for i in 0..<count { $0[i] = raw[i] } }
+    }
+
+    public var isEmpty: Bool { count == 0 }
+    public subscript(i: Int) -> UInt8 {
+        precondition(i < count)
+        return withUnsafeBytes(of: storage) { $0[i] }
+    }
+    /// The report (allocates: for making a pad, not for the per-report path).
+    public var bytes: [UInt8] { withUnsafeBytes(of: storage) { Array($0.prefix(count)) } }
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: storage) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+    }
+    public static func == (a: Self, b: Self) -> Bool {
+        a.count == b.count && a.withBytes { x in b.withBytes { y in x.elementsEqual(y) } }
+    }
+}
+
+/// What the host's virtual pad needs to answer drivers and games as the physical pad does: its
+/// IMU calibration (so the host computes the same physical units from the same raw counts) and
+/// its firmware information. Empty fields: the host uses its own defaults.
+public struct PadIdentity: Equatable, Sendable {
+    /// Feature report 0x05 of a DualSense (41 bytes), 0x02 of a USB DualShock 4 (37 bytes).
+    public var calibration = FeatureReportBytes()
+    /// Feature report 0x20 of a DualSense (64 bytes).
+    public var firmware = FeatureReportBytes()
+    public init(calibration: FeatureReportBytes = .init(), firmware: FeatureReportBytes = .init()) {
+        self.calibration = calibration; self.firmware = firmware
+    }
+}
+
 public struct PadArrival: Equatable, Sendable {
     public var slot: PadSlot
-    public var type: WirePadType
+    public var type: PadKind
     public var vendorID: UInt16
     public var productID: UInt16
     public var capabilities: WireCapabilities
     /// At most 64 bytes of UTF-8 on the wire.
     public var name: String
-    public init(slot: PadSlot, type: WirePadType, vendorID: UInt16, productID: UInt16, capabilities: WireCapabilities, name: String) {
+    /// Trailing fields: a sender before them omits them, a receiver before them ignores them.
+    public var identity: PadIdentity
+    public init(slot: PadSlot, type: PadKind, vendorID: UInt16, productID: UInt16, capabilities: WireCapabilities, name: String,
+                identity: PadIdentity = .init()) {
         self.slot = slot; self.type = type; self.vendorID = vendorID; self.productID = productID
-        self.capabilities = capabilities; self.name = name
+        self.capabilities = capabilities; self.name = name; self.identity = identity
     }
 }
 

@@ -1,3 +1,4 @@
+import HIDCodecs
 /// Encodes and decodes `WireMessage`s inside a datagram payload: `version u8`, then messages.
 public enum WireCodec {
     /// Room for a name on the wire; longer names are cut at a character boundary.
@@ -32,6 +33,8 @@ public enum WireCodec {
             if length > maxNameBytes { length = utf8Prefix(Array(a.name.utf8), maxBytes: maxNameBytes).count }
             try w.u8(UInt8(length))
             for byte in a.name.utf8.prefix(length) { try w.u8(byte) }
+            try write(a.identity.calibration, &w)
+            try write(a.identity.firmware, &w)
         case .removal(let slot):
             try w.u8(slot.rawValue)
         case .state(let s):
@@ -106,20 +109,34 @@ public enum WireCodec {
         }
     }
 
+    static func write(_ report: FeatureReportBytes, _ w: inout WireWriter) throws(WireError) {
+        try w.u8(UInt8(report.count))
+        for i in 0..<report.count { try w.u8(report[i]) }
+    }
+
+    static func featureReport(_ r: inout WireReader) throws(WireError) -> FeatureReportBytes {
+        let length = Int(try r.u8())
+        guard length <= FeatureReportBytes.capacity else { throw .malformed("a feature report longer than \(FeatureReportBytes.capacity) bytes") }
+        return FeatureReportBytes(try r.slice(length))
+    }
+
     static func decodeBody(_ type: WireMessageType, _ reader: WireReader) throws(WireError) -> WireMessage {
         var r = reader
         switch type {
         case .arrival:
             let slot = try WireLimits.checkSlot(try r.u8())
             let typeByte = try r.u8()
-            guard let type = WirePadType(rawValue: typeByte) else { throw .malformed("pad type \(typeByte)") }
+            guard let type = PadKind(rawValue: typeByte) else { throw .malformed("pad type \(typeByte)") }
             let vendor = try r.u16(), product = try r.u16()
             let caps = WireCapabilities(rawValue: try r.u32())
             let nameLength = Int(try r.u8())
             guard nameLength <= maxNameBytes else { throw .malformed("pad name longer than \(maxNameBytes) bytes") }
             let name = try WireLimits.checkName(try r.slice(nameLength))
+            var identity = PadIdentity()
+            if r.remaining > 0 { identity.calibration = try featureReport(&r) }
+            if r.remaining > 0 { identity.firmware = try featureReport(&r) }
             return .arrival(PadArrival(slot: slot, type: type, vendorID: vendor,
-                                       productID: product, capabilities: caps, name: name))
+                                       productID: product, capabilities: caps, name: name, identity: identity))
         case .removal:
             return .removal(try WireLimits.checkSlot(try r.u8()))
         case .state:

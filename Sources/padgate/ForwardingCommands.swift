@@ -166,6 +166,8 @@ struct ForwardCommand: ParsableCommand {
     @Flag(help: "Forward every pad, including ones plugged in later (the default without --pad).") var all = false
     @Option(help: "Stop after this many seconds.") var duration: Double?
     @Flag(help: "No live status line.") var quiet = false
+    @Flag(help: "Read every pad through evdev, even DualSense, DualSense Edge and DualShock 4 pads padgate would read from hidraw (their raw reports: paddles, battery, the pad's own calibration).")
+    var evdev = false
 
     func validate() throws {
         if all && pad != nil { throw ValidationError("use --pad or --all, not both") }
@@ -182,7 +184,7 @@ struct ForwardCommand: ParsableCommand {
         let selector = try pad.map(PadSelector.init)
         // Hot-plug on a thread of its own: opening a pad (and reading its calibration) can wait on
         // the kernel, and the forwarding loop must not (a stall there would expire the host's lease).
-        let plugging = HotPlugFeeder(monitor: monitor, selector: selector, forwarder: forwarder)
+        let plugging = HotPlugFeeder(monitor: monitor, selector: selector, forwarder: forwarder, preferHidraw: !evdev)
         let pluggingThread = JoinableThread { plugging.run() }
         defer { plugging.stop(); pluggingThread.join() }
         if !quiet {
@@ -210,13 +212,15 @@ final class HotPlugFeeder: @unchecked Sendable {
     let monitor: PadMonitor
     let selector: PadSelector?
     let forwarder: PadForwarder
-    private var sources: [String: EvdevPadSource] = [:]
+    let preferHidraw: Bool
+    private var sources: [String: PadSource] = [:]
     private var nextSlot: UInt8 = 0
     private let wake = WakePipe()
     private let lock = NSLock()
     private var stopped = false
 
-    init(monitor: PadMonitor, selector: PadSelector?, forwarder: PadForwarder) {
+    init(monitor: PadMonitor, selector: PadSelector?, forwarder: PadForwarder, preferHidraw: Bool) {
+        self.preferHidraw = preferHidraw
         self.monitor = monitor
         self.selector = selector
         self.forwarder = forwarder
@@ -264,15 +268,31 @@ final class HotPlugFeeder: @unchecked Sendable {
         guard sources[candidate.id] == nil, !candidate.isHostVirtualPad,
               selector.map({ $0.matches(candidate, at: index) }) ?? true else { return }
         do {
-            let source = try EvdevPadSource(pad: candidate, slot: PadSlot(nextSlot))
+            let (source, path, corrected) = try open(candidate)
             nextSlot &+= 1
             sources[candidate.id] = source
             forwarder.changes.post(.add(source))
-            let corrected = source.motionCorrection == nil ? "" : " (with the gyro correction 'padgate calibrate' stored)"
-            note("padgate forward: forwarding \(candidate.kind.displayName) \(candidate.name) as slot \(source.arrival.slot.rawValue)\(corrected)")
+            let correction = corrected ? " (with the gyro correction 'padgate calibrate' stored)" : ""
+            note("padgate forward: forwarding \(candidate.kind.displayName) \(candidate.name) from \(path) as slot \(source.arrival.slot.rawValue)\(correction)")
         } catch {
             note("padgate forward: cannot read \(candidate.name): \(error)")
         }
+    }
+
+    /// hidraw first, for pads with a typed decoder; evdev for the rest, and when hidraw cannot be
+    /// opened (said here, once per pad).
+    func open(_ pad: Pad) throws -> (PadSource, String, corrected: Bool) {
+        let slot = PadSlot(nextSlot)
+        if preferHidraw, HidrawPadSource.reads(pad), let hidraw = pad.hidraw {
+            do {
+                let source = try HidrawPadSource(pad: pad, slot: slot)
+                return (source, hidraw, source.motionCorrection != nil)
+            } catch {
+                note("padgate forward: cannot read \(pad.name) from \(hidraw) (\(error)); reading its evdev nodes instead")
+            }
+        }
+        let source = try EvdevPadSource(pad: pad, slot: slot)
+        return (source, pad.gamepadNode?.path ?? "evdev", source.motionCorrection != nil)
     }
 }
 

@@ -66,7 +66,7 @@ struct PadJSON: Encodable {
 
     init(_ pad: Pad, index: Int? = nil) {
         self.index = index
-        type = pad.kind.rawValue; bus = pad.bus.rawValue; name = pad.name; uniq = pad.uniq; phys = pad.phys
+        type = pad.kind.name; bus = pad.bus.rawValue; name = pad.name; uniq = pad.uniq; phys = pad.phys
         vendor_id = String(format: "%04x", pad.vendorID); product_id = String(format: "%04x", pad.productID)
         hidraw = pad.hidraw; evdev = pad.evdev; capabilities = pad.capabilities.names; syspath = pad.id
         made_by_padgate = pad.madeByPadgate

@@ -127,7 +127,7 @@ struct CalibrationReport {
     var json: JSONValue {
         func vector(_ v: MotionVector) -> JSONValue { .array(v.all.map(JSONValue.double)) }
         var members: [(String, JSONValue)] = [
-            ("pad", .object([("type", .string(pad.kind.rawValue)), ("name", .string(pad.name)), ("vid_pid", .string(pad.vidpid)),
+            ("pad", .object([("type", .string(pad.kind.name)), ("name", .string(pad.name)), ("vid_pid", .string(pad.vidpid)),
                              ("serial", .string(pad.uniq)), ("motion_node", .string(motionNode))])),
         ]
         if let factory { members.append(("factory_calibration", CalibrationParser.json(factory.result))) }

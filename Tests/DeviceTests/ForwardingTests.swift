@@ -103,4 +103,94 @@ final class ForwardingTests: XCTestCase {
         XCTAssertNotNil(eventually(timeout: .seconds(5)) { udev.pads().contains { $0.isHostVirtualPad } ? nil : true },
                         "the virtual pad was not removed")
     }
+
+    /// A calibration no padgate default has: gyro bias and asymmetric ranges, a slower speed, an
+    /// accelerometer off centre. Within the 4× of nominal the parsers accept.
+    static let edgeCalibration: [UInt8] = {
+        var report = [UInt8](repeating: 0, count: 41)
+        report[0] = 0x05
+        func put(_ offset: Int, _ value: Int16) {
+            report[offset] = UInt8(truncatingIfNeeded: value); report[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
+        }
+        for axis in 0..<3 {
+            put(1 + 2 * axis, Int16(40 * (axis + 1)))                                                  // gyro bias
+            put(7 + 4 * axis, Int16(9100 + 150 * axis)); put(9 + 4 * axis, Int16(-7300 - 90 * axis))   // gyro plus, minus
+            put(23 + 4 * axis, Int16(8350 - 60 * axis)); put(25 + 4 * axis, Int16(-8010 + 25 * axis))  // accel plus, minus
+        }
+        put(19, 540); put(21, 530)                                                                     // gyro speed plus, minus
+        return report
+    }()
+
+    /// Raw fidelity: a DualSense Edge with its own calibration, forwarded (read from hidraw), is an
+    /// Edge on the host that answers the driver with the physical pad's calibration and firmware,
+    /// so the host kernel's calibrated motion equals the client kernel's within 1 LSB, and the
+    /// back paddles and Fn buttons (which no evdev node of this kernel carries) arrive. Read
+    /// through evdev instead (`forward --evdev`), every one of these checks fails: the host shows
+    /// a plain DualSense with padgate's default reports, its gyro hundreds of LSB off, no paddles.
+    func testAForwardedEdgeIsAnEdgeWithThePadsOwnCalibrationAndPaddles() throws {
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        defer { unsetenv("PADGATE_STATE_DIR") }
+        var firmware = DualSenseIdentityData.firmwareInfo
+        firmware[DualSenseIdentityData.updateVersionOffset] = 0x31  // not the default either
+        let physical = try VirtualDualSense(kind: .dualSenseEdge, bus: .usb, calibration: Self.edgeCalibration, firmwareInfo: firmware)
+        defer { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
+        XCTAssertEqual(physicalPad.kind, .dualSenseEdge)
+
+        let port = String(47950 + Int.random(in: 0..<40))
+        let serve = try startPairedServe(["--virtual", "dualsense"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"], includeStandardError: true)
+        defer { forward.interrupt() }
+        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(15)) {
+            udev.pads().first { $0.isHostVirtualPad && $0.evdev.count == 3 && $0.hidraw != nil && $0.capabilities.contains(.battery) }
+        }, "the host never created its virtual pad")
+        XCTAssertEqual(virtualPad.kind, .dualSenseEdge, "a forwarded Edge must be an Edge on the host")
+        XCTAssertTrue(forward.snapshot().contains { $0.contains("from \(physicalPad.hidraw!)") }, "forward did not read the pad from hidraw: \(forward.snapshot())")
+
+        // The host pad answers with the physical pad's feature reports (it presents Bluetooth, so
+        // its own CRC replaces the last four bytes).
+        let host = try HIDRawDevice(path: try XCTUnwrap(virtualPad.hidraw))
+        XCTAssertEqual(Array(try host.featureReport(0x05, length: 41).prefix(37)), Array(Self.edgeCalibration.prefix(37)))
+        XCTAssertEqual(Array(try host.featureReport(0x20, length: 64).prefix(60)), Array(firmware.prefix(60)))
+
+        // Motion: three raw vectors; each must read the same on both kernels' evdev nodes.
+        let physicalReader = try LivePadReader(pad: physicalPad), hostReader = try LivePadReader(pad: virtualPad)
+        var input = GamepadState.dualSenseAtRest
+        let vectors = [(Vector3(x: 1477, y: -903, z: 25), Vector3(x: 812, y: 7911, z: -1204)),
+                       (Vector3(x: -12001, y: 3, z: 9000), Vector3(x: -4096, y: 300, z: 4096)),
+                       (Vector3(x: 7, y: -7, z: -31000), Vector3(x: 20, y: -8000, z: 1))]
+        for (gyro, accel) in vectors {
+            input.motion.first = MotionSample(gyro: gyro, accel: accel)
+            var last: (physical: [Int32], host: [Int32]) = ([], [])
+            let matched = try eventually(timeout: .seconds(5)) { () throws -> Bool? in
+                input.sensorTimestamp &+= 12_000
+                try physical.send(input)
+                _ = Poll.wait(physicalReader.fileDescriptors + hostReader.fileDescriptors, timeout: .milliseconds(20))
+                _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
+                let p = physicalReader.snapshot(), h = hostReader.snapshot()
+                last = ((p.gyro ?? []) + (p.accel ?? []), (h.gyro ?? []) + (h.accel ?? []))
+                guard last.physical.count == 6, last.host.count == 6, last.physical != [0, 0, 0, 0, 0, 0] else { return nil }
+                return zip(last.physical, last.host).allSatisfy { abs($0 - $1) <= 1 } ? true : nil
+            }
+            XCTAssertNotNil(matched, "gyro+accel for raw \(gyro) \(accel): client evdev \(last.physical), host evdev \(last.host)")
+        }
+
+        // Paddles and Fn buttons: read back from the host pad's raw reports.
+        input.buttons = [.paddleLeft, .fnRight, .south]
+        try host.setNonBlocking()
+        var decoder = try XCTUnwrap(ControllerInputDecoder(model: .dualSenseEdge))
+        var seen = GamepadState()
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let arrived = try eventually(timeout: .seconds(5)) { () throws -> Bool? in
+            try physical.send(input)
+            usleep(10_000)
+            while case let n = try buffer.withUnsafeMutableBufferPointer({ try host.read(into: $0, timeout: .zero) }), n > 0 {
+                if (try? decoder.decode(Array(buffer[0..<n]), into: &seen)) != nil, seen.buttons.contains([.paddleLeft, .fnRight, .south]) { return true }
+            }
+            return nil
+        }
+        XCTAssertNotNil(arrived, "the paddles never reached the host pad: last buttons \(seen.buttons.names)")
+    }
 }

@@ -21,11 +21,11 @@ final class KernelSelftestVectorTests: XCTestCase {
         let devices = try XCTUnwrap(vectors["devices"] as? [String: [String: Any]])
         var steps = 0, expectations = 0
         for (name, device) in devices.sorted(by: { $0.key < $1.key }) {
-            let model: PadModel = name.hasPrefix("dualsense") ? .dualSense : .dualShock4
+            let model: PadKind = name.hasPrefix("dualsense") ? .dualSense : .dualShock4
             let calibration = try calibration(for: name)
             for testCase in device["cases"] as! [[String: Any]] {
                 let label = "\(name) / \(testCase["test"]!)"
-                var decoder = ControllerInputDecoder(model: model)
+                var decoder = ControllerInputDecoder(model: model)!
                 var mapper = PlayStationEvdevMapper(calibration: calibration)
                 var state = GamepadState()
                 try decoder.decode(Fixture.hex(testCase["initial_report"] as! String), into: &state)

@@ -1,4 +1,5 @@
 import Foundation
+import HIDCodecs
 
 /// Groups udev devices into one `Pad` per physical controller. Pure: the input is a snapshot of
 /// udev records, so it is tested without devices.
@@ -53,7 +54,7 @@ public enum PadGrouping {
         let gamepadRecord = events.first { role(of: $0) == .gamepad } ?? events[0]
 
         let ids = identity(gamepadRecord)
-        let kind = PadKind.classify(vendor: ids.vendor, product: ids.product)
+        let kind = PadKind(vendorID: ids.vendor, productID: ids.product)
 
         var caps: PadCapabilities = []
         let ff = gamepadRecord.nearest("input")?.attributes["capabilities/ff"] ?? ""

@@ -1,37 +1,4 @@
-/// The kind of controller, from its USB/Bluetooth ids. Decides which report codecs and
-/// feedback paths apply.
-public enum PadKind: String, Codable, Sendable, CaseIterable {
-    case dualSense = "dualsense"
-    case dualSenseEdge = "dualsense-edge"
-    case dualShock4 = "dualshock4"
-    case switchPro = "switch-pro"
-    case xbox = "xbox"
-    case generic = "generic"
-
-    public static func classify(vendor: UInt16, product: UInt16) -> PadKind {
-        switch (vendor, product) {
-        case (0x054c, 0x0ce6): return .dualSense
-        case (0x054c, 0x0df2): return .dualSenseEdge
-        case (0x054c, 0x05c4), (0x054c, 0x09cc), (0x054c, 0x0ba0): return .dualShock4
-        case (0x057e, 0x2009): return .switchPro
-        case (0x045e, _): return .xbox
-        default: return .generic
-        }
-    }
-
-    public var displayName: String {
-        switch self {
-        case .dualSense: return "DualSense"
-        case .dualSenseEdge: return "DualSense Edge"
-        case .dualShock4: return "DualShock 4"
-        case .switchPro: return "Switch Pro"
-        case .xbox: return "Xbox"
-        case .generic: return "Gamepad"
-        }
-    }
-
-    public var isDualSenseFamily: Bool { self == .dualSense || self == .dualSenseEdge }
-}
+import HIDCodecs
 
 /// The `phys` strings padgate gives the devices it creates.
 public enum PadPhys {

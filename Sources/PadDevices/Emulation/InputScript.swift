@@ -137,8 +137,8 @@ extension GamepadState {
 
     public mutating func apply(_ change: InputScript.Change) {
         switch change {
-        case .press(let names): for name in names { buttons.insert(GamepadButtons(named: name)) }
-        case .release(let names): for name in names { buttons.remove(GamepadButtons(named: name)) }
+        case .press(let names): for name in names { buttons.insert(GamepadButtons(name: name) ?? []) }
+        case .release(let names): for name in names { buttons.remove(GamepadButtons(name: name) ?? []) }
         case .dpad(let name): dpad = DPad.allCases.first { $0.name == name } ?? .none
         case .leftStick(let x, let y): leftStick = StickPosition(x: UInt16(x), y: UInt16(y))
         case .rightStick(let x, let y): rightStick = StickPosition(x: UInt16(x), y: UInt16(y))
@@ -160,8 +160,3 @@ extension GamepadState {
     }
 }
 
-extension GamepadButtons {
-    init(named name: String) {
-        self = GamepadButtons.named.first { $0.name == name }?.button ?? []
-    }
-}

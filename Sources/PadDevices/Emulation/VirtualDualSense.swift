@@ -61,20 +61,40 @@ public final class VirtualDualSense {
 
     /// Feature report 0x05 as the pad answers it (Bluetooth: the CRC is stamped over the last 4 bytes).
     public let calibration: [UInt8]
+    /// Feature report 0x20: build date, hardware and firmware versions (SDL reads the update version).
+    public let firmwareInfo: [UInt8]
+    /// DualSense or DualSense Edge: the Edge has its own product id and reports its paddles and Fn
+    /// buttons in bits a plain DualSense leaves clear.
+    public let kind: PadKind
+
+    /// The names real pads give themselves over USB (hid-playstation and SDL match on ids, not names).
+    public static func defaultName(_ kind: PadKind) -> String {
+        kind == .dualSenseEdge ? "Sony Interactive Entertainment DualSense Edge Wireless Controller"
+                               : "Sony Interactive Entertainment DualSense Wireless Controller"
+    }
 
     /// - Parameter macAddress: the pad's address; hid-playstation refuses a second pad with the same
     ///   one, so each emulated pad gets a random locally administered address unless given one.
     /// - Parameter calibration: the IMU calibration the driver reads at probe (41 bytes, id 0x05).
-    public init(bus: Bus = .presentedToGames, name: String = "Sony Interactive Entertainment DualSense Wireless Controller",
+    /// - Parameter firmwareInfo: feature report 0x20 (64 bytes).
+    public init(kind: PadKind = .dualSense, bus: Bus = .presentedToGames, name: String? = nil,
                 macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
-                calibration: [UInt8] = DualSenseIdentityData.calibration, idleRepeat: Duration? = nil) throws {
+                calibration: [UInt8] = DualSenseIdentityData.calibration, firmwareInfo: [UInt8] = DualSenseIdentityData.firmwareInfo,
+                idleRepeat: Duration? = nil) throws {
+        guard kind.isDualSenseFamily, let ids = kind.canonicalIDs else {
+            throw DeviceError.unsupported("a virtual DualSense cannot be a \(kind.displayName)")
+        }
+        self.kind = kind
         self.bus = bus
         self.idleRepeat = idleRepeat
         self.calibration = calibration
+        self.firmwareInfo = firmwareInfo
         var mac = macAddress ?? (0..<6).map { _ in UInt8.random(in: 0...255) }
         if macAddress == nil { mac[0] = (mac[0] & 0xfc) | 0x02 }
         self.macAddress = mac
-        encoder = PlayStationInputEncoder(layout: bus == .usb ? PlayStationLayouts.dualSenseUSB() : PlayStationLayouts.dualSenseBluetooth())
+        let buttons = kind == .dualSenseEdge ? PlayStationLayouts.dualSenseEdgeButtons : PlayStationLayouts.dualSenseButtons
+        encoder = PlayStationInputEncoder(layout: bus == .usb ? PlayStationLayouts.dualSenseUSB(buttons: buttons)
+                                                              : PlayStationLayouts.dualSenseBluetooth(buttons: buttons))
         lastReport = encoder.encode(.dualSenseAtRest)
         uhid = try UHIDDevice()
         running = true
@@ -83,8 +103,8 @@ public final class VirtualDualSense {
         pumpThread = thread
         thread.start()
         let identity = UHIDDevice.Identity(
-            name: name, phys: phys, uniq: uniq,
-            bus: bus == .usb ? .usb : .bluetooth, vendorID: 0x054c, productID: 0x0ce6, version: bus == .usb ? 0x8111 : Self.bluetoothVersion)
+            name: name ?? Self.defaultName(kind), phys: phys, uniq: uniq,
+            bus: bus == .usb ? .usb : .bluetooth, vendorID: ids.vendor, productID: ids.product, version: bus == .usb ? 0x8111 : Self.bluetoothVersion)
         do {
             try uhid.create(identity, descriptor: bus == .usb ? DualSenseIdentityData.usbDescriptor
                                                                : DualSenseIdentityData.bluetoothDescriptor)
@@ -243,7 +263,7 @@ public final class VirtualDualSense {
         case 0x09:
             // Pairing info: the pad's MAC, least significant byte first.
             report = [0x09] + macAddress.reversed() + [UInt8](repeating: 0, count: 13)
-        case 0x20: report = DualSenseIdentityData.firmwareInfo
+        case 0x20: report = firmwareInfo
         default: return nil
         }
         if bus == .bt { BluetoothCRC.stamp(seed: .feature, report: &report) }

@@ -25,6 +25,24 @@ public final class HIDRawDevice {
 
     deinit { hid_close(handle) }
 
+    /// The node's descriptor, for poll(2): hidapi has no call for it, but its hidraw backend keeps
+    /// the fd as the first field of its handle. That is checked, not trusted: the fd must be open
+    /// on this very device node, else this throws and the caller reads the pad another way.
+    public func pollDescriptor() throws -> Int32 {
+        let candidate = UnsafeRawPointer(handle).load(as: Int32.self)
+        var opened = stat(), node = stat()
+        guard candidate >= 0, fstat(candidate, &opened) == 0, stat(path, &node) == 0,
+              opened.st_mode & S_IFMT == S_IFCHR, opened.st_rdev == node.st_rdev else {
+            throw DeviceError.unsupported("this hidapi keeps its hidraw descriptor elsewhere; cannot wait on \(path)")
+        }
+        return candidate
+    }
+
+    /// Reads return at once with 0 when no report is queued (for a poll loop).
+    public func setNonBlocking() throws {
+        guard hid_set_nonblocking(handle, 1) == 0 else { throw failure("set non-blocking") }
+    }
+
     /// Reads one input report into `buffer`; returns its length, or 0 if `timeout` passed first.
     public func read(into buffer: UnsafeMutableBufferPointer<UInt8>, timeout: Duration) throws -> Int {
         let ms = Int32(clamping: timeout.milliseconds)

@@ -1,6 +1,7 @@
 import CEvdev
 import CLinuxInput
 import Glibc
+import HIDCodecs
 
 /// A virtual evdev gamepad made through /dev/uinput with libevdev's uinput API, laid out like an
 /// Xbox 360 pad under xpad (the layout games and SDL expect from a generic pad).
@@ -24,9 +25,7 @@ public final class UInputGamepad {
 
         /// What xpad gives an Xbox 360 pad; SDL and games expect this of a generic pad too.
         public static let xbox360 = Layout(
-            keys: [EvdevCode.BTN_SOUTH, EvdevCode.BTN_EAST, EvdevCode.BTN_NORTH, EvdevCode.BTN_WEST,
-                   EvdevCode.BTN_TL, EvdevCode.BTN_TR, EvdevCode.BTN_SELECT, EvdevCode.BTN_START,
-                   EvdevCode.BTN_MODE, EvdevCode.BTN_THUMBL, EvdevCode.BTN_THUMBR],
+            keys: GamepadButtons.table.compactMap { $0.xpadKey.map(UInt32.init) },
             axes: [Axis(code: EvdevCode.ABS_X, range: -32768...32767, fuzz: 16, flat: 128),
                    Axis(code: EvdevCode.ABS_Y, range: -32768...32767, fuzz: 16, flat: 128),
                    Axis(code: EvdevCode.ABS_RX, range: -32768...32767, fuzz: 16, flat: 128),

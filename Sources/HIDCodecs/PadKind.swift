@@ -1,0 +1,98 @@
+/// Which pad this is. The one table of USB/Bluetooth ids padgate knows lives here; discovery,
+/// the decoders, the wire (its pad type byte is the raw value), the host's virtual pads and the
+/// CLI all ask this type. Raw values are part of the wire format: never renumber, add at the end.
+public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    case generic = 0, dualSense = 1, dualSenseEdge = 2, dualShock4 = 3, switchPro = 4, xbox = 5
+
+    private struct KnownIDs {
+        var vendor: UInt16
+        /// nil: every product of the vendor.
+        var product: UInt16?
+        var kind: PadKind
+    }
+
+    /// Sony 054c, Nintendo 057e, Microsoft 045e (hid-ids.h, SDL's controller_list.h).
+    private static let knownIDs: [KnownIDs] = [
+        KnownIDs(vendor: 0x054c, product: 0x0ce6, kind: .dualSense),
+        KnownIDs(vendor: 0x054c, product: 0x0df2, kind: .dualSenseEdge),
+        KnownIDs(vendor: 0x054c, product: 0x05c4, kind: .dualShock4),
+        KnownIDs(vendor: 0x054c, product: 0x09cc, kind: .dualShock4),
+        KnownIDs(vendor: 0x054c, product: 0x0ba0, kind: .dualShock4),  // the DS4 USB wireless adaptor
+        KnownIDs(vendor: 0x057e, product: 0x2009, kind: .switchPro),
+        KnownIDs(vendor: 0x045e, product: nil, kind: .xbox),
+    ]
+
+    public init(vendorID: UInt16, productID: UInt16) {
+        self = Self.knownIDs.first { $0.vendor == vendorID && ($0.product == nil || $0.product == productID) }?.kind ?? .generic
+    }
+
+    /// The ids a virtual pad of this kind presents (the first the table lists for it).
+    public var canonicalIDs: (vendor: UInt16, product: UInt16)? {
+        Self.knownIDs.first { $0.kind == self && $0.product != nil }.map { ($0.vendor, $0.product!) }
+    }
+
+    /// The name scripts and JSON use.
+    public var name: String {
+        switch self {
+        case .generic: "generic"
+        case .dualSense: "dualsense"
+        case .dualSenseEdge: "dualsense-edge"
+        case .dualShock4: "dualshock4"
+        case .switchPro: "switch-pro"
+        case .xbox: "xbox"
+        }
+    }
+
+    public init?(name: String) {
+        guard let kind = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = kind
+    }
+
+    public var description: String { name }
+
+    public var displayName: String {
+        switch self {
+        case .generic: "Gamepad"
+        case .dualSense: "DualSense"
+        case .dualSenseEdge: "DualSense Edge"
+        case .dualShock4: "DualShock 4"
+        case .switchPro: "Switch Pro"
+        case .xbox: "Xbox"
+        }
+    }
+
+    public var isDualSenseFamily: Bool { self == .dualSense || self == .dualSenseEdge }
+    public var isPlayStation: Bool { isDualSenseFamily || self == .dualShock4 }
+
+    /// Pads whose raw HID reports `ControllerInputDecoder` reads: forwarded from hidraw, nothing lost.
+    public var hasTypedDecoder: Bool { isPlayStation || self == .switchPro }
+
+    /// The buttons this kind of pad has; the rest of `GamepadButtons` never sets on it.
+    public var buttons: GamepadButtons {
+        let common: GamepadButtons = [.south, .east, .west, .north, .l1, .r1, .l2, .r2, .create, .options, .l3, .r3, .ps]
+        switch self {
+        case .dualSense: return common.union([.touchpad, .mute])
+        case .dualSenseEdge: return common.union([.touchpad, .mute, .fnLeft, .fnRight, .paddleLeft, .paddleRight])
+        case .dualShock4: return common.union(.touchpad)
+        case .switchPro: return common.union(.capture)
+        case .xbox, .generic: return common
+        }
+    }
+
+    public var hasTouchpad: Bool { isPlayStation }
+    public var hasMotion: Bool { isPlayStation || self == .switchPro }
+
+    // Codable as the name, so `list --json` stays readable.
+    public init(from decoder: any Decoder) throws {
+        let name = try decoder.singleValueContainer().decode(String.self)
+        guard let kind = PadKind(name: name) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown pad kind '\(name)'"))
+        }
+        self = kind
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(name)
+    }
+}

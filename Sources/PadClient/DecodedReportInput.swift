@@ -1,0 +1,68 @@
+import HIDCodecs
+import WireProtocol
+
+/// A pad's raw HID input reports turned into wire snapshots: the typed decoder, then the one
+/// converter (`PadSnapshots`). Shared by the hidraw source and the scripted in-process pad, so
+/// both go through the same code a live pad does. Nothing here allocates per report.
+struct DecodedReportInput {
+    private(set) var decoder: ControllerInputDecoder
+    private(set) var decoded = GamepadState()
+    let slot: PadSlot
+    let calibration: MotionCalibration
+    /// The gyro bias `padgate calibrate` measured for this pad (deg/s), taken off every sample.
+    let motionCorrection: MotionCorrection?
+    private(set) var controls: PadStateSnapshot
+    private(set) var touch: TouchSnapshot
+    private(set) var battery: BatteryReport?
+    /// Newest last; at most `motionBacklog`, for a caller that stops draining.
+    private var motion: [WireMotionSample] = []
+    private var lastSensorTime: UInt32?
+    private static let motionBacklog = 16
+    /// Reports refused by the decoder (cut short, bad CRC, unknown id): dropped, counted.
+    private(set) var rejectedReports = 0
+
+    init(decoder: ControllerInputDecoder, slot: PadSlot, calibration: MotionCalibration, motionCorrection: MotionCorrection? = nil) {
+        self.decoder = decoder
+        self.slot = slot
+        self.calibration = calibration
+        self.motionCorrection = motionCorrection
+        controls = .neutral(slot)
+        touch = TouchSnapshot(slot: slot)
+        motion.reserveCapacity(Self.motionBacklog + 1)
+    }
+
+    /// One input report as read from the pad; false if the decoder refused it.
+    mutating func ingest(_ report: UnsafeRawBufferPointer) -> Bool {
+        do throws(InputReportError) {
+            try decoder.decode(report, into: &decoded)
+        } catch {
+            rejectedReports += 1
+            return false
+        }
+        controls = PadSnapshots.controls(decoded, slot: slot)
+        touch = PadSnapshots.touch(decoded, slot: slot)
+        battery = decoded.battery.map { BatteryReport(slot: slot, percent: $0.percent, state: $0.state.rawValue) }
+        let time = PadSnapshots.sensorMicros(decoded)
+        // A new sample has a new timestamp: a repeated report is not a new reading.
+        if decoded.hasMotion, time != lastSensorTime {
+            lastSensorTime = time
+            var sample = PadSnapshots.motion(decoded.motion.first, timestampMicros: time, calibration: calibration)
+            if let motionCorrection { motionCorrection.correct(&sample) }
+            motion.append(sample)
+            if motion.count > Self.motionBacklog { motion.removeFirst(motion.count - Self.motionBacklog) }
+        }
+        return true
+    }
+
+    mutating func takeMotion(_ body: (WireMotionSample) -> Void) {
+        for sample in motion { body(sample) }
+        motion.removeAll(keepingCapacity: true)
+    }
+}
+
+extension MotionCorrection {
+    /// Takes the measured gyro bias off a wire sample.
+    func correct(_ sample: inout WireMotionSample) {
+        sample.gyroX -= Float(gyroBias.x); sample.gyroY -= Float(gyroBias.y); sample.gyroZ -= Float(gyroBias.z)
+    }
+}

@@ -1,0 +1,113 @@
+import Feedback
+import Foundation
+import HIDCodecs
+import PadDevices
+import WireProtocol
+
+/// A physical pad read from its hidraw node through hidapi and decoded by the typed decoder:
+/// every bit the pad sends (Edge paddles and Fn buttons, battery, touch at the pad's resolution,
+/// raw motion with the pad's own clock), none of it filtered by a kernel driver's evdev mapping.
+/// Motion is calibrated here with the pad's own calibration report, which also travels to the
+/// host so its virtual pad computes the same physical units (docs/virtual-pads.md). Feedback goes
+/// out through `PadFeedback`, as for evdev pads.
+public final class HidrawPadSource: PadSource {
+    public let arrival: PadArrival
+    public let pad: Pad
+    let device: HIDRawDevice
+    let descriptor: Int32
+    private var input: DecodedReportInput
+    private var feedback: PadFeedback
+    private let feedbackOptions: PadFeedback.Options
+    /// One report at a time; hidraw hands out whole reports, 78 bytes at most for these pads.
+    private var report = [UInt8](repeating: 0, count: 128)
+
+    public var controls: PadStateSnapshot { input.controls }
+    public var touch: TouchSnapshot { input.touch }
+    public var battery: BatteryReport? { input.battery }
+    public var motionCorrection: MotionCorrection? { input.motionCorrection }
+    /// Reports the decoder refused (bad CRC, cut short): dropped and counted.
+    public var rejectedReports: Int { input.rejectedReports }
+
+    /// Whether a pad is read this way: it has a hidraw node and a typed decoder for its reports.
+    public static func reads(_ pad: Pad) -> Bool {
+        pad.hidraw != nil && hidrawKinds.contains(pad.kind)
+    }
+    /// The Switch Pro has a typed decoder but needs hid-nintendo's handshake and its SPI
+    /// calibration for motion; it stays on evdev, where the driver has done both.
+    static let hidrawKinds: Set<PadKind> = [.dualSense, .dualSenseEdge, .dualShock4]
+
+    public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init()) throws {
+        let correction = MotionCorrectionStore.standard.correction(for: pad) {
+            FileHandle.standardError.write(Data("padgate: \($0); forwarding \(pad.name) without it\n".utf8))
+        }
+        try self.init(pad: pad, slot: slot, options: options, motionCorrection: correction)
+    }
+
+    public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?) throws {
+        guard let path = pad.hidraw, Self.hidrawKinds.contains(pad.kind), let decoder = ControllerInputDecoder(model: pad.kind) else {
+            throw DeviceError.unsupported("\(pad.name) has no hidraw node with a decoder padgate knows; read it through evdev")
+        }
+        self.pad = pad
+        device = try HIDRawDevice(path: path)
+        descriptor = try device.pollDescriptor()
+        try device.setNonBlocking()
+        let identity = Self.identity(device, kind: pad.kind, bus: pad.bus)
+        input = DecodedReportInput(decoder: decoder, slot: slot, calibration: identity.calibration, motionCorrection: motionCorrection)
+        feedback = PadFeedback(pad: pad, options: options)
+        feedbackOptions = options
+        arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
+                             capabilities: EvdevPadSource.capabilities(pad), name: pad.name, identity: identity.wire)
+    }
+
+    /// The pad's calibration and firmware feature reports, as its driver read them at probe.
+    /// A pad that does not answer is forwarded with the nominal calibration and no identity.
+    static func identity(_ device: HIDRawDevice, kind: PadKind, bus: PadBus) -> (calibration: MotionCalibration, wire: PadIdentity) {
+        var wire = PadIdentity()
+        var calibration = MotionCalibration.nominal
+        if kind.isDualSenseFamily {
+            if let report = try? device.featureReport(0x05, length: 41), let parsed = try? CalibrationParser.dualSense(report) {
+                calibration = parsed.calibration
+                wire.calibration = FeatureReportBytes(report) ?? .init()
+            }
+            if let report = try? device.featureReport(0x20, length: 64) { wire.firmware = FeatureReportBytes(report) ?? .init() }
+        } else if kind == .dualShock4 {
+            // USB pads answer 0x02, Bluetooth ones 0x05 (hid-playstation's dualshock4_get_calibration_data).
+            let id: UInt8 = bus == .bluetooth ? 0x05 : 0x02
+            if let report = try? device.featureReport(id, length: bus == .bluetooth ? 41 : 37),
+               let parsed = try? CalibrationParser.dualShock4(report) {
+                calibration = parsed.calibration
+            }
+        }
+        return (calibration, wire)
+    }
+
+    public var descriptors: [Int32] { [descriptor] }
+
+    public func readInput() throws -> Bool {
+        var framed = false
+        while true {
+            let n = try report.withUnsafeMutableBufferPointer { try device.read(into: $0, timeout: .zero) }
+            guard n > 0 else { return framed }
+            if report.withUnsafeBytes({ input.ingest(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) { framed = true }
+        }
+    }
+
+    public func takeMotion(_ body: (WireMotionSample) -> Void) { input.takeMotion(body) }
+
+    public func apply(_ lease: RumbleLease) throws {
+        feedback.receive(RumbleMessage(lease))
+        try feedback.pump()
+    }
+
+    public func apply(_ output: HIDOutputMessage) throws { try feedback.apply(output) }
+
+    public var feedbackDeadline: ContinuousClock.Instant? {
+        feedback.nextDeadline.map { ContinuousClock.now + ($0 - feedback.now) }
+    }
+    public func pumpFeedback() throws { try feedback.pump() }
+
+    public func silence() {
+        feedback.close()
+        feedback = PadFeedback(pad: pad, options: feedbackOptions)
+    }
+}
