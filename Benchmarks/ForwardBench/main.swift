@@ -35,64 +35,96 @@ guard !reports.isEmpty else { print("no DualSense USB reports in \(arguments[1])
 
 // MARK: 1. The client's per-report pipeline
 
+/// A pad fed one recorded report at a time, through the report path `forward` ships for hidraw
+/// pads (`DecodedReportInput`). Glue only: every property hands through to it.
+final class RecordedReportSource: PadSource {
+    let arrival: PadArrival
+    @exclusivity(unchecked) var input: DecodedReportInput  // as HidrawPadSource's
+    init(kind: PadKind, slot: PadSlot) {
+        arrival = PadArrival(slot: slot, type: kind, vendorID: 0x054c, productID: kind.canonicalIDs?.product ?? 0,
+                             capabilities: [.analogTriggers, .touchpad, .gyro, .accelerometer, .battery], name: "recorded \(kind.displayName)")
+        input = DecodedReportInput(decoder: ControllerInputDecoder(model: kind)!, slot: slot, calibration: .nominal)
+    }
+    var descriptors: [Int32] { [] }
+    func readInput() throws -> Bool { true }
+    var controls: PadStateSnapshot { input.controls }
+    var touch: TouchSnapshot { input.touch }
+    var battery: BatteryReport? { input.battery }
+    func takeMotion(_ body: (WireMotionSample) -> Void) { input.takeMotion(body) }
+    func apply(_ lease: RumbleLease) throws {}
+    func apply(_ output: HIDOutputMessage) throws {}
+    var feedbackDeadline: ContinuousClock.Instant? { nil }
+    func pumpFeedback() throws {}
+    func silence() {}
+}
+
+/// Each stage of the client's per-report work, timed directly with the CPU's time-stamp counter
+/// around the shipped calls `forward` makes for a hidraw pad: decode (`DecodedReportInput.ingest`:
+/// the typed decoder and the conversion to wire snapshots), diff (`ForwardedPad.collect`: what
+/// changed, motion thinning), encode (`WirePayloads.pack` up to its datagram) and seal
+/// (`DatagramSealer.seal`). The send(2) after it is the kernel's, not ours.
 func clientPipeline() throws {
-    let slot = PadSlot(0)
-    var decoder = ControllerInputDecoder(model: .dualSenseEdge)!
-    var state = GamepadState()
-    var sender = SnapshotSender(slot: slot)
-    var lastTouch = TouchSnapshot(slot: slot)
-    var touchSequence = WireSequence(0)
-    let calibration = MotionCalibration.nominal
+    let source = RecordedReportSource(kind: .dualSenseEdge, slot: PadSlot(0))
+    var pad = ForwardedPad(source)
+    var outgoing: [WireMessage] = []
+    outgoing.reserveCapacity(16)
     let keys = DirectionKeys(key: [UInt8](repeating: 7, count: 32), iv: [UInt8](repeating: 9, count: 12))
     let sealer = try DatagramSealer(keys: keys, session: 1)
     var payload = [UInt8](repeating: 0, count: 1400)
     var datagram = [UInt8](repeating: 0, count: 1500)
     var packed = [UInt8](repeating: 0, count: reports.count * 64)
     for (i, r) in reports.enumerated() { packed.replaceSubrange(i * 64..<(i + 1) * 64, with: r) }
-    var sealedBytes = 0, statesSent = 0
+    let passes = 20, n = passes * reports.count
+    // Ticks per stage per report; the seal column is 0 for a report that sent nothing.
+    var ticks = [[UInt64]](repeating: [UInt64](repeating: 0, count: n), count: 4)
+    var sealedBytes = 0, datagrams = 0
 
-    func pass(_ raw: UnsafeRawBufferPointer, _ payloadRaw: UnsafeMutableRawBufferPointer, _ out: UnsafeMutableRawBufferPointer, sealing: Bool = true) throws {
+    func pass(_ raw: UnsafeRawBufferPointer, _ out: UnsafeMutableRawBufferPointer, record: Int?) {
         for i in 0..<reports.count {
-            try decoder.decode(UnsafeRawBufferPointer(rebasing: raw[i * 64..<(i + 1) * 64]), into: &state)
-            var w = WireWriter(payloadRaw)
-            try WireCodec.beginPayload(&w)
-            if let snapshot = sender.update(PadSnapshots.controls(state, slot: slot), now: .now) {
-                try WireCodec.encode(.state(snapshot), into: &w)
-                statesSent += 1
+            let t0 = padgate_ticks()
+            _ = source.input.ingest(UnsafeRawBufferPointer(rebasing: raw[i * 64..<(i + 1) * 64]))
+            let t1 = padgate_ticks()
+            outgoing.removeAll(keepingCapacity: true)
+            pad.collect(now: .now, into: &outgoing)
+            let t2 = padgate_ticks()
+            var sealStart: UInt64 = 0, sealEnd: UInt64 = 0
+            WirePayloads.pack(outgoing, into: &payload) { bytes in
+                sealStart = padgate_ticks()
+                sealedBytes &+= (try? sealer.seal(bytes, into: out)) ?? 0
+                sealEnd = padgate_ticks()
+                datagrams += 1
             }
-            var touch = PadSnapshots.touch(state, slot: slot)
-            if touch.first != lastTouch.first || touch.second != lastTouch.second {
-                touchSequence = touchSequence.next
-                touch.sequence = touchSequence
-                lastTouch = touch
-                try WireCodec.encode(.touch(touch), into: &w)
-            }
-            var batch = MotionBatch(slot: slot)
-            _ = batch.append(PadSnapshots.motion(state.motion.first, timestampMicros: PadSnapshots.sensorMicros(state), calibration: calibration))
-            try WireCodec.encode(.motion(batch), into: &w)
-            if sealing { sealedBytes &+= try sealer.seal(UnsafeRawBufferPointer(rebasing: payloadRaw[0..<w.count]), into: out) }
+            guard let record else { continue }
+            let r = record * reports.count + i
+            ticks[0][r] = t1 - t0
+            ticks[1][r] = t2 - t1
+            ticks[2][r] = sealStart == 0 ? 0 : sealStart - t2
+            ticks[3][r] = sealEnd - sealStart
         }
     }
 
-    let iterations = 100
     try packed.withUnsafeBytes { raw in
-        try payload.withUnsafeMutableBytes { p in
-            try datagram.withUnsafeMutableBytes { out in
-                try pass(raw, p, out)  // warm up
-                let allocations = padgate_allocation_count()
-                let start = ContinuousClock.now
-                for _ in 0..<iterations { try pass(raw, p, out) }
-                let elapsed = ContinuousClock.now - start
-                let n = Double(iterations * reports.count)
-                let ns = Double(elapsed / .nanoseconds(1)) / n
-                let allocs = Double(padgate_allocation_count() - allocations) / n
-                // Where the time goes: the same pass without the AES-GCM seal.
-                let unsealedStart = ContinuousClock.now
-                for _ in 0..<iterations { try pass(raw, p, out, sealing: false) }
-                let unsealed = Double((ContinuousClock.now - unsealedStart) / .nanoseconds(1)) / n
-                print(String(format: "client_pipeline reports=%d ns_per_report=%.1f allocations_per_report=%.4f budget_ratio=%.2f (of 500 ns) without_seal_ns=%.1f seal_ns=%.1f states_sent=%d bytes_sealed=%d",
-                             Int(n), ns, allocs, ns / 500, unsealed, ns - unsealed, statesSent, sealedBytes))
+        try datagram.withUnsafeMutableBytes { out in
+            pass(raw, out, record: nil)  // warm up
+            let allocations = padgate_allocation_count()
+            let startTicks = padgate_ticks(), start = ContinuousClock.now
+            for p in 0..<passes { pass(raw, out, record: p) }
+            let elapsed = ContinuousClock.now - start, elapsedTicks = padgate_ticks() - startTicks
+            let nsPerTick = Double(elapsed / .nanoseconds(1)) / Double(elapsedTicks)
+            let allocs = Double(padgate_allocation_count() - allocations) / Double(n)
+            func median(_ column: [UInt64]) -> Double {
+                let sorted = column.filter { $0 > 0 }.sorted()
+                return sorted.isEmpty ? 0 : Double(sorted[sorted.count / 2]) * nsPerTick
             }
+            // Per report, hidraw bytes in to sealed datagram out: the four stages' sum, median.
+            let totals = (0..<n).map { ticks[0][$0] + ticks[1][$0] + ticks[2][$0] + ticks[3][$0] }.sorted()
+            let total = Double(totals[totals.count / 2]) * nsPerTick
+            let sent = (0..<n).filter { ticks[3][$0] > 0 }.map { ticks[0][$0] + ticks[1][$0] + ticks[2][$0] + ticks[3][$0] }.sorted()
+            let sentTotal = sent.isEmpty ? 0 : Double(sent[sent.count / 2]) * nsPerTick
+            let mean = Double(elapsed / .nanoseconds(1)) / Double(n)
+            print(String(format: "client_pipeline reports=%d median_ns=%.1f median_sent_ns=%.1f mean_ns=%.1f budget_ratio=%.2f (of 450 ns) decode_ns=%.1f diff_ns=%.1f encode_ns=%.1f seal_ns=%.1f allocations_per_report=%.4f datagrams=%d bytes_sealed=%d",
+                         n, total, sentTotal, mean, sentTotal / 450, median(ticks[0]), median(ticks[1]), median(ticks[2]), median(ticks[3]),
+                         allocs, datagrams, sealedBytes))
         }
     }
 }
@@ -105,18 +137,16 @@ final class InjectedPad: PadSource {
     let lock = NSLock()
     var pending: [UInt8]?
     let wake: (read: Int32, write: Int32)
-    var decoder = ControllerInputDecoder(model: .dualSense)!
-    var state = GamepadState()
-    private(set) var controls: PadStateSnapshot
-    let touch: TouchSnapshot
+    /// The report path `forward` ships for hidraw pads.
+    var input = DecodedReportInput(decoder: ControllerInputDecoder(model: .dualSense)!, slot: PadSlot(0), calibration: .nominal)
+    var controls: PadStateSnapshot { input.controls }
+    var touch: TouchSnapshot { input.touch }
 
     init() {
         var fds: [Int32] = [0, 0]
         _ = pipe(&fds)
         _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
         wake = (fds[0], fds[1])
-        controls = .neutral(PadSlot(0))
-        touch = TouchSnapshot(slot: PadSlot(0))
     }
 
     func inject(_ report: [UInt8]) {
@@ -130,9 +160,7 @@ final class InjectedPad: PadSource {
     func readInput() throws -> Bool {
         while withUnsafeMutableBytes(of: &drain, { read(wake.read, $0.baseAddress, $0.count) }) > 0 {}
         guard let report = lock.withLock({ defer { pending = nil }; return pending }) else { return false }
-        try decoder.decode(report, into: &state)
-        controls = PadSnapshots.controls(state, slot: arrival.slot)
-        return true
+        return report.withUnsafeBytes { input.ingest($0) }
     }
     func takeMotion(_ body: (WireMotionSample) -> Void) {}
     func apply(_ lease: RumbleLease) throws {}

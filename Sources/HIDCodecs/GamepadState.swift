@@ -80,6 +80,8 @@ public enum DPad: UInt8, Sendable, CaseIterable {
     case up = 0, upRight, right, downRight, down, downLeft, left, upLeft, none
 
     public init(hat: UInt8) { self = DPad(rawValue: hat) ?? .none }
+    /// From ABS_HAT0X/ABS_HAT0Y signs.
+    public init(axes: (x: Int32, y: Int32)) { self = DPad.allCases.first { $0.axes == (axes.x.signum(), axes.y.signum()) } ?? .none }
 
     public var name: String {
         switch self {
@@ -171,9 +173,17 @@ public enum InputReportFormat: String, Sendable {
     case dualSenseUSB, dualSenseBluetooth, dualSenseBluetoothSimple
     case dualShock4USB, dualShock4Bluetooth, dualShock4BluetoothSimple
     case switchProFull
+    /// Read from a pad's evdev nodes: each stick axis scaled from its own range to 16 bits.
+    case evdev
 
-    /// Bits per stick axis as the pad sends them: 8 on PlayStation pads, 12 on the Switch Pro.
-    public var stickBits: Int { self == .switchProFull ? 12 : 8 }
+    /// Bits per stick axis: 8 on PlayStation pads, 12 on the Switch Pro, 16 from evdev.
+    public var stickBits: Int {
+        switch self {
+        case .switchProFull: 12
+        case .evdev: 16
+        default: 8
+        }
+    }
 }
 
 /// Everything a pad reports, as a fixed-size value: decoding writes into it without touching the heap.

@@ -4,24 +4,24 @@ import WireProtocol
 /// A pad's raw HID input reports turned into wire snapshots: the typed decoder, then the one
 /// converter (`PadSnapshots`). Shared by the hidraw source and the scripted in-process pad, so
 /// both go through the same code a live pad does. Nothing here allocates per report.
-struct DecodedReportInput {
-    private(set) var decoder: ControllerInputDecoder
-    private(set) var decoded = GamepadState()
-    let slot: PadSlot
-    let calibration: MotionCalibration
+public struct DecodedReportInput {
+    public private(set) var decoder: ControllerInputDecoder
+    public private(set) var decoded = GamepadState()
+    public let slot: PadSlot
+    public let calibration: MotionCalibration
     /// The gyro bias `padgate calibrate` measured for this pad (deg/s), taken off every sample.
-    let motionCorrection: MotionCorrection?
-    private(set) var controls: PadStateSnapshot
-    private(set) var touch: TouchSnapshot
-    private(set) var battery: BatteryReport?
+    public let motionCorrection: MotionCorrection?
+    public private(set) var controls: PadStateSnapshot
+    public private(set) var touch: TouchSnapshot
+    public private(set) var battery: BatteryReport?
     /// Newest last; at most `motionBacklog`, for a caller that stops draining.
     private var motion: [WireMotionSample] = []
     private var lastSensorTime: UInt32?
     private static let motionBacklog = 16
     /// Reports refused by the decoder (cut short, bad CRC, unknown id): dropped, counted.
-    private(set) var rejectedReports = 0
+    public private(set) var rejectedReports = 0
 
-    init(decoder: ControllerInputDecoder, slot: PadSlot, calibration: MotionCalibration, motionCorrection: MotionCorrection? = nil) {
+    public init(decoder: ControllerInputDecoder, slot: PadSlot, calibration: MotionCalibration, motionCorrection: MotionCorrection? = nil) {
         self.decoder = decoder
         self.slot = slot
         self.calibration = calibration
@@ -32,7 +32,7 @@ struct DecodedReportInput {
     }
 
     /// One input report as read from the pad; false if the decoder refused it.
-    mutating func ingest(_ report: UnsafeRawBufferPointer) -> Bool {
+    public mutating func ingest(_ report: UnsafeRawBufferPointer) -> Bool {
         do throws(InputReportError) {
             try decoder.decode(report, into: &decoded)
         } catch {
@@ -54,7 +54,7 @@ struct DecodedReportInput {
         return true
     }
 
-    mutating func takeMotion(_ body: (WireMotionSample) -> Void) {
+    public mutating func takeMotion(_ body: (WireMotionSample) -> Void) {
         for sample in motion { body(sample) }
         motion.removeAll(keepingCapacity: true)
     }

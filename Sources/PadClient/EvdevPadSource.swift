@@ -17,7 +17,7 @@ public final class EvdevPadSource: PadSource {
     public private(set) var controls: PadStateSnapshot
     public private(set) var touch: TouchSnapshot
     var motion: [WireMotionSample] = []
-    var lastMotion: (time: Int32?, gyro: [Int32], accel: [Int32])?
+    var lastMotion: (time: Int32?, gyro: EvdevPadFrame.Triple, accel: EvdevPadFrame.Triple)?
     let motionUnits: MotionUnits?
     /// What `padgate calibrate` stored for this pad, applied to every motion sample; nil: none.
     public let motionCorrection: MotionCorrection?
@@ -65,48 +65,67 @@ public final class EvdevPadSource: PadSource {
         return true
     }
 
+    /// Axis ranges, read once: they do not change while the node is open.
+    private lazy var scales: (left: (StickScale?, StickScale?), right: (StickScale?, StickScale?), l2: StickScale?, r2: StickScale?) = {
+        func scale(_ code: UInt32) -> StickScale? {
+            reader.gamepad?.axisInfo(code).flatMap { $0.maximum > $0.minimum ? StickScale(minimum: $0.minimum, maximum: $0.maximum) : nil }
+        }
+        let hasZ = reader.gamepad?.has(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_Z) ?? false
+        return ((scale(EvdevCode.ABS_X), scale(EvdevCode.ABS_Y)), (scale(EvdevCode.ABS_RX), scale(EvdevCode.ABS_RY)),
+                scale(hasZ ? EvdevCode.ABS_Z : EvdevCode.ABS_BRAKE), scale(hasZ ? EvdevCode.ABS_RZ : EvdevCode.ABS_GAS))
+    }()
+
     func update() {
-        let s = reader.snapshot()
-        var c = PadStateSnapshot.neutral(arrival.slot)
-        for name in s.buttons {
-            if let button = GamepadButtons.named.first(where: { $0.name == name })?.button { c.buttons |= button.rawValue }
-        }
-        c.dpad = (DPad.allCases.first { $0.name == s.dpad } ?? .none).rawValue
-        if let g = reader.gamepad {
-            c.leftX = Self.normalise(s.left_stick[0], g.axisInfo(EvdevCode.ABS_X))
-            c.leftY = Self.normalise(s.left_stick[1], g.axisInfo(EvdevCode.ABS_Y))
-            c.rightX = Self.normalise(s.right_stick[0], g.axisInfo(EvdevCode.ABS_RX))
-            c.rightY = Self.normalise(s.right_stick[1], g.axisInfo(EvdevCode.ABS_RY))
-            c.l2 = Self.trigger(s.l2, g.axisInfo(EvdevCode.ABS_Z) ?? g.axisInfo(EvdevCode.ABS_BRAKE))
-            c.r2 = Self.trigger(s.r2, g.axisInfo(EvdevCode.ABS_RZ) ?? g.axisInfo(EvdevCode.ABS_GAS))
-        }
-        controls = c
-        var t = TouchSnapshot(slot: arrival.slot, sequence: touch.sequence)
-        if let first = s.touch.first { t.first = WireTouchContact(id: UInt8(truncatingIfNeeded: first.id), active: true, x: UInt16(clamping: first.x), y: UInt16(clamping: first.y)) }
-        if s.touch.count > 1 { let second = s.touch[1]; t.second = WireTouchContact(id: UInt8(truncatingIfNeeded: second.id), active: true, x: UInt16(clamping: second.x), y: UInt16(clamping: second.y)) }
-        touch = t
+        let frame = reader.frame()
+        let state = gamepadState(frame)
+        controls = PadSnapshots.controls(state, slot: arrival.slot)
+        touch = PadSnapshots.touch(state, slot: arrival.slot)
         // A new sample has a new timestamp; a pad whose clock stalls still counts when values move.
-        if let units = motionUnits, let gyro = s.gyro, let accel = s.accel,
-           lastMotion.map({ $0.time != s.sensor_time || $0.gyro != gyro || $0.accel != accel }) ?? true {
-            lastMotion = (s.sensor_time, gyro, accel)
-            let g = motionCorrection.map { $0.correctGyro(units.gyro(gyro)) } ?? units.gyro(gyro), a = units.accel(accel)
-            motion.append(WireMotionSample(
-                timestampMicros: UInt32(bitPattern: s.sensor_time ?? 0),
-                gyroX: Float(g.x), gyroY: Float(g.y), gyroZ: Float(g.z),
-                accelX: Float(a.x), accelY: Float(a.y), accelZ: Float(a.z)))
+        if let units = motionUnits, let gyro = frame.gyro, let accel = frame.accel,
+           lastMotion.map({ $0.time != frame.sensorTime || $0.gyro != gyro || $0.accel != accel }) ?? true {
+            lastMotion = (frame.sensorTime, gyro, accel)
+            var sample = WireMotionSample(
+                timestampMicros: UInt32(bitPattern: frame.sensorTime ?? 0),
+                gyroX: Float(Double(gyro.x) / units.gyroPerDegreePerSecond[0]), gyroY: Float(Double(gyro.y) / units.gyroPerDegreePerSecond[1]),
+                gyroZ: Float(Double(gyro.z) / units.gyroPerDegreePerSecond[2]),
+                accelX: Float(Double(accel.x) / units.accelPerG[0]), accelY: Float(Double(accel.y) / units.accelPerG[1]),
+                accelZ: Float(Double(accel.z) / units.accelPerG[2]))
+            motionCorrection?.correct(&sample)
+            motion.append(sample)
             if motion.count > 16 { motion.removeFirst(motion.count - 16) }  // nobody is draining: keep the newest
         }
     }
 
-    /// Any axis range to the wire's signed 16 bits, with the range's middle at 0 (exactly invertible).
-    static func normalise(_ value: Int32, _ info: EvdevDevice.AxisInfo?) -> Int16 {
-        guard let info, info.maximum > info.minimum else { return 0 }
-        return StickScale(minimum: info.minimum, maximum: info.maximum).wire(value)
+    /// The evdev frame as the typed state the converter takes: sticks in the 16-bit form the
+    /// `.evdev` format names (each axis's own range centred exactly), triggers 0...255.
+    func gamepadState(_ frame: EvdevPadFrame) -> GamepadState {
+        var state = GamepadState()
+        state.format = .evdev
+        state.buttons = frame.buttons
+        state.dpad = frame.dpad
+        let s = scales
+        state.leftStick = StickPosition(x: Self.sixteenBit(frame.leftX, s.left.0), y: Self.sixteenBit(frame.leftY, s.left.1))
+        state.rightStick = StickPosition(x: Self.sixteenBit(frame.rightX, s.right.0), y: Self.sixteenBit(frame.rightY, s.right.1))
+        state.l2 = Self.trigger(frame.l2, s.l2)
+        state.r2 = Self.trigger(frame.r2, s.r2)
+        state.hasTouch = reader.touchpad != nil
+        if let c = frame.firstContact { state.touch0 = Self.point(c) }
+        if let c = frame.secondContact { state.touch1 = Self.point(c) }
+        return state
     }
 
-    static func trigger(_ value: Int32, _ info: EvdevDevice.AxisInfo?) -> UInt8 {
-        guard let info, info.maximum > info.minimum else { return 0 }
-        return UInt8(clamping: (Int64(value) - Int64(info.minimum)) * 255 / (Int64(info.maximum) - Int64(info.minimum)))
+    static func point(_ c: EvdevPadFrame.Contact) -> TouchPoint {
+        TouchPoint(id: UInt8(truncatingIfNeeded: c.trackingID) & 0x7f, active: true, x: UInt16(clamping: c.x), y: UInt16(clamping: c.y))
+    }
+
+    /// Any axis range to 0...65535 with the range's middle at 32768, exactly invertible.
+    static func sixteenBit(_ value: Int32, _ scale: StickScale?) -> UInt16 {
+        UInt16(bitPattern: scale?.wire(value) ?? 0) ^ 0x8000
+    }
+
+    static func trigger(_ value: Int32, _ scale: StickScale?) -> UInt8 {
+        guard let scale else { return 0 }
+        return UInt8(clamping: (Int64(value) - Int64(scale.minimum)) * 255 / (Int64(scale.maximum) - Int64(scale.minimum)))
     }
 
     public func takeMotion(_ body: (WireMotionSample) -> Void) {

@@ -15,11 +15,12 @@ public final class HidrawPadSource: PadSource {
     public let pad: Pad
     let device: HIDRawDevice
     let descriptor: Int32
-    private var input: DecodedReportInput
+    /// Touched only by the forwarding thread, on every report: no runtime exclusivity check.
+    @exclusivity(unchecked) private var input: DecodedReportInput
     private var feedback: PadFeedback
     private let feedbackOptions: PadFeedback.Options
     /// One report at a time; hidraw hands out whole reports, 78 bytes at most for these pads.
-    private var report = [UInt8](repeating: 0, count: 128)
+    @exclusivity(unchecked) private var report = [UInt8](repeating: 0, count: 128)
 
     public var controls: PadStateSnapshot { input.controls }
     public var touch: TouchSnapshot { input.touch }

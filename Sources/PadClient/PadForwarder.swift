@@ -46,22 +46,7 @@ public final class PadForwarder {
     public enum SourceChange { case add(PadSource), remove(PadSource) }
     public let changes = Mailbox<SourceChange>()
 
-    /// One forwarded pad and what the loop remembers of what it sent for it.
-    struct Forwarded {
-        let source: PadSource
-        var sender: SnapshotSender
-        var touchSequence = WireSequence(0)
-        var lastTouch: TouchSnapshot
-        var lastBattery: BatteryReport?
-        var motionThinning = MotionThinning()
-
-        init(_ source: PadSource, schedule: SnapshotSender.Schedule) {
-            self.source = source
-            sender = SnapshotSender(slot: source.arrival.slot, schedule: schedule)
-            lastTouch = TouchSnapshot(slot: source.arrival.slot)
-        }
-    }
-    var pads: [Forwarded] = []
+    var pads: [ForwardedPad] = []
     var sources: [PadSource] { pads.map(\.source) }
     var connection: TLSConnection?
     var link: DatagramLink?
@@ -82,18 +67,13 @@ public final class PadForwarder {
     deinit { for pad in pads { pad.source.silence() } }
 
     public func add(_ source: PadSource) {
-        pads.append(Forwarded(source, schedule: configuration.resendSchedule))
+        pads.append(ForwardedPad(source, schedule: configuration.resendSchedule))
         status.pads = pads.count
         if link != nil { send(announcement(pads.count - 1, now: .now)) }
     }
 
-    /// A pad's arrival and its current state: the state starts the keep-alives at once, so the
-    /// host's lease holds even while the pad sends nothing.
     func announcement(_ index: Int, now: ContinuousClock.Instant) -> [WireMessage] {
-        let source = pads[index].source
-        pads[index].lastBattery = source.battery
-        return [.arrival(source.arrival)] + (pads[index].sender.update(source.controls, now: now).map { [.state($0)] } ?? [])
-            + (source.battery.map { [.battery($0)] } ?? [])
+        pads[index].announcement(now: now)
     }
 
     public func remove(_ source: PadSource) {
@@ -164,7 +144,7 @@ public final class PadForwarder {
             status.connected = true
             status.session = session
             log("connected to \(name), session \(String(session, radix: 16))")
-            pads = pads.map { Forwarded($0.source, schedule: configuration.resendSchedule) }
+            pads = pads.map { ForwardedPad($0.source, schedule: configuration.resendSchedule) }
             send(pads.indices.flatMap { announcement($0, now: .now) })
         }
     }
@@ -200,7 +180,7 @@ public final class PadForwarder {
     func nextDeadline() -> ContinuousClock.Instant {
         var next = min(nextPing, lastHeard + configuration.hostSilenceLimit + .milliseconds(1))
         for pad in pads {
-            if let due = pad.sender.nextResend, due < next { next = due }
+            if let due = pad.nextResend, due < next { next = due }
             if let due = pad.source.feedbackDeadline, due < next { next = due }
         }
         return next
@@ -242,39 +222,9 @@ public final class PadForwarder {
                     remove(source)
                     return try forward(until: stop)
                 }
-                let outgoingBefore = outgoing.count
-                if let state = pads[i].sender.update(source.controls, now: now) { outgoing.append(.state(state)) }
-                var touch = source.touch
-                if touch.first != pads[i].lastTouch.first || touch.second != pads[i].lastTouch.second {
-                    touch.sequence = pads[i].touchSequence.next
-                    pads[i].touchSequence = touch.sequence
-                    pads[i].lastTouch = touch
-                    outgoing.append(.touch(touch))
-                }
-                if let battery = source.battery, battery != pads[i].lastBattery {
-                    pads[i].lastBattery = battery
-                    outgoing.append(.battery(battery))
-                }
-                var batch = MotionBatch(slot: source.arrival.slot)
-                let riding = outgoing.count > outgoingBefore
-                source.takeMotion { sample in
-                    guard pads[i].motionThinning.offer(sample, now: now, riding: riding) else { return }
-                    guard !batch.append(sample) else { return }
-                    outgoing.append(.motion(batch))
-                    batch = MotionBatch(slot: source.arrival.slot)
-                    _ = batch.append(sample)
-                }
-                if batch.count > 0 { outgoing.append(.motion(batch)) }
+                pads[i].collect(now: now, into: &outgoing)
             }
-            for i in pads.indices {
-                guard let state = pads[i].sender.resendIfDue(now: now) else { continue }
-                // The announcement rides along, first: a lost arrival must not lose the pad.
-                outgoing.append(.arrival(pads[i].source.arrival))
-                outgoing.append(.state(state))
-                // A lost touch snapshot would otherwise stay lost until the next finger move.
-                if pads[i].lastTouch.first.active || pads[i].lastTouch.second.active { outgoing.append(.touch(pads[i].lastTouch)) }
-                if let battery = pads[i].lastBattery { outgoing.append(.battery(battery)) }
-            }
+            for i in pads.indices { pads[i].resendIfDue(now: now, into: &outgoing) }
             if now >= nextPing {
                 pingID &+= 1
                 outgoing.append(.ping(Probe(id: pingID, sentMicros: UInt64((now - origin) / .microseconds(1)))))

@@ -14,7 +14,7 @@ public final class ScriptedPadSource: PadSource {
     private var player: InputScriptPlayer
     private var scripted = GamepadState.dualSenseAtRest
     private let encoder = PlayStationInputEncoder(layout: PlayStationLayouts.dualSenseUSB())
-    private var input: DecodedReportInput
+    @exclusivity(unchecked) private var input: DecodedReportInput
     private var report = [UInt8](repeating: 0, count: 64)
     private let timer: PeriodicTimer
     private let reportInterval: Duration

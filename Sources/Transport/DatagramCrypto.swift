@@ -91,48 +91,68 @@ public enum TransportError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// The sending half of a datagram channel.
+/// The sending half of a datagram channel. Runs once per input report: the header and nonce
+/// are built in registers and stored whole, so a seal costs little more than OpenSSL's own work.
 public final class DatagramSealer {
     let gcm: GCMContext
-    let iv: [UInt8]
+    let iv: NonceBase
     public let session: UInt32
-    public private(set) var sequence: UInt64 = 0
-    private var nonce = [UInt8](repeating: 0, count: 12)
+    /// One sender thread per sealer: no runtime exclusivity check on the per-datagram path.
+    @exclusivity(unchecked) public private(set) var sequence: UInt64 = 0
 
     public init(keys: DirectionKeys, session: UInt32) throws {
         gcm = try GCMContext(key: keys.key, encrypting: true)
-        iv = keys.iv
+        guard let iv = NonceBase(keys.iv) else { throw TransportError.crypto("the datagram IV must be 12 bytes") }
+        self.iv = iv
         self.session = session
     }
 
     /// Seals `payload` into `out` and returns the datagram's length.
     public func seal(_ payload: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
         let total = DatagramFormat.overhead + payload.count
-        guard out.count >= total else { throw TransportError.bufferTooSmall }
-        sequence += 1
-        writeHeader(out, session: session, sequence: sequence)
-        makeNonce(iv: iv, sequence: sequence, into: &nonce)
-        let ok = nonce.withUnsafeBufferPointer { n in
-            gcm.seal(nonce: n.baseAddress!, aad: UnsafeRawBufferPointer(rebasing: out[0..<DatagramFormat.headerSize]),
-                     plaintext: payload, out: UnsafeMutableRawBufferPointer(rebasing: out[DatagramFormat.headerSize..<total]))
+        guard out.count >= total, let base = out.baseAddress else { throw TransportError.bufferTooSmall }
+        let next = sequence &+ 1
+        sequence = next
+        writeHeader(base, session: session, sequence: next)
+        var nonce = iv.nonce(sequence: next)
+        let ok = withUnsafeBytes(of: &nonce) { n in
+            gcm.seal(nonce: n.baseAddress!.assumingMemoryBound(to: UInt8.self), aad: UnsafeRawBufferPointer(start: base, count: DatagramFormat.headerSize),
+                     plaintext: payload, out: UnsafeMutableRawBufferPointer(start: base + DatagramFormat.headerSize, count: total - DatagramFormat.headerSize))
         }
         guard ok else { throw TransportError.crypto("AES-GCM seal failed") }
         return total
     }
 }
 
+/// The 12-byte IV as three words in memory order; a nonce is it with the sequence number
+/// (big-endian) XORed into its last 8 bytes.
+struct NonceBase {
+    let words: (UInt32, UInt32, UInt32)
+
+    init?(_ iv: [UInt8]) {
+        guard iv.count == 12 else { return nil }
+        words = iv.withUnsafeBytes { ($0.loadUnaligned(as: UInt32.self), $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self),
+                                      $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self)) }
+    }
+
+    @inline(__always)
+    func nonce(sequence: UInt64) -> (UInt32, UInt32, UInt32) {
+        (words.0, words.1 ^ UInt32(truncatingIfNeeded: sequence >> 32).bigEndian, words.2 ^ UInt32(truncatingIfNeeded: sequence).bigEndian)
+    }
+}
+
 /// The receiving half: authenticates, decrypts, and refuses replays.
 public final class DatagramOpener {
     let gcm: GCMContext
-    let iv: [UInt8]
+    let iv: NonceBase
     public let session: UInt32
     public private(set) var window = ReplayWindow()
     public private(set) var rejected: [DatagramRejection: Int] = [:]
-    private var nonce = [UInt8](repeating: 0, count: 12)
 
     public init(keys: DirectionKeys, session: UInt32) throws {
         gcm = try GCMContext(key: keys.key, encrypting: false)
-        iv = keys.iv
+        guard let iv = NonceBase(keys.iv) else { throw TransportError.crypto("the datagram IV must be 12 bytes") }
+        self.iv = iv
         self.session = session
         for reason in DatagramRejection.allCases { rejected[reason] = 0 }
     }
@@ -148,11 +168,8 @@ public final class DatagramOpener {
     func openOrThrow(_ d: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(DatagramRejection) -> Int {
         guard d.count >= DatagramFormat.overhead else { throw .truncated }
         guard d[0] == DatagramFormat.magic.0, d[1] == DatagramFormat.magic.1, d[2] == DatagramFormat.version else { throw .notPadgate }
-        var session: UInt32 = 0
-        for i in 4..<8 { session = session << 8 | UInt32(d[i]) }
-        guard session == self.session else { throw .wrongSession }
-        var sequence: UInt64 = 0
-        for i in 8..<16 { sequence = sequence << 8 | UInt64(d[i]) }
+        guard UInt32(bigEndian: d.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) == session else { throw .wrongSession }
+        let sequence = UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         switch window.check(sequence) {
         case .replayed: throw .replayed
         case .tooOld: throw .tooOld
@@ -161,9 +178,9 @@ public final class DatagramOpener {
         }
         let payloadCount = d.count - DatagramFormat.overhead
         guard out.count >= payloadCount else { throw .truncated }
-        makeNonce(iv: iv, sequence: sequence, into: &nonce)
-        let ok = nonce.withUnsafeBufferPointer { n in
-            gcm.open(nonce: n.baseAddress!, aad: UnsafeRawBufferPointer(rebasing: d[0..<DatagramFormat.headerSize]),
+        var nonce = iv.nonce(sequence: sequence)
+        let ok = withUnsafeBytes(of: &nonce) { n in
+            gcm.open(nonce: n.baseAddress!.assumingMemoryBound(to: UInt8.self), aad: UnsafeRawBufferPointer(rebasing: d[0..<DatagramFormat.headerSize]),
                      ciphertext: UnsafeRawBufferPointer(rebasing: d[DatagramFormat.headerSize..<DatagramFormat.headerSize + payloadCount]),
                      tag: UnsafeRawBufferPointer(rebasing: d[(d.count - DatagramFormat.tagSize)...]), out: out)
         }
@@ -173,13 +190,10 @@ public final class DatagramOpener {
     }
 }
 
-func writeHeader(_ out: UnsafeMutableRawBufferPointer, session: UInt32, sequence: UInt64) {
-    out[0] = DatagramFormat.magic.0; out[1] = DatagramFormat.magic.1; out[2] = DatagramFormat.version; out[3] = 0
-    for i in 0..<4 { out[4 + i] = UInt8(truncatingIfNeeded: session >> (8 * UInt32(3 - i))) }
-    for i in 0..<8 { out[8 + i] = UInt8(truncatingIfNeeded: sequence >> (8 * UInt64(7 - i))) }
-}
-
-func makeNonce(iv: [UInt8], sequence: UInt64, into nonce: inout [UInt8]) {
-    for i in 0..<12 { nonce[i] = iv[i] }
-    for i in 0..<8 { nonce[4 + i] ^= UInt8(truncatingIfNeeded: sequence >> (8 * UInt64(7 - i))) }
+/// "PG", version, flags 0, then session and sequence big-endian: two stores, no byte loop.
+func writeHeader(_ out: UnsafeMutableRawPointer, session: UInt32, sequence: UInt64) {
+    let lead = UInt32(DatagramFormat.magic.0) << 24 | UInt32(DatagramFormat.magic.1) << 16 | UInt32(DatagramFormat.version) << 8
+    out.storeBytes(of: lead.bigEndian, as: UInt32.self)
+    (out + 4).storeBytes(of: session.bigEndian, as: UInt32.self)
+    (out + 8).storeBytes(of: sequence.bigEndian, as: UInt64.self)
 }

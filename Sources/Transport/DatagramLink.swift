@@ -8,9 +8,10 @@ public final class DatagramLink {
     let opener: DatagramOpener
     /// Where sealed datagrams go; the host learns it from the client's first authentic datagram.
     public var peer: sockaddr_in?
-    private var sendBuffer = [UInt8](repeating: 0, count: 1500)
-    private var receiveBuffer = [UInt8](repeating: 0, count: 2048)
-    private var openBuffer = [UInt8](repeating: 0, count: 2048)
+    /// Used by the one thread that sends (and receives) on the link, per datagram: unchecked.
+    @exclusivity(unchecked) private var sendBuffer = [UInt8](repeating: 0, count: 1500)
+    @exclusivity(unchecked) private var receiveBuffer = [UInt8](repeating: 0, count: 2048)
+    @exclusivity(unchecked) private var openBuffer = [UInt8](repeating: 0, count: 2048)
     public private(set) var sent = 0
     public private(set) var received = 0
 

@@ -11,9 +11,15 @@ public struct WireWriter {
         guard remaining >= 1 else { throw .noRoom }
         buffer[count] = v; count += 1
     }
-    @inline(__always) public mutating func u16(_ v: UInt16) throws(WireError) { try u8(UInt8(v >> 8)); try u8(UInt8(truncatingIfNeeded: v)) }
-    @inline(__always) public mutating func u32(_ v: UInt32) throws(WireError) { try u16(UInt16(v >> 16)); try u16(UInt16(truncatingIfNeeded: v)) }
-    @inline(__always) public mutating func u64(_ v: UInt64) throws(WireError) { try u32(UInt32(v >> 32)); try u32(UInt32(truncatingIfNeeded: v)) }
+    // One bounds check and one store per field, not per byte: encoding runs for every report.
+    @inline(__always) mutating func store<T: FixedWidthInteger>(_ v: T) throws(WireError) {
+        guard remaining >= MemoryLayout<T>.size else { throw .noRoom }
+        buffer.storeBytes(of: v.bigEndian, toByteOffset: count, as: T.self)
+        count += MemoryLayout<T>.size
+    }
+    @inline(__always) public mutating func u16(_ v: UInt16) throws(WireError) { try store(v) }
+    @inline(__always) public mutating func u32(_ v: UInt32) throws(WireError) { try store(v) }
+    @inline(__always) public mutating func u64(_ v: UInt64) throws(WireError) { try store(v) }
     @inline(__always) public mutating func i16(_ v: Int16) throws(WireError) { try u16(UInt16(bitPattern: v)) }
     @inline(__always) public mutating func f32(_ v: Float) throws(WireError) { try u32(v.bitPattern) }
     public mutating func bytes(_ v: UnsafeRawBufferPointer) throws(WireError) {
@@ -23,7 +29,7 @@ public struct WireWriter {
     }
     /// Writes a u16 placeholder now and patches it later (message lengths).
     mutating func reserveU16() throws(WireError) -> Int { let at = count; try u16(0); return at }
-    mutating func patchU16(at offset: Int, _ v: UInt16) { buffer[offset] = UInt8(v >> 8); buffer[offset + 1] = UInt8(truncatingIfNeeded: v) }
+    mutating func patchU16(at offset: Int, _ v: UInt16) { buffer.storeBytes(of: v.bigEndian, toByteOffset: offset, as: UInt16.self) }
 }
 
 /// Big-endian reader over received bytes; every read is bounds-checked.
@@ -40,9 +46,14 @@ public struct WireReader {
         defer { offset += 1 }
         return buffer[offset]
     }
-    public mutating func u16() throws(WireError) -> UInt16 { UInt16(try u8()) << 8 | UInt16(try u8()) }
-    public mutating func u32() throws(WireError) -> UInt32 { UInt32(try u16()) << 16 | UInt32(try u16()) }
-    public mutating func u64() throws(WireError) -> UInt64 { UInt64(try u32()) << 32 | UInt64(try u32()) }
+    @inline(__always) mutating func load<T: FixedWidthInteger>(_: T.Type) throws(WireError) -> T {
+        guard remaining >= MemoryLayout<T>.size else { throw .truncated }
+        defer { offset += MemoryLayout<T>.size }
+        return T(bigEndian: buffer.loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+    public mutating func u16() throws(WireError) -> UInt16 { try load(UInt16.self) }
+    public mutating func u32() throws(WireError) -> UInt32 { try load(UInt32.self) }
+    public mutating func u64() throws(WireError) -> UInt64 { try load(UInt64.self) }
     public mutating func i16() throws(WireError) -> Int16 { Int16(bitPattern: try u16()) }
     public mutating func f32() throws(WireError) -> Float { Float(bitPattern: try u32()) }
     public mutating func skip(_ n: Int) throws(WireError) {

@@ -4,7 +4,7 @@ import HIDCodecs
 public enum PadSnapshots {
     /// Buttons, d-pad, sticks and triggers. The sequence is the sender's to assign.
     public static func controls(_ s: GamepadState, slot: PadSlot) -> PadStateSnapshot {
-        let range: StickRange = s.format == .switchProFull ? .twelveBit : .eightBit
+        let range: StickRange = s.format == .switchProFull ? .twelveBit : s.format == .evdev ? .sixteenBit : .eightBit
         return PadStateSnapshot(slot: slot, buttons: s.buttons.rawValue, dpad: s.dpad.rawValue,
                                 leftX: range.signed(s.leftStick.x), leftY: range.signed(s.leftStick.y, invert: range.invertsY),
                                 rightX: range.signed(s.rightStick.x), rightY: range.signed(s.rightStick.y, invert: range.invertsY),
@@ -43,8 +43,14 @@ public enum PadSnapshots {
     }
 
     enum StickRange {
-        case eightBit, twelveBit
-        var scale: StickScale { self == .eightBit ? StickScale(minimum: 0, maximum: 255) : StickScale(minimum: 0, maximum: 4095) }
+        case eightBit, twelveBit, sixteenBit
+        var scale: StickScale {
+            switch self {
+            case .eightBit: StickScale(minimum: 0, maximum: 255)
+            case .twelveBit: StickScale(minimum: 0, maximum: 4095)
+            case .sixteenBit: StickScale(minimum: 0, maximum: 65535)
+            }
+        }
         /// Switch sticks report +y up; evdev and the wire have +y down.
         var invertsY: Bool { self == .twelveBit }
 

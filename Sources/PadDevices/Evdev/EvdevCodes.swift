@@ -28,22 +28,3 @@ public enum EvdevCode {
     public static let BTN_TRIGGER_HAPPY1: UInt32 = 0x2c0
     public static let FF_RUMBLE: UInt32 = 0x50
 }
-
-/// Gamepad buttons by the names padgate uses everywhere (JSON, the wire, scripts), and the evdev
-/// key each one arrives as on the gamepad node.
-public enum GamepadButtonMap {
-    public static let gamepadKeys: [(name: String, code: UInt32)] = [
-        ("south", EvdevCode.BTN_SOUTH), ("east", EvdevCode.BTN_EAST), ("west", EvdevCode.BTN_WEST),
-        ("north", EvdevCode.BTN_NORTH), ("l1", EvdevCode.BTN_TL), ("r1", EvdevCode.BTN_TR),
-        ("l2", EvdevCode.BTN_TL2), ("r2", EvdevCode.BTN_TR2), ("create", EvdevCode.BTN_SELECT),
-        ("options", EvdevCode.BTN_START), ("l3", EvdevCode.BTN_THUMBL), ("r3", EvdevCode.BTN_THUMBR),
-        ("ps", EvdevCode.BTN_MODE), ("mute", EvdevCode.KEY_MICMUTE),
-        // DualSense Edge back paddles and Fn buttons, as newer kernels report them.
-        ("paddle_left", EvdevCode.BTN_TRIGGER_HAPPY1), ("paddle_right", EvdevCode.BTN_TRIGGER_HAPPY1 + 1),
-        ("fn_left", EvdevCode.BTN_TRIGGER_HAPPY1 + 2), ("fn_right", EvdevCode.BTN_TRIGGER_HAPPY1 + 3),
-    ]
-
-    public static func dpadName(x: Int32, y: Int32) -> String {
-        DPad.allCases.first { $0.axes == (x.signum(), y.signum()) }?.name ?? DPad.none.name
-    }
-}

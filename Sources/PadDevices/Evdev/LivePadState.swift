@@ -1,4 +1,33 @@
+import HIDCodecs
+
+/// A pad's evdev nodes, typed: what `forward` converts to wire snapshots on every frame, without
+/// names or allocations. Values are the kernel's own (axis ranges are the node's).
+public struct EvdevPadFrame: Equatable, Sendable {
+    public struct Contact: Equatable, Sendable {
+        public var trackingID: Int32
+        public var x: Int32
+        public var y: Int32
+    }
+    public struct Triple: Equatable, Sendable {
+        public var x: Int32, y: Int32, z: Int32
+    }
+
+    public var buttons: GamepadButtons = []
+    public var dpad: DPad = .none
+    public var leftX: Int32 = 0, leftY: Int32 = 0, rightX: Int32 = 0, rightY: Int32 = 0
+    public var l2: Int32 = 0, r2: Int32 = 0
+    /// The first two active contacts, in slot order.
+    public var firstContact: Contact?
+    public var secondContact: Contact?
+    public var gyro: Triple?
+    public var accel: Triple?
+    public var sensorTime: Int32?
+
+    public init() {}
+}
+
 /// A pad's state as its evdev nodes show it: raw evdev values, named as in `padgate watch --json`.
+/// Built from `EvdevPadFrame` at the edge, for display and tests.
 public struct LivePadState: Codable, Equatable, Sendable {
     public struct Touch: Codable, Equatable, Sendable {
         public var id: Int32
@@ -19,6 +48,20 @@ public struct LivePadState: Codable, Equatable, Sendable {
     public var sensor_time: Int32?
 
     public init() {}
+
+    public init(_ frame: EvdevPadFrame, motion: Bool) {
+        buttons = frame.buttons.names
+        dpad = frame.dpad.name
+        left_stick = [frame.leftX, frame.leftY]
+        right_stick = [frame.rightX, frame.rightY]
+        l2 = frame.l2; r2 = frame.r2
+        touch = [frame.firstContact, frame.secondContact].compactMap { $0.map { Touch(id: $0.trackingID, active: true, x: $0.x, y: $0.y) } }
+        if motion {
+            gyro = frame.gyro.map { [$0.x, $0.y, $0.z] }
+            accel = frame.accel.map { [$0.x, $0.y, $0.z] }
+            sensor_time = frame.sensorTime
+        }
+    }
 }
 
 /// Reads a pad's evdev nodes together and keeps its `LivePadState`.
@@ -58,42 +101,50 @@ public final class LivePadReader {
     }
 
     public func snapshot() -> LivePadState {
-        var state = LivePadState()
+        LivePadState(frame(), motion: motion != nil)
+    }
+
+    /// Which gamepad-node key is which button, from the one button table.
+    private static let gamepadKeys: [(code: UInt32, button: GamepadButtons)] =
+        GamepadButtons.table.compactMap { row in row.evdevKey.map { (UInt32($0), row.button) } }
+
+    /// The nodes' current values, typed. Allocates nothing.
+    public func frame() -> EvdevPadFrame {
+        var frame = EvdevPadFrame()
         if let g = gamepad {
-            state.buttons = GamepadButtonMap.gamepadKeys
-                .filter { g.value(type: EvdevCode.EV_KEY, code: $0.code) != 0 }.map(\.name)
+            for (code, button) in Self.gamepadKeys where g.value(type: EvdevCode.EV_KEY, code: code) != 0 { frame.buttons.insert(button) }
+            let x: Int32, y: Int32
             if g.has(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0X) {
-                state.dpad = GamepadButtonMap.dpadName(x: g.value(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0X),
-                                                       y: g.value(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0Y))
+                x = g.value(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0X); y = g.value(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0Y)
             } else {
                 let key = { (code: UInt32) -> Int32 in g.value(type: EvdevCode.EV_KEY, code: code) != 0 ? 1 : 0 }
-                state.dpad = GamepadButtonMap.dpadName(x: key(EvdevCode.BTN_DPAD_RIGHT) - key(EvdevCode.BTN_DPAD_LEFT),
-                                                       y: key(EvdevCode.BTN_DPAD_DOWN) - key(EvdevCode.BTN_DPAD_UP))
+                x = key(EvdevCode.BTN_DPAD_RIGHT) - key(EvdevCode.BTN_DPAD_LEFT); y = key(EvdevCode.BTN_DPAD_DOWN) - key(EvdevCode.BTN_DPAD_UP)
             }
+            frame.dpad = DPad(axes: (x.signum(), y.signum()))
             let abs = { (code: UInt32) in g.value(type: EvdevCode.EV_ABS, code: code) }
-            state.left_stick = [abs(EvdevCode.ABS_X), abs(EvdevCode.ABS_Y)]
-            state.right_stick = [abs(EvdevCode.ABS_RX), abs(EvdevCode.ABS_RY)]
+            frame.leftX = abs(EvdevCode.ABS_X); frame.leftY = abs(EvdevCode.ABS_Y)
+            frame.rightX = abs(EvdevCode.ABS_RX); frame.rightY = abs(EvdevCode.ABS_RY)
             // Most drivers put analog triggers on Z/RZ; a few (xpad on some firmwares) on BRAKE/GAS.
             let hasZ = g.has(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_Z)
-            state.l2 = abs(hasZ ? EvdevCode.ABS_Z : EvdevCode.ABS_BRAKE)
-            state.r2 = abs(hasZ ? EvdevCode.ABS_RZ : EvdevCode.ABS_GAS)
+            frame.l2 = abs(hasZ ? EvdevCode.ABS_Z : EvdevCode.ABS_BRAKE)
+            frame.r2 = abs(hasZ ? EvdevCode.ABS_RZ : EvdevCode.ABS_GAS)
         }
         if let t = touchpad {
-            if t.value(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_LEFT) != 0 { state.buttons.append("touchpad") }
+            if t.value(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_LEFT) != 0 { frame.buttons.insert(.touchpad) }
             for slot in 0..<t.slotCount {
                 let tracking = t.slotValue(slot, code: EvdevCode.ABS_MT_TRACKING_ID)
                 guard tracking >= 0 else { continue }
-                state.touch.append(.init(id: tracking, active: true,
-                                         x: t.slotValue(slot, code: EvdevCode.ABS_MT_POSITION_X),
-                                         y: t.slotValue(slot, code: EvdevCode.ABS_MT_POSITION_Y)))
+                let contact = EvdevPadFrame.Contact(trackingID: tracking, x: t.slotValue(slot, code: EvdevCode.ABS_MT_POSITION_X),
+                                                    y: t.slotValue(slot, code: EvdevCode.ABS_MT_POSITION_Y))
+                if frame.firstContact == nil { frame.firstContact = contact } else if frame.secondContact == nil { frame.secondContact = contact }
             }
         }
         if let m = motion {
             let abs = { (code: UInt32) in m.value(type: EvdevCode.EV_ABS, code: code) }
-            state.accel = [abs(EvdevCode.ABS_X), abs(EvdevCode.ABS_Y), abs(EvdevCode.ABS_Z)]
-            state.gyro = [abs(EvdevCode.ABS_RX), abs(EvdevCode.ABS_RY), abs(EvdevCode.ABS_RZ)]
-            state.sensor_time = motionTimestamp
+            frame.accel = .init(x: abs(EvdevCode.ABS_X), y: abs(EvdevCode.ABS_Y), z: abs(EvdevCode.ABS_Z))
+            frame.gyro = .init(x: abs(EvdevCode.ABS_RX), y: abs(EvdevCode.ABS_RY), z: abs(EvdevCode.ABS_RZ))
+            frame.sensorTime = motionTimestamp
         }
-        return state
+        return frame
     }
 }

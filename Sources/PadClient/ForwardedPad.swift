@@ -1,0 +1,72 @@
+import Foundation
+import WireProtocol
+
+/// One pad `PadForwarder` forwards, and what it remembers of what it sent for it: the per-report
+/// step of the forwarding loop (a frame in, its wire messages out). Public so the benchmark
+/// times this code, not a copy of it.
+public struct ForwardedPad {
+    public let source: PadSource
+    /// Kept apart: `source.arrival` copies the whole announcement (name, identity reports).
+    let slot: PadSlot
+    var sender: SnapshotSender
+    var touchSequence = WireSequence(0)
+    var lastTouch: TouchSnapshot
+    var lastBattery: BatteryReport?
+    var motionThinning = MotionThinning()
+
+    public init(_ source: PadSource, schedule: SnapshotSender.Schedule = .standard) {
+        self.source = source
+        slot = source.arrival.slot
+        sender = SnapshotSender(slot: slot, schedule: schedule)
+        lastTouch = TouchSnapshot(slot: slot)
+    }
+
+    /// What the source's newest frame puts on the wire: what changed, and motion as the thinning
+    /// policy lets it go (docs/wire.md). Allocates nothing once `outgoing` has its capacity.
+    public mutating func collect(now: ContinuousClock.Instant, into outgoing: inout [WireMessage]) {
+        let outgoingBefore = outgoing.count
+        if let state = sender.update(source.controls, now: now) { outgoing.append(.state(state)) }
+        var touch = source.touch
+        if touch.first != lastTouch.first || touch.second != lastTouch.second {
+            touch.sequence = touchSequence.next
+            touchSequence = touch.sequence
+            lastTouch = touch
+            outgoing.append(.touch(touch))
+        }
+        if let battery = source.battery, battery != lastBattery {
+            lastBattery = battery
+            outgoing.append(.battery(battery))
+        }
+        var batch = MotionBatch(slot: slot)
+        let riding = outgoing.count > outgoingBefore
+        source.takeMotion { sample in
+            guard motionThinning.offer(sample, now: now, riding: riding) else { return }
+            guard !batch.append(sample) else { return }
+            outgoing.append(.motion(batch))
+            batch = MotionBatch(slot: slot)
+            _ = batch.append(sample)
+        }
+        if batch.count > 0 { outgoing.append(.motion(batch)) }
+    }
+
+    /// The keep-alive: the state again when its resend is due, with the arrival first (a lost
+    /// arrival must not lose the pad), held touches (a lost one would stay lost until the next
+    /// finger move) and the battery.
+    public mutating func resendIfDue(now: ContinuousClock.Instant, into outgoing: inout [WireMessage]) {
+        guard let state = sender.resendIfDue(now: now) else { return }
+        outgoing.append(.arrival(source.arrival))
+        outgoing.append(.state(state))
+        if lastTouch.first.active || lastTouch.second.active { outgoing.append(.touch(lastTouch)) }
+        if let lastBattery { outgoing.append(.battery(lastBattery)) }
+    }
+
+    /// The arrival and current state, sent when the pad or the link comes up: the state starts the
+    /// keep-alives at once, so the host's lease holds even while the pad sends nothing.
+    mutating func announcement(now: ContinuousClock.Instant) -> [WireMessage] {
+        lastBattery = source.battery
+        return [.arrival(source.arrival)] + (sender.update(source.controls, now: now).map { [.state($0)] } ?? [])
+            + (source.battery.map { [.battery($0)] } ?? [])
+    }
+
+    var nextResend: ContinuousClock.Instant? { sender.nextResend }
+}
