@@ -3,7 +3,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 export PATH := $(dir $(SWIFT)):$(PATH)
 
-.PHONY: all deps build test test-unit test-devices demo demo-guest bench bench-forward bench-hostile bench-rumble fuzz fuzz-long install-udev clean guest
+.PHONY: all deps build test test-unit test-devices demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble fuzz fuzz-long install-udev clean guest
 
 all: build
 
@@ -44,9 +44,15 @@ bench: deps
 	tools/bench-forward.sh
 	tools/bench-hostile.sh
 	tools/bench-rumble.sh
+	tools/bench-latency.sh
 
 bench-hostile: deps
 	tools/bench-hostile.sh
+
+# End to end through the real serve and forward against the kernel's floor (boots the test guest
+# where /dev/uhid is missing).
+bench-latency: deps
+	tools/bench-latency.sh
 
 bench-forward: deps
 	tools/bench-forward.sh

@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "CodecBench", targets: ["CodecBench"]),
         .executable(name: "RumbleBench", targets: ["RumbleBench"]),
         .executable(name: "ForwardBench", targets: ["ForwardBench"]),
+        .executable(name: "LatencyBench", targets: ["LatencyBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -77,6 +78,8 @@ let package = Package(
         .executableTarget(name: "RumbleBench", dependencies: ["Feedback", "SeededRandom"], path: "Benchmarks/RumbleBench"),
         .executableTarget(name: "ForwardBench", dependencies: ["HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
                           path: "Benchmarks/ForwardBench"),
+        // End-to-end latency through the real `padgate` binaries against the kernel's floor, in the guest (tools/bench-latency.sh).
+        .executableTarget(name: "LatencyBench", dependencies: ["HIDCodecs", "PadDevices"], path: "Benchmarks/LatencyBench"),
         .executableTarget(name: "CodecBench", dependencies: ["HIDCodecs", "CMallocCounter"], path: "Benchmarks/CodecBench"),
     ],
     swiftLanguageModes: [.v5]

@@ -1,0 +1,293 @@
+// End-to-end input latency against the kernel's own floor (`make bench-latency`,
+// tools/bench-latency.sh). Needs /dev/uhid, /dev/uinput and hid-playstation: it runs in the test
+// guest. In one boot, one sample at a time (the next report goes out 1 ms after the previous one
+// arrived, so none coalesce), each sample a new left-stick value (a key for uinput) matched by
+// value on the reading side:
+//  1. floors, nothing of padgate in between: a uhid DualSense's write → its own evdev gamepad
+//     event, on USB (the client's physical pad, the very device step 2 forwards) and on Bluetooth
+//     (the bus the host's virtual pad uses); and a uinput key → its evdev event;
+//  2. end to end through the shipped binaries: `padgate serve` and `padgate forward --pad` on
+//     loopback, paired first; a report written to the physical pad → the value on the host's
+//     virtual pad's evdev gamepad node;
+//  3. ForwardBench's in-process loopback latency (the real client and host loops, no kernel
+//     devices), run as a child process in the same boot;
+// then padgate's added latency: end to end − (client floor + host floor), per percentile, and
+// its p99 over the in-process p99 (target ≤ 2).
+// Usage: LatencyBench RECORDING.hid [samples=10000]   (binaries are found next to this one)
+import Foundation
+import Glibc
+import HIDCodecs
+import PadDevices
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else { print("usage: LatencyBench RECORDING.hid [samples=10000]"); exit(2) }
+let recording = arguments[1]
+let samples = arguments.count >= 3 ? Int(arguments[2]) ?? 10_000 : 10_000
+/// Samples taken and thrown away before each series: first-touch costs (page faults, caches).
+let warmUp = 200
+let pacing: useconds_t = 1_000
+let sampleTimeout: Duration = .seconds(2)
+let binaries = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("LatencyBench: \(message)\n".utf8))
+    exit(1)
+}
+
+/// Polls `condition` until it holds or `timeout` passes (udev needs a moment to name new nodes).
+func eventually<T>(timeout: Duration, _ condition: () -> T?) -> T? {
+    let deadline = ContinuousClock.now + timeout
+    repeat {
+        if let value = condition() { return value }
+        usleep(20_000)
+    } while ContinuousClock.now < deadline
+    return nil
+}
+
+struct Series {
+    let name: String
+    var latencies: [Duration] = []
+    var lost = 0
+
+    /// Microseconds at quantile `q` (1: the maximum).
+    func percentile(_ q: Double) -> Double {
+        let sorted = latencies.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] / .nanoseconds(1)) / 1000
+    }
+    var p50: Double { percentile(0.5) }
+    var p99: Double { percentile(0.99) }
+
+    func printLine(_ what: String) {
+        print(name + String(format: " samples=%d p50_us=%.1f p99_us=%.1f max_us=%.1f lost=%d", latencies.count, p50, p99, percentile(1), lost)
+              + "  (\(what))")
+    }
+}
+
+/// One evdev node, read the way padgate reads pads (libevdev); reports when a value arrives.
+final class EvdevWatcher {
+    let device: EvdevDevice
+    private var poll = PollSet<Int>()
+
+    init(path: String) throws {
+        device = try EvdevDevice(path: path)
+        poll.add(device.fileDescriptor, 0)
+    }
+
+    func drain() throws { try device.readAvailable { _ in } }
+
+    /// When poll(2) woke with the node readable and the batch read then held `code` = `value`;
+    /// nil after `timeout`.
+    func arrival(type: UInt32, code: UInt32, value: Int32, timeout: Duration) throws -> ContinuousClock.Instant? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var ready: Poll.Readiness?
+            poll.wait(timeout: deadline - .now) { _, readiness in ready = readiness }
+            let woke = ContinuousClock.now
+            guard let ready else { continue }
+            if ready.hungUp { throw DeviceError.removed(path: device.path) }
+            var matched = false
+            try device.readAvailable { event in
+                if UInt32(event.type) == type && UInt32(event.code) == code && event.value == value { matched = true }
+            }
+            if matched { return woke }
+        }
+        return nil
+    }
+}
+
+/// `samples` changes (after `warmUp` uncounted ones): `write` makes change i and returns the value
+/// the node must show for it; the clock starts just before the write.
+func measureChanges(_ name: String, on watcher: EvdevWatcher, type: UInt32, code: UInt32,
+                    write: (Int) throws -> Int32) throws -> Series {
+    var series = Series(name: name)
+    series.latencies.reserveCapacity(samples)
+    for i in 0..<(warmUp + samples) {
+        usleep(pacing)
+        try watcher.drain()
+        let sent = ContinuousClock.now
+        let expected = try write(i)
+        let arrived = try watcher.arrival(type: type, code: code, value: expected, timeout: sampleTimeout)
+        guard i >= warmUp else { continue }
+        if let arrived { series.latencies.append(arrived - sent) } else { series.lost += 1 }
+    }
+    return series
+}
+
+/// A uhid DualSense (hid-playstation bound, its evdev gamepad node known) whose left stick moves
+/// to a new X with every report: a step coprime with 256 visits every value and never repeats the
+/// last one, so no report is lost to the kernel's filtering of unchanged values.
+final class SweptDualSense {
+    let device: VirtualDualSense
+    let pad: Pad
+    let encoder: PlayStationInputEncoder
+    private var state = GamepadState.dualSenseAtRest
+
+    init(bus: VirtualDualSense.Bus, udev: Udev) throws {
+        device = try VirtualDualSense(bus: bus)
+        encoder = PlayStationInputEncoder(layout: bus == .usb ? PlayStationLayouts.dualSenseUSB() : PlayStationLayouts.dualSenseBluetooth())
+        guard device.waitUntilOpened(),
+              let pad = eventually(timeout: .seconds(10), { [device] in
+                  udev.pads().first { $0.uniq == device.uniq && $0.gamepadNode != nil && $0.capabilities.contains(.battery) }
+              }) else { fail("hid-playstation never bound the \(bus.rawValue) DualSense (modprobe hid_playstation)") }
+        self.pad = pad
+    }
+
+    var gamepadNode: String { pad.gamepadNode!.path }
+
+    /// The next `count` reports and the X each shows, made before any clock starts.
+    func reports(_ count: Int) -> [(report: [UInt8], x: Int32)] {
+        (0..<count).map { _ in
+            state.leftStick.x = (state.leftStick.x + 97) % 256
+            state.sequence &+= 1
+            return (encoder.encode(state), Int32(state.leftStick.x))
+        }
+    }
+
+    /// Writes the reports one per sample; the host side or the pad's own node shows each X.
+    func measure(_ name: String, on watcher: EvdevWatcher) throws -> Series {
+        let reports = reports(warmUp + samples)
+        return try measureChanges(name, on: watcher, type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X) { i in
+            try device.send(reports[i].report)
+            return reports[i].x
+        }
+    }
+}
+
+/// The floor: the pad's own evdev node, read in this process right after the write.
+func uhidFloor(_ pad: SweptDualSense, name: String) throws -> Series {
+    try pad.measure(name, on: try EvdevWatcher(path: pad.gamepadNode))
+}
+
+func uinputFloor() throws -> Series {
+    let key = EvdevCode.BTN_SOUTH
+    var layout = UInputGamepad.Layout.xbox360
+    (layout.keys, layout.axes, layout.rumble) = ([key], [], false)
+    let device = try UInputGamepad(model: .generic, layout: layout)
+    guard let node = eventually(timeout: .seconds(10), { device.devnode }) else { fail("uinput made no event node") }
+    let watcher = try EvdevWatcher(path: node)
+    return try measureChanges("floor_uinput", on: watcher, type: EvdevCode.EV_KEY, code: key) { i in
+        let value: Int32 = i % 2 == 0 ? 1 : 0
+        try device.emit(type: EvdevCode.EV_KEY, code: key, value: value)
+        try device.sync()
+        return value
+    }
+}
+
+/// A child process whose standard output and error are collected line by line.
+final class Child {
+    let process = Process()
+    private let pipe = Pipe()
+    private let lock = NSLock()
+    private var buffer = Data()
+    private var lines: [String] = []
+
+    init(_ executable: URL, _ arguments: [String]) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = pipe
+        process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.withLock {
+                self.buffer.append(data)
+                while let newline = self.buffer.firstIndex(of: 0x0a) {
+                    self.lines.append(String(decoding: self.buffer[..<newline], as: UTF8.self))
+                    self.buffer.removeSubrange(...newline)
+                }
+            }
+        }
+        try process.run()
+    }
+
+    var output: [String] { lock.withLock { lines } }
+
+    func line(timeout: Duration, _ match: (String) -> Bool) -> String? {
+        eventually(timeout: timeout) { output.first(where: match) }
+    }
+
+    /// Waits for the exit (SIGINT first if `interrupting`), then for the last of the output.
+    func finish(interrupting: Bool = false) {
+        if interrupting && process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+        pipe.fileHandleForReading.readabilityHandler = nil
+        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
+        lock.withLock {
+            buffer.append(rest)
+            if !buffer.isEmpty { lines += String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init) }
+            buffer.removeAll()
+        }
+    }
+}
+
+/// The real binaries, as a person runs them: `serve --pair`, `pair --pin`, `forward --pad`.
+func endToEnd(_ physical: SweptDualSense, udev: Udev) throws -> Series {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-latency-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: state) }
+    setenv("PADGATE_STATE_DIR", state.path, 1)  // serve's and forward's identities, pairing, known hosts
+    let padgate = binaries.appendingPathComponent("padgate")
+    let port = String(47700 + Int.random(in: 0..<100))
+
+    let serve = try Child(padgate, ["serve", "--pair", "--virtual", "dualsense", "--address", "127.0.0.1", "--port", port])
+    defer { serve.finish(interrupting: true) }
+    guard let line = serve.line(timeout: .seconds(20), { $0.contains("pairing PIN") }),
+          let pin = line.split(separator: " ").first(where: { $0.count == 6 && $0.allSatisfy(\.isNumber) }) else {
+        fail("serve printed no pairing PIN: \(serve.output)")
+    }
+    let pair = try Child(padgate, ["pair", "127.0.0.1:\(port)", "--pin", String(pin)])
+    pair.finish()
+    guard pair.process.terminationStatus == 0 else { fail("pairing failed: \(pair.output)") }
+    let forward = try Child(padgate, ["forward", "127.0.0.1:\(port)", "--pad", physical.gamepadNode, "--quiet"])
+    defer { forward.finish(interrupting: true) }
+
+    guard let hostPad = eventually(timeout: .seconds(20), {
+        udev.pads().first { $0.isHostVirtualPad && $0.gamepadNode != nil && $0.capabilities.contains(.battery) }
+    }) else { fail("the host never made its virtual pad: serve \(serve.output), forward \(forward.output)") }
+    let watcher = try EvdevWatcher(path: hostPad.gamepadNode!.path)
+    usleep(500_000)  // the pad's first state and the fast re-sends that follow it
+    return try physical.measure("end_to_end", on: watcher)
+}
+
+/// ForwardBench's loopback line, `loopback_latency ... p50_us=X p99_us=Y ...`, as (p50, p99).
+func inProcessLoopback() throws -> (p50: Double, p99: Double) {
+    let bench = try Child(binaries.appendingPathComponent("ForwardBench"), [recording, String(samples)])
+    bench.finish()
+    for line in bench.output { print("forward_bench: \(line)") }
+    guard bench.process.terminationStatus == 0,
+          let line = bench.output.first(where: { $0.hasPrefix("loopback_latency ") }) else { fail("ForwardBench failed") }
+    func field(_ name: String) -> Double? {
+        line.split(separator: " ").first { $0.hasPrefix("\(name)=") }.flatMap { Double($0.dropFirst(name.count + 1)) }
+    }
+    guard let p50 = field("p50_us"), let p99 = field("p99_us") else { fail("cannot read ForwardBench's line: \(line)") }
+    return (p50, p99)
+}
+
+setvbuf(stdout, nil, _IOLBF, 0)  // the guest's console is tailed: show each line as it comes
+let udev = try Udev()
+// The client's physical pad: its floor first, then the same device is forwarded.
+let physical = try SweptDualSense(bus: .usb, udev: udev)
+let clientFloor = try uhidFloor(physical, name: "floor_uhid_usb")
+clientFloor.printLine("client side: uhid write on the physical pad -> its evdev node")
+let hostLike = try SweptDualSense(bus: .presentedToGames, udev: udev)
+let hostFloor = try uhidFloor(hostLike, name: "floor_uhid_bt")
+hostLike.device.stop()
+hostFloor.printLine("host side: uhid write on a Bluetooth DualSense like the host's -> its evdev node")
+try uinputFloor().printLine("uinput key -> its evdev node, for scale")
+let endToEndSeries = try endToEnd(physical, udev: udev)
+physical.device.stop()
+endToEndSeries.printLine("physical pad's uhid write -> forward -> serve -> host virtual pad's evdev node")
+let inProcess = try inProcessLoopback()
+
+// The path crosses the kernel twice (the physical pad's uhid → evdev, which forward reads; the
+// host's uhid write → evdev, which a game reads), so the floor is the sum of both sides.
+// Percentiles do not add exactly: this subtracts each floor's own p50 (p99) from the end-to-end p50 (p99).
+let floorP50 = clientFloor.p50 + hostFloor.p50, floorP99 = clientFloor.p99 + hostFloor.p99
+let addedP50 = endToEndSeries.p50 - floorP50, addedP99 = endToEndSeries.p99 - floorP99
+let ratio = addedP99 / inProcess.p99
+print(String(format: "floor_sum p50_us=%.1f p99_us=%.1f  (floor_uhid_usb + floor_uhid_bt)", floorP50, floorP99))
+print(String(format: "inproc_loopback p50_us=%.1f p99_us=%.1f  (ForwardBench, same boot)", inProcess.p50, inProcess.p99))
+print(String(format: "padgate_added p50_us=%.1f p99_us=%.1f  (end_to_end - floor_sum) p99_ratio_to_inproc=%.2f (target <= 2: %@)",
+             addedP50, addedP99, ratio, ratio <= 2 ? "met" : "MISSED"))
+let lost = clientFloor.lost + hostFloor.lost + endToEndSeries.lost
+exit(lost == 0 ? 0 : 1)
