@@ -8,12 +8,11 @@ import WireProtocol
 /// through `PadFeedback`. The kernel has already calibrated motion: its axes carry resolutions
 /// (counts per g, per deg/s) that turn values into the wire's units. On top of that, the gyro bias
 /// `padgate calibrate` measured for this pad is subtracted (docs/calibration.md).
-public final class EvdevPadSource: PadSource {
+public final class EvdevPadSource: PhysicalPadSource {
     public let arrival: PadArrival
     public let pad: Pad
     let reader: LivePadReader
-    var feedback: PadFeedback
-    let feedbackOptions: PadFeedback.Options
+    public let sessionFeedback: SessionFeedback
     public private(set) var controls: PadStateSnapshot
     public private(set) var touch: TouchSnapshot
     var motion: [WireMotionSample] = []
@@ -35,8 +34,7 @@ public final class EvdevPadSource: PadSource {
         reader = try LivePadReader(pad: pad)
         motionUnits = reader.motion.map(MotionUnits.init)
         self.motionCorrection = motionCorrection
-        feedback = PadFeedback(pad: pad, options: options)
-        feedbackOptions = options
+        sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
                              capabilities: Self.capabilities(pad), name: pad.name)
         controls = .neutral(slot)
@@ -131,23 +129,5 @@ public final class EvdevPadSource: PadSource {
     public func takeMotion(_ body: (WireMotionSample) -> Void) {
         for sample in motion { body(sample) }
         motion.removeAll(keepingCapacity: true)
-    }
-
-    public func apply(_ lease: RumbleLease) throws {
-        feedback.receive(RumbleMessage(lease))
-        try feedback.pump()
-    }
-
-    public func apply(_ output: HIDOutputMessage) throws { try feedback.apply(output) }
-
-    public var feedbackDeadline: ContinuousClock.Instant? {
-        feedback.nextDeadline.map { ContinuousClock.now + ($0 - feedback.now) }
-    }
-    public func pumpFeedback() throws { try feedback.pump() }
-
-    /// Motors to zero now; a fresh renderer takes the next session's leases.
-    public func silence() {
-        feedback.close()
-        feedback = PadFeedback(pad: pad, options: feedbackOptions)
     }
 }

@@ -29,3 +29,43 @@ extension PadFeedback {
         if left != nil || right != nil { try setTriggers(left: left, right: right) }
     }
 }
+
+/// A physical pad's feedback across host sessions: the host's leases and HID output played on
+/// it, and on silence the motors to zero with a fresh renderer for the next session's leases.
+public final class SessionFeedback {
+    let pad: Pad
+    let options: PadFeedback.Options
+    private var feedback: PadFeedback
+
+    public init(pad: Pad, options: PadFeedback.Options) {
+        self.pad = pad
+        self.options = options
+        feedback = PadFeedback(pad: pad, options: options)
+    }
+
+    func apply(_ lease: RumbleLease) throws {
+        feedback.receive(RumbleMessage(lease))
+        try feedback.pump()
+    }
+    func apply(_ output: HIDOutputMessage) throws { try feedback.apply(output) }
+    var deadline: ContinuousClock.Instant? { feedback.nextDeadline.map { ContinuousClock.now + ($0 - feedback.now) } }
+    func pump() throws { try feedback.pump() }
+    func silence() {
+        feedback.close()
+        feedback = PadFeedback(pad: pad, options: options)
+    }
+}
+
+/// A pad source on a real pad: its feedback side is `SessionFeedback`'s.
+public protocol PhysicalPadSource: PadSource {
+    var sessionFeedback: SessionFeedback { get }
+}
+
+extension PhysicalPadSource {
+    public func apply(_ lease: RumbleLease) throws { try sessionFeedback.apply(lease) }
+    public func apply(_ output: HIDOutputMessage) throws { try sessionFeedback.apply(output) }
+    public var feedbackDeadline: ContinuousClock.Instant? { sessionFeedback.deadline }
+    public func pumpFeedback() throws { try sessionFeedback.pump() }
+    /// Motors to zero now; a fresh renderer takes the next session's leases.
+    public func silence() { sessionFeedback.silence() }
+}

@@ -10,15 +10,14 @@ import WireProtocol
 /// Motion is calibrated here with the pad's own calibration report, which also travels to the
 /// host so its virtual pad computes the same physical units (docs/virtual-pads.md). Feedback goes
 /// out through `PadFeedback`, as for evdev pads.
-public final class HidrawPadSource: PadSource {
+public final class HidrawPadSource: PhysicalPadSource {
     public let arrival: PadArrival
     public let pad: Pad
     let device: HIDRawDevice
     let descriptor: Int32
     /// Touched only by the forwarding thread, on every report: no runtime exclusivity check.
     @exclusivity(unchecked) private var input: DecodedReportInput
-    private var feedback: PadFeedback
-    private let feedbackOptions: PadFeedback.Options
+    public let sessionFeedback: SessionFeedback
     /// One report at a time; hidraw hands out whole reports, 78 bytes at most for these pads.
     @exclusivity(unchecked) private var report = [UInt8](repeating: 0, count: 128)
 
@@ -54,8 +53,7 @@ public final class HidrawPadSource: PadSource {
         try device.setNonBlocking()
         let identity = Self.identity(device, kind: pad.kind, bus: pad.bus)
         input = DecodedReportInput(decoder: decoder, slot: slot, calibration: identity.calibration, motionCorrection: motionCorrection)
-        feedback = PadFeedback(pad: pad, options: options)
-        feedbackOptions = options
+        sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
                              capabilities: EvdevPadSource.capabilities(pad), name: pad.name, identity: identity.wire)
     }
@@ -94,21 +92,4 @@ public final class HidrawPadSource: PadSource {
     }
 
     public func takeMotion(_ body: (WireMotionSample) -> Void) { input.takeMotion(body) }
-
-    public func apply(_ lease: RumbleLease) throws {
-        feedback.receive(RumbleMessage(lease))
-        try feedback.pump()
-    }
-
-    public func apply(_ output: HIDOutputMessage) throws { try feedback.apply(output) }
-
-    public var feedbackDeadline: ContinuousClock.Instant? {
-        feedback.nextDeadline.map { ContinuousClock.now + ($0 - feedback.now) }
-    }
-    public func pumpFeedback() throws { try feedback.pump() }
-
-    public func silence() {
-        feedback.close()
-        feedback = PadFeedback(pad: pad, options: feedbackOptions)
-    }
 }

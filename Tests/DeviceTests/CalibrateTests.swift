@@ -16,19 +16,8 @@ final class CalibrateTests: XCTestCase {
     // kernel's two conventions (6.1 subtracts the blob's gyro bias, 6.2+ ignores it) read the same:
     //   gyro  ±8192 counts for ±512 deg/s  → 1/16 deg/s a count
     //   accel ±8192 counts for ±1 g, centred → 1/8192 g a count
-    static let calibration: [UInt8] = {
-        var report = [UInt8](repeating: 0, count: 41)
-        report[0] = 0x05
-        func put(_ offset: Int, _ value: Int16) {
-            report[offset] = UInt8(truncatingIfNeeded: value); report[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
-        }
-        for axis in 0..<3 {
-            put(7 + 4 * axis, 8192); put(9 + 4 * axis, -8192)    // gyro plus, minus (interleaved per axis)
-            put(23 + 4 * axis, 8192); put(25 + 4 * axis, -8192)  // accel plus, minus
-        }
-        put(19, 512); put(21, 512)                               // gyro speed plus, minus (deg/s)
-        return report
-    }()
+    static let calibration = dualSenseCalibrationReport(gyroPlus: [8192, 8192, 8192], gyroMinus: [-8192, -8192, -8192], speedPlus: 512, speedMinus: 512,
+                                                        accelPlus: [8192, 8192, 8192], accelMinus: [-8192, -8192, -8192])
     static let degreesPerSecondPerCount = 1.0 / 16
     static let gPerCount = 1.0 / 8192
 

@@ -150,3 +150,22 @@ struct ShellError: Error, CustomStringConvertible {
     var command: String, output: String
     var description: String { "'\(command)' failed: \(output)" }
 }
+
+/// A DualSense IMU calibration feature report (0x05, 41 bytes) from its fields, laid out as
+/// hid-playstation's dualsense_get_calibration_data reads it: gyro plus and minus interleaved per
+/// axis, accelerometer likewise.
+func dualSenseCalibrationReport(gyroBias: [Int16] = [0, 0, 0], gyroPlus: [Int16], gyroMinus: [Int16], speedPlus: Int16, speedMinus: Int16,
+                                accelPlus: [Int16], accelMinus: [Int16]) -> [UInt8] {
+    var report = [UInt8](repeating: 0, count: 41)
+    report[0] = 0x05
+    func put(_ offset: Int, _ value: Int16) {
+        report[offset] = UInt8(truncatingIfNeeded: value); report[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
+    }
+    for axis in 0..<3 {
+        put(1 + 2 * axis, gyroBias[axis])
+        put(7 + 4 * axis, gyroPlus[axis]); put(9 + 4 * axis, gyroMinus[axis])
+        put(23 + 4 * axis, accelPlus[axis]); put(25 + 4 * axis, accelMinus[axis])
+    }
+    put(19, speedPlus); put(21, speedMinus)
+    return report
+}

@@ -106,20 +106,9 @@ final class ForwardingTests: XCTestCase {
 
     /// A calibration no padgate default has: gyro bias and asymmetric ranges, a slower speed, an
     /// accelerometer off centre. Within the 4× of nominal the parsers accept.
-    static let edgeCalibration: [UInt8] = {
-        var report = [UInt8](repeating: 0, count: 41)
-        report[0] = 0x05
-        func put(_ offset: Int, _ value: Int16) {
-            report[offset] = UInt8(truncatingIfNeeded: value); report[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
-        }
-        for axis in 0..<3 {
-            put(1 + 2 * axis, Int16(40 * (axis + 1)))                                                  // gyro bias
-            put(7 + 4 * axis, Int16(9100 + 150 * axis)); put(9 + 4 * axis, Int16(-7300 - 90 * axis))   // gyro plus, minus
-            put(23 + 4 * axis, Int16(8350 - 60 * axis)); put(25 + 4 * axis, Int16(-8010 + 25 * axis))  // accel plus, minus
-        }
-        put(19, 540); put(21, 530)                                                                     // gyro speed plus, minus
-        return report
-    }()
+    static let edgeCalibration = dualSenseCalibrationReport(
+        gyroBias: [40, 80, 120], gyroPlus: [9100, 9250, 9400], gyroMinus: [-7300, -7390, -7480], speedPlus: 540, speedMinus: 530,
+        accelPlus: [8350, 8290, 8230], accelMinus: [-8010, -7985, -7960])
 
     /// Raw fidelity: a DualSense Edge with its own calibration, forwarded (read from hidraw), is an
     /// Edge on the host that answers the driver with the physical pad's calibration and firmware,
