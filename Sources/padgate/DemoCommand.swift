@@ -166,7 +166,7 @@ struct DemoEnds {
             physical.stop()
             throw DeviceError.unsupported("the emulated DualSense did not appear (is hid-playstation loaded? sudo modprobe hid-playstation); try --devices in-process")
         }
-        let source = try EvdevPadSource(pad: pad, slot: PadSlot(0))
+        let source = try HidrawPadSource(pad: pad, slot: PadSlot(0))  // as `forward` reads a DualSense
         var shown = DualSenseOutputState()  // forwarder thread only (padFeedback)
         // The host's side, found through udev once `serve` made it: read as a game would, written as
         // a game would. Two threads ask (display and game); one lock serialises them and libudev.
