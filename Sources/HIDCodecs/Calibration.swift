@@ -10,11 +10,21 @@ public enum CalibrationConvention: String, Sendable, CaseIterable {
 /// calibrated = numerator × (raw − bias) / denominator, with the kernel's truncating mult_frac.
 public struct AxisCalibration: Hashable, Sendable {
     public var bias: Int32
-    public var numerator: Int32
-    public var denominator: Int32
+    public var numerator: Int32 { didSet { split() } }
+    public var denominator: Int32 { didSet { split() } }
+    /// numerator / denominator and its remainder, worked out once: `apply` runs six times per
+    /// report, and a 64-bit division is the slowest thing in it.
+    private var quotient: Int64 = 0, remainder: Int64 = 0
 
     public init(bias: Int32, numerator: Int32, denominator: Int32) {
         self.bias = bias; self.numerator = numerator; self.denominator = denominator
+        split()
+    }
+
+    private mutating func split() {
+        guard denominator != 0 else { quotient = 0; remainder = 0; return }
+        quotient = Int64(numerator) / Int64(denominator)
+        remainder = Int64(numerator) % Int64(denominator)
     }
 
     /// How far (either way) an axis's scale, numerator / denominator, may be from the sensor's nominal scale
@@ -33,9 +43,8 @@ public struct AxisCalibration: Hashable, Sendable {
     @inline(__always)
     public func apply(_ raw: Int16) -> Int32 {
         guard denominator != 0 else { return Int32(raw) }
-        let x = Int64(numerator), n = Int64(raw) - Int64(bias), d = Int64(denominator)
-        let quotient = x / d, remainder = x % d
-        return Int32(truncatingIfNeeded: quotient * n + (remainder * n) / d)
+        let n = Int64(raw) - Int64(bias)
+        return Int32(truncatingIfNeeded: quotient * n + (remainder * n) / Int64(denominator))
     }
 }
 

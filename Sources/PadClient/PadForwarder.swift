@@ -46,11 +46,13 @@ public final class PadForwarder {
     public enum SourceChange { case add(PadSource), remove(PadSource) }
     public let changes = Mailbox<SourceChange>()
 
-    var pads: [ForwardedPad] = []
+    /// The loop's per-report state, touched only by the forwarding thread (changes from others
+    /// come through `changes`): no runtime exclusivity checks on it.
+    @exclusivity(unchecked) var pads: [ForwardedPad] = []
     var sources: [PadSource] { pads.map(\.source) }
     var connection: TLSConnection?
     var link: DatagramLink?
-    var payload = [UInt8](repeating: 0, count: 1400)
+    @exclusivity(unchecked) var payload = [UInt8](repeating: 0, count: 1400)
     var pingID: UInt32 = 0
     var nextPing = ContinuousClock.now
     /// When the last authentic datagram came from the host (the welcome counts as one).
@@ -161,8 +163,8 @@ public final class PadForwarder {
     enum Wake { case datagrams, control, changes, source(Int) }
     /// Kept between passes, so that a pass allocates nothing: rebuilt only when pads come or go.
     var pollSet = PollSet<Wake>()
-    var readySources: [Bool] = []
-    var outgoing: [WireMessage] = []
+    @exclusivity(unchecked) var readySources: [Bool] = []
+    @exclusivity(unchecked) var outgoing: [WireMessage] = []
 
     func rebuildPollSet(_ link: DatagramLink, _ connection: TLSConnection) {
         pollSet.removeAll()

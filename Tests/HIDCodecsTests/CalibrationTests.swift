@@ -127,4 +127,22 @@ final class CalibrationTests: XCTestCase {
         XCTAssertEqual((parsed["gyro"] as? [[String: Int]])?.first?["denom"], 17727)
         XCTAssertEqual((parsed["accel"] as? [[String: Int]])?[1]["bias"], -114)
     }
+
+    /// `apply` keeps the kernel's mult_frac arithmetic (include/linux/math.h) with its quotient
+    /// and remainder worked out ahead, also after the scale is changed in place.
+    func testApplyIsTheKernelsMultFracForAnyScale() {
+        func multFrac(_ x: Int64, _ n: Int64, _ d: Int64) -> Int64 { (x / d) * n + ((x % d) * n) / d }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            var axis = AxisCalibration(bias: Int32.random(in: -500...500, using: &generator),
+                                       numerator: Int32.random(in: 1...4_000_000, using: &generator),
+                                       denominator: Int32.random(in: -70_000...70_000, using: &generator))
+            if Bool.random(using: &generator) { axis.numerator = Int32.random(in: -4_000_000...4_000_000, using: &generator) }
+            if Bool.random(using: &generator) { axis.denominator = Int32.random(in: 1...70_000, using: &generator) }
+            let raw = Int16.random(in: .min ... .max, using: &generator)
+            let expected = axis.denominator == 0 ? Int64(raw)
+                : multFrac(Int64(axis.numerator), Int64(raw) - Int64(axis.bias), Int64(axis.denominator))
+            XCTAssertEqual(Int64(axis.apply(raw)), Int64(Int32(truncatingIfNeeded: expected)), "\(axis) raw \(raw)")
+        }
+    }
 }
