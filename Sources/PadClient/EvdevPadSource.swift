@@ -23,10 +23,7 @@ public final class EvdevPadSource: PhysicalPadSource {
 
     /// Applies the motion correction stored for the pad's serial, if there is one.
     public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init()) throws {
-        let correction = MotionCorrectionStore.standard.correction(for: pad) {
-            FileHandle.standardError.write(Data("padgate: \($0); forwarding \(pad.name) without it\n".utf8))
-        }
-        try self.init(pad: pad, slot: slot, options: options, motionCorrection: correction)
+        try self.init(pad: pad, slot: slot, options: options, motionCorrection: MotionCorrectionStore.forwardingCorrection(for: pad))
     }
 
     public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?) throws {
@@ -36,23 +33,10 @@ public final class EvdevPadSource: PhysicalPadSource {
         self.motionCorrection = motionCorrection
         sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
-                             capabilities: Self.capabilities(pad), name: pad.name)
+                             capabilities: pad.wireCapabilities, name: pad.name)
         controls = .neutral(slot)
         touch = TouchSnapshot(slot: slot)
         update()
-    }
-
-    static func capabilities(_ pad: Pad) -> WireCapabilities {
-        var caps: WireCapabilities = [.analogTriggers]
-        let c = pad.capabilities
-        if c.contains(.rumble) { caps.insert(.rumble) }
-        if c.contains(.touchpad) { caps.insert(.touchpad) }
-        if c.contains(.motion) { caps.formUnion([.accelerometer, .gyro]) }
-        if c.contains(.battery) { caps.insert(.battery) }
-        if c.contains(.lightbar) { caps.insert(.rgbLED) }
-        if c.contains(.playerLEDs) { caps.insert(.playerLEDs) }
-        if c.contains(.adaptiveTriggers) { caps.insert(.adaptiveTriggers) }
-        return caps
     }
 
     public var descriptors: [Int32] { reader.fileDescriptors }

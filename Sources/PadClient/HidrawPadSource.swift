@@ -37,10 +37,7 @@ public final class HidrawPadSource: PhysicalPadSource {
     static let hidrawKinds: Set<PadKind> = [.dualSense, .dualSenseEdge, .dualShock4]
 
     public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init()) throws {
-        let correction = MotionCorrectionStore.standard.correction(for: pad) {
-            FileHandle.standardError.write(Data("padgate: \($0); forwarding \(pad.name) without it\n".utf8))
-        }
-        try self.init(pad: pad, slot: slot, options: options, motionCorrection: correction)
+        try self.init(pad: pad, slot: slot, options: options, motionCorrection: MotionCorrectionStore.forwardingCorrection(for: pad))
     }
 
     public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?) throws {
@@ -55,7 +52,7 @@ public final class HidrawPadSource: PhysicalPadSource {
         input = DecodedReportInput(decoder: decoder, slot: slot, calibration: identity.calibration, motionCorrection: motionCorrection)
         sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
-                             capabilities: EvdevPadSource.capabilities(pad), name: pad.name, identity: identity.wire)
+                             capabilities: pad.wireCapabilities, name: pad.name, identity: identity.wire)
     }
 
     /// The pad's calibration and firmware feature reports, as its driver read them at probe.

@@ -2,6 +2,7 @@ import Foundation
 import HIDCodecs
 import PadDevices
 import Transport
+import WireProtocol
 
 extension MotionCorrectionStore {
     /// `<state dir>/calibration` (PADGATE_STATE_DIR, or $XDG_STATE_HOME/padgate): where
@@ -18,5 +19,29 @@ extension MotionCorrectionStore {
             warn("\(error)")
             return nil
         }
+    }
+
+    /// The stored correction for a pad about to be forwarded; a file that cannot be used is said
+    /// on standard error and the pad forwards without it.
+    static func forwardingCorrection(for pad: Pad) -> MotionCorrection? {
+        standard.correction(for: pad) {
+            FileHandle.standardError.write(Data("padgate: \($0); forwarding \(pad.name) without it\n".utf8))
+        }
+    }
+}
+
+extension Pad {
+    /// What the wire announces this pad can do, from what discovery found.
+    var wireCapabilities: WireCapabilities {
+        var caps: WireCapabilities = [.analogTriggers]
+        let c = capabilities
+        if c.contains(.rumble) { caps.insert(.rumble) }
+        if c.contains(.touchpad) { caps.insert(.touchpad) }
+        if c.contains(.motion) { caps.formUnion([.accelerometer, .gyro]) }
+        if c.contains(.battery) { caps.insert(.battery) }
+        if c.contains(.lightbar) { caps.insert(.rgbLED) }
+        if c.contains(.playerLEDs) { caps.insert(.playerLEDs) }
+        if c.contains(.adaptiveTriggers) { caps.insert(.adaptiveTriggers) }
+        return caps
     }
 }
