@@ -35,8 +35,11 @@ public final class DualSenseVirtualPad: VirtualPad {
         var report = DualSenseIdentityData.calibration
         var calibration = (try? CalibrationParser.dualSense(report).calibration) ?? .nominal
         let sent = arrival.identity.calibration.bytes
+        // Checked under both conventions: the host's kernel may be of either vintage, and an
+        // older one divides by the gyro's `plus - minus`, which the newer convention never uses.
         if arrival.type.isDualSenseFamily, sent.count == DualSenseIdentityData.calibration.count,
-           let parsed = try? CalibrationParser.dualSense(sent, transport: .usb), parsed.warnings.isEmpty {
+           let parsed = try? CalibrationParser.dualSense(sent, transport: .usb), parsed.warnings.isEmpty,
+           let legacy = try? CalibrationParser.dualSense(sent, convention: .legacy, transport: .usb), legacy.warnings.isEmpty {
             report = sent
             calibration = parsed.calibration
         }

@@ -33,6 +33,9 @@ final class WireCodecTests: XCTestCase {
         return [
             .arrival(PadArrival(slot: slot, type: .dualSense, vendorID: 0x054c, productID: 0x0ce6,
                                 capabilities: [.rumble, .touchpad, .gyro, .adaptiveTriggers], name: "DualSense Wireless Controller")),
+            .arrival(PadArrival(slot: slot, type: .dualSenseEdge, vendorID: 0x054c, productID: 0x0df2, capabilities: [.gyro], name: "Edge",
+                                identity: PadIdentity(calibration: FeatureReportBytes([0x05] + (1...40).map { UInt8($0) })!,
+                                                      firmware: FeatureReportBytes([0x20] + [UInt8](repeating: 0xab, count: 63))!))),
             .state(PadStateSnapshot(slot: slot, sequence: WireSequence(65535), buttons: 0b1011, dpad: 3,
                                     leftX: -32768, leftY: 32767, rightX: 1, rightY: -1, l2: 255, r2: 7)),
             .touch(TouchSnapshot(slot: slot, sequence: WireSequence(3), first: WireTouchContact(id: 5, active: true, x: 1919, y: 1079))),
@@ -107,6 +110,28 @@ final class WireCodecTests: XCTestCase {
         let arrival = PadArrival(slot: PadSlot(0), type: .generic, vendorID: 1, productID: 2, capabilities: [], name: name)
         guard case .arrival(let decoded)? = decode(try encode([.arrival(arrival)])).0.first else { return XCTFail("no arrival") }
         XCTAssertEqual(decoded.name, String(repeating: "é", count: 32))
+    }
+
+    /// An arrival from a sender before the identity fields ends after the name: it decodes, with
+    /// an empty identity; an identity report longer than 64 bytes is refused.
+    func testArrivalIdentityIsOptionalAndBounded() throws {
+        let plain = PadArrival(slot: PadSlot(1), type: .dualSense, vendorID: 0x054c, productID: 0x0ce6, capabilities: [], name: "pad")
+        var bytes = try encode([.arrival(plain)])
+        XCTAssertEqual(Array(bytes.suffix(2)), [0, 0], "an empty identity is two zero lengths")
+        // Cut the two lengths off, as an older sender writes it, and fix the message length.
+        bytes.removeLast(2)
+        bytes[3] -= 2  // the message length's low byte (payload version u8, then type u8, length u16 big-endian)
+        guard case .arrival(let old)? = decode(bytes).0.first else { return XCTFail("an arrival without identity fields did not decode") }
+        XCTAssertEqual(old, plain)
+
+        var oversize = try encode([.arrival(plain)])
+        oversize[oversize.count - 2] = 65
+        oversize += [UInt8](repeating: 0, count: 65)
+        oversize[3] += 65
+        let (decoded, counters) = decode(oversize)
+        XCTAssertTrue(decoded.isEmpty)
+        XCTAssertEqual(counters.malformed, 1)
+        XCTAssertNil(FeatureReportBytes([UInt8](repeating: 0, count: 65)))
     }
 
     func testFullBufferIsAnErrorNotAnOverflow() {
