@@ -81,7 +81,9 @@ public enum DPad: UInt8, Sendable, CaseIterable {
 
     public init(hat: UInt8) { self = DPad(rawValue: hat) ?? .none }
     /// From ABS_HAT0X/ABS_HAT0Y signs.
-    public init(axes: (x: Int32, y: Int32)) { self = DPad.allCases.first { $0.axes == (axes.x.signum(), axes.y.signum()) } ?? .none }
+    public init(axes: (x: Int32, y: Int32)) { self = Self.byAxes[Int(axes.x.signum() + 1) * 3 + Int(axes.y.signum() + 1)] }
+    /// Indexed by (x + 1) × 3 + (y + 1): a frame's d-pad without a search.
+    private static let byAxes: [DPad] = (0..<9).map { i in DPad.allCases.first { $0.axes == (Int32(i / 3 - 1), Int32(i % 3 - 1)) } ?? .none }
 
     public var name: String {
         switch self {

@@ -79,8 +79,6 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         }
     }
 
-    public var hasTouchpad: Bool { isPlayStation }
-    public var hasMotion: Bool { isPlayStation || self == .switchPro }
 
     // Codable as the name, so `list --json` stays readable.
     public init(from decoder: any Decoder) throws {

@@ -14,10 +14,8 @@ public struct DecodedReportInput {
     public private(set) var controls: PadStateSnapshot
     public private(set) var touch: TouchSnapshot
     public private(set) var battery: BatteryReport?
-    /// Newest last; at most `motionBacklog`, for a caller that stops draining.
-    private var motion: [WireMotionSample] = []
+    private var motion = MotionBacklog()
     private var lastSensorTime: UInt32?
-    private static let motionBacklog = 16
     /// Reports refused by the decoder (cut short, bad CRC, unknown id): dropped, counted.
     public private(set) var rejectedReports = 0
 
@@ -28,7 +26,6 @@ public struct DecodedReportInput {
         self.motionCorrection = motionCorrection
         controls = .neutral(slot)
         touch = TouchSnapshot(slot: slot)
-        motion.reserveCapacity(Self.motionBacklog + 1)
     }
 
     /// One input report as read from the pad; false if the decoder refused it.
@@ -49,14 +46,32 @@ public struct DecodedReportInput {
             var sample = PadSnapshots.motion(decoded.motion.first, timestampMicros: time, calibration: calibration)
             if let motionCorrection { motionCorrection.correct(&sample) }
             motion.append(sample)
-            if motion.count > Self.motionBacklog { motion.removeFirst(motion.count - Self.motionBacklog) }
         }
         return true
     }
 
-    public mutating func takeMotion(_ body: (WireMotionSample) -> Void) {
-        for sample in motion { body(sample) }
-        motion.removeAll(keepingCapacity: true)
+    public mutating func takeMotion(_ body: (WireMotionSample) -> Void) { motion.drain(body) }
+}
+
+/// Motion samples waiting for the forwarding loop, oldest first: at most `capacity`, the newest
+/// kept, for a caller that stops draining. Its storage is reserved once.
+struct MotionBacklog {
+    static let capacity = 16
+    private var samples: [WireMotionSample]
+
+    init() {
+        samples = []
+        samples.reserveCapacity(Self.capacity + 1)
+    }
+
+    mutating func append(_ sample: WireMotionSample) {
+        samples.append(sample)
+        if samples.count > Self.capacity { samples.removeFirst(samples.count - Self.capacity) }
+    }
+
+    mutating func drain(_ body: (WireMotionSample) -> Void) {
+        for sample in samples { body(sample) }
+        samples.removeAll(keepingCapacity: true)
     }
 }
 

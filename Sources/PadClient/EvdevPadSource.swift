@@ -15,7 +15,7 @@ public final class EvdevPadSource: PhysicalPadSource {
     public let sessionFeedback: SessionFeedback
     public private(set) var controls: PadStateSnapshot
     public private(set) var touch: TouchSnapshot
-    var motion: [WireMotionSample] = []
+    var motion = MotionBacklog()
     var lastMotion: (time: Int32?, gyro: EvdevPadFrame.Triple, accel: EvdevPadFrame.Triple)?
     let motionUnits: MotionUnits?
     /// What `padgate calibrate` stored for this pad, applied to every motion sample; nil: none.
@@ -66,15 +66,12 @@ public final class EvdevPadSource: PhysicalPadSource {
         if let units = motionUnits, let gyro = frame.gyro, let accel = frame.accel,
            lastMotion.map({ $0.time != frame.sensorTime || $0.gyro != gyro || $0.accel != accel }) ?? true {
             lastMotion = (frame.sensorTime, gyro, accel)
-            var sample = WireMotionSample(
-                timestampMicros: UInt32(bitPattern: frame.sensorTime ?? 0),
-                gyroX: Float(Double(gyro.x) / units.gyroPerDegreePerSecond[0]), gyroY: Float(Double(gyro.y) / units.gyroPerDegreePerSecond[1]),
-                gyroZ: Float(Double(gyro.z) / units.gyroPerDegreePerSecond[2]),
-                accelX: Float(Double(accel.x) / units.accelPerG[0]), accelY: Float(Double(accel.y) / units.accelPerG[1]),
-                accelZ: Float(Double(accel.z) / units.accelPerG[2]))
+            let g = units.gyro(gyro), a = units.accel(accel)
+            var sample = WireMotionSample(timestampMicros: UInt32(bitPattern: frame.sensorTime ?? 0),
+                                          gyroX: Float(g.x), gyroY: Float(g.y), gyroZ: Float(g.z),
+                                          accelX: Float(a.x), accelY: Float(a.y), accelZ: Float(a.z))
             motionCorrection?.correct(&sample)
             motion.append(sample)
-            if motion.count > 16 { motion.removeFirst(motion.count - 16) }  // nobody is draining: keep the newest
         }
     }
 
@@ -110,8 +107,5 @@ public final class EvdevPadSource: PhysicalPadSource {
         return UInt8(clamping: (Int64(value) - Int64(scale.minimum)) * 255 / (Int64(scale.maximum) - Int64(scale.minimum)))
     }
 
-    public func takeMotion(_ body: (WireMotionSample) -> Void) {
-        for sample in motion { body(sample) }
-        motion.removeAll(keepingCapacity: true)
-    }
+    public func takeMotion(_ body: (WireMotionSample) -> Void) { motion.drain(body) }
 }

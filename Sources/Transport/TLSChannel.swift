@@ -334,7 +334,7 @@ public enum SocketAddress {
                 lastTransientError = code
                 // The kernel answers at once while the neighbour entry is still failed; wait out the window.
                 let pause = attemptEnd - .now
-                if pause > .zero { Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) * 1e-18) }
+                if pause > .zero { Thread.sleep(forTimeInterval: pause / .seconds(1)) }
             }
             guard attemptEnd < deadline else { break }
             window = .seconds(2)

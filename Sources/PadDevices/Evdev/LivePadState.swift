@@ -77,12 +77,14 @@ public final class LivePadReader {
         gamepad = try pad.node(.gamepad).map { try EvdevDevice(path: $0.path) }
         touchpad = try pad.node(.touchpad).map { try EvdevDevice(path: $0.path) }
         motion = try pad.node(.motion).map { try EvdevDevice(path: $0.path) }
+        devices = [gamepad, touchpad, motion].compactMap { $0 }
         if gamepad == nil && touchpad == nil && motion == nil {
             throw DeviceError.unsupported("\(pad.name) has no evdev node padgate can read")
         }
     }
 
-    public var devices: [EvdevDevice] { [gamepad, touchpad, motion].compactMap { $0 } }
+    /// The nodes that exist, listed once: `readAvailable` runs for every report.
+    public let devices: [EvdevDevice]
     public var fileDescriptors: [Int32] { devices.map(\.fileDescriptor) }
 
     /// Reads what is queued on every node. Returns true when a frame (SYN_REPORT) completed.

@@ -22,11 +22,13 @@ public struct MotionUnits: Equatable, Sendable {
         accelPerG = resolutions(Self.accelCodes, fallback: MotionCalibration.accelResolutionPerG)
     }
 
-    public func gyro(_ values: [Int32]) -> MotionVector { Self.scale(values, gyroPerDegreePerSecond) }
-    public func accel(_ values: [Int32]) -> MotionVector { Self.scale(values, accelPerG) }
+    public func gyro(_ values: [Int32]) -> MotionVector { gyro(EvdevPadFrame.Triple(x: values[0], y: values[1], z: values[2])) }
+    public func accel(_ values: [Int32]) -> MotionVector { accel(EvdevPadFrame.Triple(x: values[0], y: values[1], z: values[2])) }
+    public func gyro(_ t: EvdevPadFrame.Triple) -> MotionVector { Self.scale(t, gyroPerDegreePerSecond) }
+    public func accel(_ t: EvdevPadFrame.Triple) -> MotionVector { Self.scale(t, accelPerG) }
 
-    private static func scale(_ values: [Int32], _ per: [Double]) -> MotionVector {
-        MotionVector(x: Double(values[0]) / per[0], y: Double(values[1]) / per[1], z: Double(values[2]) / per[2])
+    private static func scale(_ t: EvdevPadFrame.Triple, _ per: [Double]) -> MotionVector {
+        MotionVector(x: Double(t.x) / per[0], y: Double(t.y) / per[1], z: Double(t.z) / per[2])
     }
 }
 
