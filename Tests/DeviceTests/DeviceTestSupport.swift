@@ -42,8 +42,8 @@ func eventually<T>(timeout: Duration = .seconds(5), _ condition: () throws -> T?
 
 /// The pad that udev groups for an emulated DualSense, once all three evdev nodes, the hidraw node
 /// and the battery (the driver registers it last) are there.
-func padFor(_ virtual: VirtualDualSense, udev: Udev, nodes: Int = 3) -> Pad? {
-    eventually {
+func padFor(_ virtual: VirtualDualSense, udev: Udev, nodes: Int = 3, timeout: Duration = .seconds(5)) -> Pad? {
+    eventually(timeout: timeout) {
         udev.pads().first { $0.uniq == virtual.uniq && $0.evdev.count == nodes && $0.hidraw != nil && $0.capabilities.contains(.battery) }
     }
 }

@@ -7,6 +7,9 @@ import XCTest
 final class UdevRulesTests: XCTestCase {
     static let rules = repositoryRoot.appendingPathComponent("udev/70-padgate.rules")
     static let installed = URL(fileURLWithPath: "/etc/udev/rules.d/70-padgate.rules")
+    /// How long udevd may take over a new node: under software emulation on a busy machine, each
+    /// of its steps (probe, rules, tags) has been seen to take seconds.
+    static let udevBudget: Duration = .seconds(30)
 
     override func setUpWithError() throws {
         try requireDeviceAccess([UHIDDevice.path])
@@ -26,7 +29,7 @@ final class UdevRulesTests: XCTestCase {
         for bus in VirtualDualSense.Bus.allCases {
             let pad = try VirtualDualSense(bus: bus)
             defer { pad.stop() }
-            let hidraw = try XCTUnwrap(padFor(pad, udev: Udev())?.hidraw, "\(bus) DualSense has no hidraw node")
+            let hidraw = try XCTUnwrap(padFor(pad, udev: Udev(), timeout: Self.udevBudget)?.hidraw, "\(bus) DualSense has no hidraw node")
             let found = try tags(hidraw, until: { $0.contains(":uaccess:") })
             XCTAssertTrue(found.contains(":uaccess:"), "\(bus) DualSense \(hidraw): \(found)")
         }
@@ -39,7 +42,7 @@ final class UdevRulesTests: XCTestCase {
             try device.create(UHIDDevice.Identity(name: "padgate rules test \(uniq)", uniq: uniq, bus: .bluetooth,
                                                   vendorID: 0x045e, productID: product), descriptor: xboxDescriptor)
             defer { try? device.destroy() }
-            let hidraw = try XCTUnwrap(eventually { try? Udev().pads().first { $0.uniq == uniq }?.hidraw }, "045e:\(String(product, radix: 16)) has no hidraw node")
+            let hidraw = try XCTUnwrap(eventually(timeout: Self.udevBudget) { try? Udev().pads().first { $0.uniq == uniq }?.hidraw }, "045e:\(String(product, radix: 16)) has no hidraw node")
             let found = try tags(hidraw, until: { granted ? $0.contains(":uaccess:") : true })
             XCTAssertEqual(found.contains(":uaccess:"), granted, "045e:\(String(product, radix: 16)) \(hidraw): \(found)")
         }
@@ -51,10 +54,10 @@ final class UdevRulesTests: XCTestCase {
     }
 
     /// The node's udev tags once udevd has processed it (USEC_INITIALIZED is set) and `done` holds,
-    /// or as they are after 30 s: udevd is slow under software emulation.
+    /// or as they are after `udevBudget`.
     private func tags(_ node: String, until done: (String) -> Bool) throws -> String {
         var last = ""
-        let found = eventually(timeout: .seconds(30)) { () -> String? in
+        let found = eventually(timeout: Self.udevBudget) { () -> String? in
             guard let properties = try? udevadm(["info", "--query=property", "--name=\(node)"]) else { return nil }
             let lines = properties.split(separator: "\n")
             last = lines.filter { $0.hasPrefix("TAGS=") || $0.hasPrefix("CURRENT_TAGS=") }.joined(separator: " ")
