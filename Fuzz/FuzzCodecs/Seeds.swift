@@ -15,9 +15,9 @@ func writeSeeds(into directory: URL, fixtures: URL) throws {
         try Data(bytes).write(to: folder.appendingPathComponent(name))
     }
     func payloads(_ messages: [WireMessage]) -> [[UInt8]] {
-        var buffer = [UInt8](repeating: 0, count: 1400)
-        var out: [[UInt8]] = []
-        WirePayloads.pack(messages, into: &buffer) { out.append(Array($0)) }
+        var outbox = OutgoingPayloads(), out: [[UInt8]] = []
+        for message in messages { outbox.append(message) }
+        outbox.drain { out.append(Array($0)) }
         return out
     }
 

@@ -54,24 +54,25 @@ public struct DecodedReportInput {
 }
 
 /// Motion samples waiting for the forwarding loop, oldest first: at most `capacity`, the newest
-/// kept, for a caller that stops draining. Its storage is reserved once.
+/// kept, for a caller that stops draining. A ring in storage reserved once.
 struct MotionBacklog {
     static let capacity = 16
-    private var samples: [WireMotionSample]
-
-    init() {
-        samples = []
-        samples.reserveCapacity(Self.capacity + 1)
-    }
+    private var ring = [WireMotionSample](repeating: WireMotionSample(), count: capacity)
+    private var oldest = 0, count = 0
 
     mutating func append(_ sample: WireMotionSample) {
-        samples.append(sample)
-        if samples.count > Self.capacity { samples.removeFirst(samples.count - Self.capacity) }
+        if count == Self.capacity {
+            oldest = (oldest + 1) % Self.capacity
+            count -= 1
+        }
+        ring[(oldest + count) % Self.capacity] = sample
+        count += 1
     }
 
     mutating func drain(_ body: (WireMotionSample) -> Void) {
-        for sample in samples { body(sample) }
-        samples.removeAll(keepingCapacity: true)
+        for i in 0..<count { body(ring[(oldest + i) % Self.capacity]) }
+        oldest = 0
+        count = 0
     }
 }
 

@@ -48,7 +48,7 @@ public final class SessionFeedback {
         try feedback.pump()
     }
     func apply(_ output: HIDOutputMessage) throws { try feedback.apply(output) }
-    var deadline: ContinuousClock.Instant? { feedback.nextDeadline.map { ContinuousClock.now + ($0 - feedback.now) } }
+    var deadline: LoopInstant? { feedback.nextDeadline.map { LoopInstant.now + ($0 - feedback.now) } }
     func pump() throws { try feedback.pump() }
     func silence() {
         feedback.close()
@@ -64,7 +64,7 @@ public protocol PhysicalPadSource: PadSource {
 extension PhysicalPadSource {
     public func apply(_ lease: RumbleLease) throws { try sessionFeedback.apply(lease) }
     public func apply(_ output: HIDOutputMessage) throws { try sessionFeedback.apply(output) }
-    public var feedbackDeadline: ContinuousClock.Instant? { sessionFeedback.deadline }
+    public var feedbackDeadline: LoopInstant? { sessionFeedback.deadline }
     public func pumpFeedback() throws { try sessionFeedback.pump() }
     /// Motors to zero now; a fresh renderer takes the next session's leases.
     public func silence() { sessionFeedback.silence() }

@@ -22,51 +22,48 @@ public struct ForwardedPad {
     }
 
     /// What the source's newest frame puts on the wire: what changed, and motion as the thinning
-    /// policy lets it go (docs/wire.md). Allocates nothing once `outgoing` has its capacity.
-    public mutating func collect(now: ContinuousClock.Instant, into outgoing: inout [WireMessage]) {
-        let outgoingBefore = outgoing.count
-        if let state = sender.update(source.controls, now: now) { outgoing.append(.state(state)) }
+    /// policy lets it go (docs/wire.md), encoded straight into `outbox`. Allocates nothing.
+    public mutating func collect(now: LoopInstant, into outbox: inout OutgoingPayloads) {
+        var changed = false
+        if let state = sender.update(source.controls, now: now) { outbox.append(state); changed = true }
         var touch = source.touch
         if touch.first != lastTouch.first || touch.second != lastTouch.second {
             touch.sequence = touchSequence.next
             touchSequence = touch.sequence
             lastTouch = touch
-            outgoing.append(.touch(touch))
+            outbox.append(touch)
+            changed = true
         }
         if let battery = source.battery, battery != lastBattery {
             lastBattery = battery
-            outgoing.append(.battery(battery))
+            outbox.append(battery)
+            changed = true
         }
-        var batch = MotionBatch(slot: slot)
-        let riding = outgoing.count > outgoingBefore
+        let slot = slot
         source.takeMotion { sample in
-            guard motionThinning.offer(sample, now: now, riding: riding) else { return }
-            guard !batch.append(sample) else { return }
-            outgoing.append(.motion(batch))
-            batch = MotionBatch(slot: slot)
-            _ = batch.append(sample)
+            guard motionThinning.offer(sample, now: now, riding: changed) else { return }
+            outbox.appendMotion(sample, slot: slot)
         }
-        if batch.count > 0 { outgoing.append(.motion(batch)) }
     }
 
     /// The keep-alive: the state again when its resend is due, with the arrival first (a lost
     /// arrival must not lose the pad), held touches (a lost one would stay lost until the next
     /// finger move) and the battery.
-    public mutating func resendIfDue(now: ContinuousClock.Instant, into outgoing: inout [WireMessage]) {
+    public mutating func resendIfDue(now: LoopInstant, into outbox: inout OutgoingPayloads) {
         guard let state = sender.resendIfDue(now: now) else { return }
-        outgoing.append(.arrival(source.arrival))
-        outgoing.append(.state(state))
-        if lastTouch.first.active || lastTouch.second.active { outgoing.append(.touch(lastTouch)) }
-        if let lastBattery { outgoing.append(.battery(lastBattery)) }
+        outbox.append(source.arrival)
+        outbox.append(state)
+        if lastTouch.first.active || lastTouch.second.active { outbox.append(lastTouch) }
+        if let lastBattery { outbox.append(lastBattery) }
     }
 
     /// The arrival and current state, sent when the pad or the link comes up: the state starts the
     /// keep-alives at once, so the host's lease holds even while the pad sends nothing.
-    mutating func announcement(now: ContinuousClock.Instant) -> [WireMessage] {
+    mutating func announcement(now: LoopInstant) -> [WireMessage] {
         lastBattery = source.battery
         return [.arrival(source.arrival)] + (sender.update(source.controls, now: now).map { [.state($0)] } ?? [])
             + (source.battery.map { [.battery($0)] } ?? [])
     }
 
-    var nextResend: ContinuousClock.Instant? { sender.nextResend }
+    var nextResend: LoopInstant? { sender.nextResend }
 }

@@ -52,12 +52,12 @@ public final class PadForwarder {
     var sources: [PadSource] { pads.map(\.source) }
     var connection: TLSConnection?
     var link: DatagramLink?
-    @exclusivity(unchecked) var payload = [UInt8](repeating: 0, count: 1400)
+    @exclusivity(unchecked) var outbox = OutgoingPayloads()
     var pingID: UInt32 = 0
-    var nextPing = ContinuousClock.now
+    var nextPing = LoopInstant.now
     /// When the last authentic datagram came from the host (the welcome counts as one).
-    var lastHeard = ContinuousClock.now
-    let origin = ContinuousClock.now
+    var lastHeard = LoopInstant.now
+    let origin = LoopInstant.now
     var wireCounters = WireCodec.Counters()
 
     public init(configuration: Configuration, identity: TLSIdentity?, knownHosts: FingerprintStore) {
@@ -74,7 +74,7 @@ public final class PadForwarder {
         if link != nil { send(announcement(pads.count - 1, now: .now)) }
     }
 
-    func announcement(_ index: Int, now: ContinuousClock.Instant) -> [WireMessage] {
+    func announcement(_ index: Int, now: LoopInstant) -> [WireMessage] {
         pads[index].announcement(now: now)
     }
 
@@ -164,7 +164,6 @@ public final class PadForwarder {
     /// Kept between passes, so that a pass allocates nothing: rebuilt only when pads come or go.
     var pollSet = PollSet<Wake>()
     @exclusivity(unchecked) var readySources: [Bool] = []
-    @exclusivity(unchecked) var outgoing: [WireMessage] = []
 
     func rebuildPollSet(_ link: DatagramLink, _ connection: TLSConnection) {
         pollSet.removeAll()
@@ -175,11 +174,10 @@ public final class PadForwarder {
             for descriptor in pad.source.descriptors { pollSet.add(descriptor, .source(index)) }
         }
         readySources = [Bool](repeating: false, count: pads.count)
-        outgoing.reserveCapacity(5 * pads.count + 8)
     }
 
     /// The earliest of every timer the loop keeps: re-sends, feedback, the next ping, host silence.
-    func nextDeadline() -> ContinuousClock.Instant {
+    func nextDeadline() -> LoopInstant {
         var next = min(nextPing, lastHeard + configuration.hostSilenceLimit + .milliseconds(1))
         for pad in pads {
             if let due = pad.nextResend, due < next { next = due }
@@ -192,7 +190,7 @@ public final class PadForwarder {
         guard let link, let connection else { return }
         rebuildPollSet(link, connection)
         while !stop() {
-            let now = ContinuousClock.now
+            let now = LoopInstant.now
             if now - lastHeard > configuration.hostSilenceLimit { throw TLSError.hostSilent(configuration.hostSilenceLimit) }
             let wait = max(nextDeadline() - now, .zero)
             var datagrams = false, control = false, changed = false
@@ -214,7 +212,6 @@ public final class PadForwarder {
             if control, connection.checkIncoming() != .nothing { throw TLSError.closed }
             if datagrams { receiveFeedback(link) }
 
-            outgoing.removeAll(keepingCapacity: true)
             for i in pads.indices where readySources[i] {
                 let source = pads[i].source
                 do {
@@ -224,16 +221,16 @@ public final class PadForwarder {
                     remove(source)
                     return try forward(until: stop)
                 }
-                pads[i].collect(now: now, into: &outgoing)
+                pads[i].collect(now: now, into: &outbox)
             }
-            for i in pads.indices { pads[i].resendIfDue(now: now, into: &outgoing) }
+            for i in pads.indices { pads[i].resendIfDue(now: now, into: &outbox) }
             if now >= nextPing {
                 pingID &+= 1
-                outgoing.append(.ping(Probe(id: pingID, sentMicros: UInt64((now - origin) / .microseconds(1)))))
+                outbox.append(.ping(Probe(id: pingID, sentMicros: UInt64((now - origin) / .microseconds(1)))))
                 // A quiet host is asked often: one answer is enough to show it is alive.
                 nextPing = now + (now - lastHeard >= configuration.quietAfter ? configuration.urgentPingInterval : configuration.pingInterval)
             }
-            send(outgoing)
+            sendOutbox()
             for pad in pads { try? pad.source.pumpFeedback() }
             status.sent = link.sent
             status.received = link.received
@@ -261,7 +258,7 @@ public final class PadForwarder {
             status.lastFeedback = "hid output \(output.fields.rawValue)"
         case .pong(let probe):
             // Only an answer to one of the last pings counts: a host's bytes are checked like any peer's.
-            let now = UInt64((ContinuousClock.now - origin) / .microseconds(1))
+            let now = UInt64((LoopInstant.now - origin) / .microseconds(1))
             guard pingID &- probe.id < 16, probe.sentMicros <= now else { return }
             status.roundTrip = .microseconds(Int64(now - probe.sentMicros))
         default:
@@ -270,8 +267,13 @@ public final class PadForwarder {
     }
 
     func send(_ messages: [WireMessage]) {
-        guard let link, !messages.isEmpty else { return }
-        WirePayloads.pack(messages, into: &payload) { _ = try? link.send(payload: $0) }
+        for message in messages { outbox.append(message) }
+        sendOutbox()
+    }
+
+    func sendOutbox() {
+        guard let link else { return outbox.drain { _ in } }
+        outbox.drain { _ = try? link.send(payload: $0) }
     }
 }
 

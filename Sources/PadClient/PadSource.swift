@@ -18,7 +18,7 @@ public protocol PadSource: AnyObject {
     func apply(_ lease: RumbleLease) throws
     func apply(_ output: HIDOutputMessage) throws
     /// When the feedback renderer needs to run next, if at all.
-    var feedbackDeadline: ContinuousClock.Instant? { get }
+    var feedbackDeadline: LoopInstant? { get }
     func pumpFeedback() throws
     /// Motors to zero; called on exit, signal, link loss and removal.
     func silence()

@@ -18,7 +18,7 @@ public final class ScriptedPadSource: PadSource {
     private var report = [UInt8](repeating: 0, count: 64)
     private let timer: PeriodicTimer
     private let reportInterval: Duration
-    private let started = ContinuousClock.now
+    private let started = LoopInstant.now
     public var controls: PadStateSnapshot { input.controls }
     public var touch: TouchSnapshot { input.touch }
     public var battery: BatteryReport? { input.battery }
@@ -48,7 +48,7 @@ public final class ScriptedPadSource: PadSource {
 
     public func readInput() throws -> Bool {
         guard timer.takeExpirations() > 0 else { return false }
-        player.advance(to: ContinuousClock.now - started, &scripted)
+        player.advance(to: LoopInstant.now - started, &scripted)
         scripted.sensorTimestamp &+= UInt32(reportInterval / .microseconds(1)) &* 3  // the pad counts 1/3 µs
         try ingest(report: encodedReport())
         return true
@@ -71,7 +71,7 @@ public final class ScriptedPadSource: PadSource {
 
     public func takeMotion(_ body: (WireMotionSample) -> Void) { input.takeMotion(body) }
 
-    private var now: MonotonicTime { ContinuousClock.now - started }
+    private var now: MonotonicTime { LoopInstant.now - started }
 
     public func apply(_ lease: RumbleLease) throws {
         renderer.receive(RumbleMessage(lease), at: now)
@@ -87,7 +87,7 @@ public final class ScriptedPadSource: PadSource {
         try writeOutput()
     }
 
-    public var feedbackDeadline: ContinuousClock.Instant? { renderer.nextDeadline.map { started + $0 } }
+    public var feedbackDeadline: LoopInstant? { renderer.nextDeadline.map { started + $0 } }
 
     public func pumpFeedback() throws {
         for action in renderer.step(now: now) {

@@ -43,7 +43,7 @@ final class InputPath {
     var closeConnection: (UInt32, String) -> Void = { _, _ in }
     private var wire = WireCodec.Counters()
     private var rejectedByGoneClients: [DatagramRejection: Int] = [:]
-    private var payload = [UInt8](repeating: 0, count: 1400)
+    private var outbox = OutgoingPayloads()
     private var datagram = [UInt8](repeating: 0, count: 2048)
     private var opened = [UInt8](repeating: 0, count: 2048)
     private var replies: [WireMessage] = []
@@ -189,7 +189,8 @@ final class InputPath {
 
     func send(_ messages: [WireMessage], to session: ClientSession) {
         guard !messages.isEmpty else { return }
-        WirePayloads.pack(messages, into: &payload) { _ = try? session.link.send(payload: $0) }
+        for message in messages { outbox.append(message) }
+        outbox.drain { _ = try? session.link.send(payload: $0) }
     }
 
     /// The statistics' rejection table is rebuilt only when a count moved: merging dictionaries

@@ -30,6 +30,7 @@ public struct WireWriter {
     /// Writes a u16 placeholder now and patches it later (message lengths).
     mutating func reserveU16() throws(WireError) -> Int { let at = count; try u16(0); return at }
     mutating func patchU16(at offset: Int, _ v: UInt16) { buffer.storeBytes(of: v.bigEndian, toByteOffset: offset, as: UInt16.self) }
+    mutating func patchU8(at offset: Int, _ v: UInt8) { buffer[offset] = v }
 }
 
 /// Big-endian reader over received bytes; every read is bounds-checked.

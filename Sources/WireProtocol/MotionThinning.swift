@@ -16,17 +16,21 @@ public struct MotionThinning: Sendable {
     }
 
     public let policy: Policy
+    private let refreshNanoseconds: Int64
     private var lastSent: WireMotionSample?
-    private var lastSentAt: ContinuousClock.Instant?
+    private var lastSentAt = LoopInstant(nanoseconds: .min)
 
-    public init(policy: Policy = Policy()) { self.policy = policy }
+    public init(policy: Policy = Policy()) {
+        self.policy = policy
+        refreshNanoseconds = policy.refresh.wholeNanoseconds
+    }
 
     /// Whether `sample`, read at `now`, is sent. `riding`: a datagram goes out anyway (the same
     /// report changed a button or a touch), so the sample costs nothing and is sent.
-    public mutating func offer(_ sample: WireMotionSample, now: ContinuousClock.Instant, riding: Bool = false) -> Bool {
+    public mutating func offer(_ sample: WireMotionSample, now: LoopInstant, riding: Bool = false) -> Bool {
         let send: Bool
-        if riding { send = true } else if let last = lastSent, let at = lastSentAt {
-            send = now - at >= policy.refresh || moved(from: last, to: sample)
+        if riding { send = true } else if let last = lastSent {
+            send = now.nanoseconds &- lastSentAt.nanoseconds >= refreshNanoseconds || moved(from: last, to: sample)
         } else {
             send = true
         }

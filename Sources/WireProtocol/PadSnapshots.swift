@@ -55,12 +55,15 @@ public enum PadSnapshots {
         var invertsY: Bool { self == .twelveBit }
 
         func signed(_ raw: UInt16, invert: Bool = false) -> Int16 {
-            // PlayStation sticks, four per report: a table instead of two 64-bit divisions each.
-            if self == .eightBit { return Self.eightBitTable.withUnsafeBufferPointer { $0[Int(raw & 0xff)] } }
+            // PlayStation sticks, four per report: `StickScale(0...255).wire` with its divisors
+            // as constants (centre 128, halves of 128 and 127), so no division is left.
+            if self == .eightBit {
+                let v = Int32(raw & 0xff) - 128
+                return Int16(truncatingIfNeeded: v < 0 ? v * 256 : v * 32767 / 127)
+            }
             let v = scale.wire(Int32(raw))
             return invert ? (v == .min ? .max : -v) : v
         }
-        static let eightBitTable: [Int16] = (0...255).map { StickScale(minimum: 0, maximum: 255).wire(Int32($0)) }
     }
 }
 

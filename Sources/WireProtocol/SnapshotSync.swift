@@ -31,19 +31,24 @@ public struct SnapshotSender: Sendable {
     }
 
     public let slot: PadSlot
-    public var schedule: Schedule
+    public let schedule: Schedule
+    /// The schedule's gaps in nanoseconds, worked out once: `nextResend` runs every pass.
+    private let gapNanoseconds: [Int64]
+    private let keepAliveNanoseconds: Int64
     public private(set) var latest: PadStateSnapshot
-    private var lastSentAt: ContinuousClock.Instant?
+    private var lastSentAt: LoopInstant?
     private var resendsSinceChange = 0
 
     public init(slot: PadSlot, schedule: Schedule = .standard) {
         self.slot = slot
         self.schedule = schedule
+        gapNanoseconds = schedule.afterChange.map(\.wholeNanoseconds)
+        keepAliveNanoseconds = schedule.keepAlive.wholeNanoseconds
         latest = .neutral(slot)
     }
 
     /// The snapshot to send now, if the controls changed.
-    public mutating func update(_ controls: PadStateSnapshot, now: ContinuousClock.Instant) -> PadStateSnapshot? {
+    public mutating func update(_ controls: PadStateSnapshot, now: LoopInstant) -> PadStateSnapshot? {
         guard lastSentAt == nil || !controls.sameControls(as: latest) else { return nil }
         var next = controls
         next.slot = slot
@@ -55,7 +60,7 @@ public struct SnapshotSender: Sendable {
     }
 
     /// The latest snapshot again, if the schedule says it is time.
-    public mutating func resendIfDue(now: ContinuousClock.Instant) -> PadStateSnapshot? {
+    public mutating func resendIfDue(now: LoopInstant) -> PadStateSnapshot? {
         guard let due = nextResend, now >= due else { return nil }
         lastSentAt = now
         resendsSinceChange += 1
@@ -63,7 +68,11 @@ public struct SnapshotSender: Sendable {
     }
 
     /// When `resendIfDue` will next have something: the sender's only timer.
-    public var nextResend: ContinuousClock.Instant? { lastSentAt.map { $0 + schedule.gap(after: resendsSinceChange) } }
+    public var nextResend: LoopInstant? {
+        guard let lastSentAt else { return nil }
+        let gap = resendsSinceChange < gapNanoseconds.count ? gapNanoseconds[resendsSinceChange] : keepAliveNanoseconds
+        return lastSentAt.advanced(byNanoseconds: gap)
+    }
 }
 
 /// The host's side: keeps the newest snapshot per pad, and knows when the client went silent.

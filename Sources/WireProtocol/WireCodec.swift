@@ -6,66 +6,30 @@ public enum WireCodec {
 
     public static func beginPayload(_ w: inout WireWriter) throws(WireError) { try w.u8(wireVersion) }
 
+    /// One message: its type, its length, its body. Allocates nothing.
     public static func encode(_ message: WireMessage, into w: inout WireWriter) throws(WireError) {
-        let type: WireMessageType
         switch message {
-        case .arrival: type = .arrival
-        case .removal: type = .removal
-        case .state: type = .state
-        case .touch: type = .touch
-        case .motion: type = .motion
-        case .battery: type = .battery
-        case .ping: type = .ping
-        case .rumble: type = .rumble
-        case .hidOutput: type = .hidOutput
-        case .motionRate: type = .motionRate
-        case .pong: type = .pong
+        case .arrival(let a): try encode(a, into: &w)
+        case .removal(let slot): try encode(Removal(slot: slot), into: &w)
+        case .state(let s): try encode(s, into: &w)
+        case .touch(let t): try encode(t, into: &w)
+        case .motion(let m): try encode(m, into: &w)
+        case .battery(let b): try encode(b, into: &w)
+        case .ping(let p): try encode(Ping(probe: p), into: &w)
+        case .rumble(let r): try encode(r, into: &w)
+        case .hidOutput(let h): try encode(h, into: &w)
+        case .motionRate(let m): try encode(m, into: &w)
+        case .pong(let p): try encode(Pong(probe: p), into: &w)
         }
-        try w.u8(type.rawValue)
+    }
+
+    /// A message of a known type, without building a `WireMessage`: the per-report path.
+    @inline(__always)
+    public static func encode<Body: WireMessageBody>(_ body: Body, into w: inout WireWriter) throws(WireError) {
+        try w.u8(Body.wireType.rawValue)
         let lengthAt = try w.reserveU16()
         let start = w.count
-        switch message {
-        case .arrival(let a):
-            try w.u8(a.slot.rawValue); try w.u8(a.type.rawValue); try w.u16(a.vendorID); try w.u16(a.productID)
-            try w.u32(a.capabilities.rawValue)
-            // Written from the string's own bytes: arrivals ride every keep-alive, so no copy per send.
-            var length = a.name.utf8.count
-            if length > maxNameBytes { length = utf8Prefix(Array(a.name.utf8), maxBytes: maxNameBytes).count }
-            try w.u8(UInt8(length))
-            for byte in a.name.utf8.prefix(length) { try w.u8(byte) }
-            try write(a.identity.calibration, &w)
-            try write(a.identity.firmware, &w)
-        case .removal(let slot):
-            try w.u8(slot.rawValue)
-        case .state(let s):
-            try w.u8(s.slot.rawValue); try w.u16(s.sequence.rawValue); try w.u32(s.buttons); try w.u8(s.dpad)
-            try w.i16(s.leftX); try w.i16(s.leftY); try w.i16(s.rightX); try w.i16(s.rightY); try w.u8(s.l2); try w.u8(s.r2)
-        case .touch(let t):
-            try w.u8(t.slot.rawValue); try w.u16(t.sequence.rawValue)
-            try write(t.first, &w); try write(t.second, &w)
-        case .motion(let m):
-            try w.u8(m.slot.rawValue); try w.u8(UInt8(m.count))
-            for i in 0..<m.count {
-                let s = m[i]
-                try w.u32(s.timestampMicros)
-                try w.f32(s.gyroX); try w.f32(s.gyroY); try w.f32(s.gyroZ)
-                try w.f32(s.accelX); try w.f32(s.accelY); try w.f32(s.accelZ)
-            }
-        case .battery(let b):
-            try w.u8(b.slot.rawValue); try w.u8(b.percent); try w.u8(b.state)
-        case .ping(let p), .pong(let p):
-            try w.u32(p.id); try w.u64(p.sentMicros)
-        case .rumble(let r):
-            try w.u8(r.slot.rawValue); try w.u16(r.sequence.rawValue); try w.u16(r.low); try w.u16(r.high)
-            try w.u16(r.leftTrigger); try w.u16(r.rightTrigger); try w.u16(r.ttlMillis)
-        case .hidOutput(let h):
-            try w.u8(h.slot.rawValue); try w.u16(h.sequence.rawValue); try w.u8(h.fields.rawValue)
-            try w.u8(h.red); try w.u8(h.green); try w.u8(h.blue); try w.u8(h.playerLEDMask); try w.u8(h.micLED)
-            try h.leftTrigger.write(into: &w)
-            try h.rightTrigger.write(into: &w)
-        case .motionRate(let m):
-            try w.u8(m.slot.rawValue); try w.u16(m.hertz)
-        }
+        try body.write(into: &w)
         w.patchU16(at: lengthAt, UInt16(w.count - start))
     }
 
@@ -75,10 +39,6 @@ public enum WireCodec {
         guard end < bytes.count else { return bytes }
         while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // back to the lead byte of the cut character
         return Array(bytes[0..<end])
-    }
-
-    static func write(_ c: WireTouchContact, _ w: inout WireWriter) throws(WireError) {
-        try w.u8(c.id); try w.u8(c.active ? 1 : 0); try w.u16(c.x); try w.u16(c.y)
     }
 
     public struct Counters: Equatable, Sendable {

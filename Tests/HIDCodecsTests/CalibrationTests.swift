@@ -144,5 +144,12 @@ final class CalibrationTests: XCTestCase {
                 : multFrac(Int64(axis.numerator), Int64(raw) - Int64(axis.bias), Int64(axis.denominator))
             XCTAssertEqual(Int64(axis.apply(raw)), Int64(Int32(truncatingIfNeeded: expected)), "\(axis) raw \(raw)")
         }
+        // Remainder × (raw − bias) beyond 32 bits either way: the 64-bit division's side of `apply`.
+        for (numerator, denominator, bias, raw) in [(Int32(69_999), Int32(70_000), Int32(-500), Int16.max), (-69_999, 70_000, 500, .min),
+                                                     (139_999, -70_000, -500, .max)] {
+            let axis = AxisCalibration(bias: bias, numerator: numerator, denominator: denominator)
+            XCTAssertNil(Int32(exactly: Int64(numerator % denominator) * (Int64(raw) - Int64(bias))), "the case must leave 32 bits")
+            XCTAssertEqual(Int64(axis.apply(raw)), multFrac(Int64(numerator), Int64(raw) - Int64(bias), Int64(denominator)), "\(axis) raw \(raw)")
+        }
     }
 }

@@ -174,8 +174,9 @@ final class RawClient {
     func seal(_ messages: [WireMessage]) -> [UInt8] { Self.seal(messages, with: sealer) }
 
     static func seal(_ messages: [WireMessage], with sealer: DatagramSealer) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: 1400), out = [UInt8](repeating: 0, count: 1500), sealed: [UInt8] = []
-        WirePayloads.pack(messages, into: &buffer) { payload in
+        var outbox = OutgoingPayloads(), out = [UInt8](repeating: 0, count: 1500), sealed: [UInt8] = []
+        for message in messages { outbox.append(message) }
+        outbox.drain { payload in
             let n = out.withUnsafeMutableBytes { (try? sealer.seal(payload, into: $0)) ?? 0 }
             sealed = Array(out[0..<n])
         }

@@ -6,8 +6,8 @@ import SeededRandom
 /// docs/wire.md, "Motion": a still pad streaming at 250 Hz costs at most ~62 motion datagrams a
 /// second; a moving pad's every sample goes out at once.
 final class MotionThinningTests: XCTestCase {
-    let start = ContinuousClock.now
-    func at(_ ms: Double) -> ContinuousClock.Instant { start + .microseconds(Int(ms * 1000)) }
+    let start = LoopInstant(nanoseconds: 5_000_000_000)
+    func at(_ ms: Double) -> LoopInstant { start + .microseconds(Int(ms * 1000)) }
 
     /// 10 s of a still pad at 250 Hz with a DualSense's noise (0.1 deg/s, 0.002 g, 1 σ).
     func testAStillPadAt250HzSendsAboutSixtyASecond() {

@@ -63,5 +63,9 @@ final class UnitContractTests: XCTestCase {
             XCTAssertEqual(scale.wire(high), 32767)
         }
         XCTAssertEqual(StickScale(minimum: 0, maximum: 255).wire(128), 0, "a DualSense's centre is the wire's 0")
+        // The 8-bit fast path (constant divisors) is the same mapping.
+        for raw in UInt16(0)...255 {
+            XCTAssertEqual(PadSnapshots.StickRange.eightBit.signed(raw), StickScale(minimum: 0, maximum: 255).wire(Int32(raw)), "\(raw)")
+        }
     }
 }

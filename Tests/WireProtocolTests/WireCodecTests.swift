@@ -140,7 +140,9 @@ final class WireCodecTests: XCTestCase {
 }
 
 final class SnapshotSyncTests: XCTestCase {
-    let t0 = ContinuousClock.now
+    /// The client's clock (the sender's) and the host's (the receiver's).
+    let t0 = LoopInstant(nanoseconds: 5_000_000_000)
+    let h0 = ContinuousClock.now
 
     func testSequencesCompareAcrossTheWrap() {
         XCTAssertTrue(WireSequence(0).isNewer(than: WireSequence(65535)))
@@ -184,14 +186,14 @@ final class SnapshotSyncTests: XCTestCase {
         var receiver = SnapshotReceiver(lease: .milliseconds(500))
         var a = PadStateSnapshot.neutral(PadSlot(0)); a.sequence = WireSequence(65535); a.buttons = 1
         var b = a; b.sequence = WireSequence(0); b.buttons = 2
-        XCTAssertTrue(receiver.accept(a, now: t0))
-        XCTAssertTrue(receiver.accept(b, now: t0 + .milliseconds(10)))
-        XCTAssertFalse(receiver.accept(a, now: t0 + .milliseconds(20)), "an older snapshot arriving late")
+        XCTAssertTrue(receiver.accept(a, now: h0))
+        XCTAssertTrue(receiver.accept(b, now: h0 + .milliseconds(10)))
+        XCTAssertFalse(receiver.accept(a, now: h0 + .milliseconds(20)), "an older snapshot arriving late")
         XCTAssertEqual(receiver.current?.buttons, 2)
         XCTAssertEqual(receiver.staleDropped, 1)
-        XCTAssertFalse(receiver.accept(b, now: t0 + .milliseconds(400)), "a re-send changes nothing but renews the lease")
-        XCTAssertFalse(receiver.leaseExpired(now: t0 + .milliseconds(800)))
-        XCTAssertTrue(receiver.leaseExpired(now: t0 + .milliseconds(901)))
+        XCTAssertFalse(receiver.accept(b, now: h0 + .milliseconds(400)), "a re-send changes nothing but renews the lease")
+        XCTAssertFalse(receiver.leaseExpired(now: h0 + .milliseconds(800)))
+        XCTAssertTrue(receiver.leaseExpired(now: h0 + .milliseconds(901)))
     }
 
     /// Under 20% loss, a seeded simulation: after every change the host converges within the
@@ -215,7 +217,7 @@ final class SnapshotSyncTests: XCTestCase {
             var outgoing: [PadStateSnapshot] = []
             if let s = sender.update(target, now: now) { outgoing.append(s) }
             if let s = sender.resendIfDue(now: now) { outgoing.append(s) }
-            for s in outgoing where rng.next() % 100 >= 20 { _ = receiver.accept(s, now: now) }
+            for s in outgoing where rng.next() % 100 >= 20 { _ = receiver.accept(s, now: h0 + (now - t0)) }
             if !converged, receiver.current?.sameControls(as: target) == true {
                 converged = true
                 worst = max(worst, now - changedAt)
