@@ -50,14 +50,24 @@ public struct ControllerInputDecoder: Sendable {
     /// Lookup tables built once from the layouts' button maps (same map for USB and Bluetooth full reports).
     private let fullButtons: ButtonLookup
     private let simpleButtons: ButtonLookup
+    /// The Xbox over Bluetooth's layout, compiled from its own descriptor.
+    private var descriptorDecoder: DescriptorGamepadDecoder?
     private enum LayoutChoice { case full, simple, bluetooth }
 
     /// nil for kinds without a typed decoder (`PadKind.hasTypedDecoder`): read those through evdev.
-    public init?(model: PadKind) {
+    /// A kind that `decodesThroughDescriptor` needs its report `descriptor`: nil without one, or
+    /// when it describes no gamepad controls.
+    public init?(model: PadKind, descriptor: ReportDescriptor? = nil) {
         self.model = model
         switch model {
-        case .xbox, .generic:
+        case .generic:
             return nil
+        case .xbox:
+            guard let descriptor, let decoder = DescriptorGamepadDecoder(descriptor: descriptor, map: XboxBluetoothLayout.usages) else { return nil }
+            descriptorDecoder = decoder
+            full = PlayStationLayouts.dualSenseUSB()   // unused: every report goes through the descriptor
+            bluetooth = PlayStationLayouts.dualSenseBluetooth()
+            simple = PlayStationLayouts.bluetoothSimple(format: .dualSenseBluetoothSimple)
         case .dualSense, .switchPro:
             full = PlayStationLayouts.dualSenseUSB()
             bluetooth = PlayStationLayouts.dualSenseBluetooth()
@@ -95,6 +105,10 @@ public struct ControllerInputDecoder: Sendable {
 
     private mutating func decodeReport(_ report: UnsafeRawBufferPointer, into state: inout GamepadState) throws(InputReportError) {
         let id = report[0]
+        if descriptorDecoder != nil {
+            try descriptorDecoder!.decode(report, into: &state, model: model)  // in place: no copy of its plans
+            return
+        }
         if model == .switchPro {
             guard id == SwitchProLayout.reportID else { throw .unknownReport(id: id, length: report.count, model: model) }
             try Self.decodeSwitchPro(report, into: &state)

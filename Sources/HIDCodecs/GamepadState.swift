@@ -177,12 +177,15 @@ public enum InputReportFormat: String, Sendable {
     case switchProFull
     /// Read from a pad's evdev nodes: each stick axis scaled from its own range to 16 bits.
     case evdev
+    /// Read through the pad's report descriptor (`DescriptorGamepadDecoder`): sticks scaled from
+    /// their logical range to 16 bits.
+    case hidDescriptor
 
     /// Bits per stick axis: 8 on PlayStation pads, 12 on the Switch Pro, 16 from evdev.
     public var stickBits: Int {
         switch self {
         case .switchProFull: 12
-        case .evdev: 16
+        case .evdev, .hidDescriptor: 16
         default: 8
         }
     }

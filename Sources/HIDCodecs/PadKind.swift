@@ -64,8 +64,12 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
     public var isDualSenseFamily: Bool { self == .dualSense || self == .dualSenseEdge }
     public var isPlayStation: Bool { isDualSenseFamily || self == .dualShock4 }
 
-    /// Pads whose raw HID reports `ControllerInputDecoder` reads: forwarded from hidraw, nothing lost.
+    /// Pads whose raw HID reports `ControllerInputDecoder` reads with a fixed layout: forwarded from
+    /// hidraw, nothing lost.
     public var hasTypedDecoder: Bool { isPlayStation || self == .switchPro }
+    /// Pads `ControllerInputDecoder` reads through their own report descriptor, since their layout
+    /// moves with the firmware: the Xbox over Bluetooth (over USB xpad drives it, with no HID layer).
+    public var decodesThroughDescriptor: Bool { self == .xbox }
 
     /// The buttons this kind of pad has; the rest of `GamepadButtons` never sets on it.
     public var buttons: GamepadButtons {

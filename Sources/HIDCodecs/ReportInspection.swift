@@ -6,7 +6,7 @@ public struct ReportInspector: Sendable {
 
     public init(descriptor: ReportDescriptor?, model: PadKind?) {
         self.descriptor = descriptor
-        decoder = model.flatMap(ControllerInputDecoder.init(model:))
+        decoder = model.flatMap { ControllerInputDecoder(model: $0) }  // an Xbox shows its descriptor's own fields
     }
 
     /// Chooses a typed decoder from the recording's ids when it knows the pad.

@@ -33,15 +33,17 @@ public final class HidrawPadSource: PhysicalPadSource {
         pad.hidraw != nil && hidrawKinds.contains(pad.kind)
     }
     /// The Switch Pro has a typed decoder but needs hid-nintendo's handshake and its SPI
-    /// calibration for motion; it stays on evdev, where the driver has done both.
-    static let hidrawKinds: Set<PadKind> = [.dualSense, .dualSenseEdge, .dualShock4]
+    /// calibration for sticks and motion; it stays on evdev, where the driver has done both. An
+    /// Xbox has a hidraw node only over Bluetooth, and is read through that node's descriptor.
+    static let hidrawKinds: Set<PadKind> = [.dualSense, .dualSenseEdge, .dualShock4, .xbox]
 
     public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init()) throws {
         try self.init(pad: pad, slot: slot, options: options, motionCorrection: MotionCorrectionStore.forwardingCorrection(for: pad))
     }
 
     public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?) throws {
-        guard let path = pad.hidraw, Self.hidrawKinds.contains(pad.kind), let decoder = ControllerInputDecoder(model: pad.kind) else {
+        guard let path = pad.hidraw, Self.hidrawKinds.contains(pad.kind),
+              let decoder = ControllerInputDecoder(model: pad.kind, descriptor: try Self.descriptor(of: pad.kind, hidraw: path)) else {
             throw DeviceError.unsupported("\(pad.name) has no hidraw node with a decoder padgate knows; read it through evdev")
         }
         self.pad = pad
@@ -53,6 +55,16 @@ public final class HidrawPadSource: PhysicalPadSource {
         sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
                              capabilities: pad.wireCapabilities, name: pad.name, identity: identity.wire)
+    }
+
+    /// The report descriptor of a pad read through it; nil for the others.
+    static func descriptor(of kind: PadKind, hidraw path: String) throws -> ReportDescriptor? {
+        guard kind.decodesThroughDescriptor else { return nil }
+        do {
+            return try ReportDescriptor(bytes: HIDRawDevice.reportDescriptor(hidrawPath: path))
+        } catch let error as DescriptorError {
+            throw DeviceError.unsupported("\(path)'s report descriptor does not parse (\(error)); read the pad through evdev")
+        }
     }
 
     /// The pad's calibration and firmware feature reports, as its driver read them at probe.

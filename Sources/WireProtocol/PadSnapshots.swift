@@ -4,7 +4,7 @@ import HIDCodecs
 public enum PadSnapshots {
     /// Buttons, d-pad, sticks and triggers. The sequence is the sender's to assign.
     public static func controls(_ s: GamepadState, slot: PadSlot) -> PadStateSnapshot {
-        let range: StickRange = s.format == .switchProFull ? .twelveBit : s.format == .evdev ? .sixteenBit : .eightBit
+        let range: StickRange = s.format.stickBits == 12 ? .twelveBit : s.format.stickBits == 16 ? .sixteenBit : .eightBit
         return PadStateSnapshot(slot: slot, buttons: s.buttons.rawValue, dpad: s.dpad.rawValue,
                                 leftX: range.signed(s.leftStick.x), leftY: range.signed(s.leftStick.y, invert: range.invertsY),
                                 rightX: range.signed(s.rightStick.x), rightY: range.signed(s.rightStick.y, invert: range.invertsY),

@@ -166,7 +166,7 @@ struct ForwardCommand: ParsableCommand {
     @Flag(help: "Forward every pad, including ones plugged in later (the default without --pad).") var all = false
     @Option(help: "Stop after this many seconds.") var duration: Double?
     @Flag(help: "No live status line.") var quiet = false
-    @Flag(help: "Read every pad through evdev, even DualSense, DualSense Edge and DualShock 4 pads padgate would read from hidraw (their raw reports: paddles, battery, the pad's own calibration).")
+    @Flag(help: "Read every pad through evdev, even the DualSense, DualSense Edge, DualShock 4 and Xbox over Bluetooth pads padgate would read from hidraw (their raw reports: paddles, battery, the pad's own calibration; the Xbox's buttons as its descriptor names them).")
     var evdev = false
 
     func validate() throws {

@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 @testable import HIDCodecs
 
-/// The Xbox One S over Bluetooth has no typed decoder: its reports go through the descriptor. Android CTS's key-event
-/// test pairs real reports of this pad (045e:02fd) with the key events Android must produce for them.
+/// The Xbox One S over Bluetooth is read through its own descriptor. Android CTS's key-event test pairs real reports
+/// of this pad (045e:02fd) with the key events Android must produce for them.
 final class XboxOneSBluetoothTests: XCTestCase {
     /// Android keycode ← evdev code ← HID usage. Android: `Vendor_045e_Product_02fd.kl` (key 304 BUTTON_A, 305 B,
     /// 307 X, 308 Y, 310 L1, 311 R1, 315 START, 317 THUMBL, 318 THUMBR, 158 SELECT, 172 MODE) and Generic.kl
@@ -76,5 +76,64 @@ final class XboxOneSBluetoothTests: XCTestCase {
                               "\(testCase.name): \(event.usage) is not what \(expected.keycode) comes from")
             }
         }
+    }
+
+    /// Android keycode → the button padgate forwards (`XboxBluetoothLayout`).
+    static let keycodeButtons: [String: GamepadButtons] = [
+        "BUTTON_A": .south, "BUTTON_B": .east, "BUTTON_X": .west, "BUTTON_Y": .north, "BUTTON_L1": .l1, "BUTTON_R1": .r1,
+        "BUTTON_START": .options, "BUTTON_THUMBL": .l3, "BUTTON_THUMBR": .r3, "BUTTON_MODE": .ps, "BUTTON_SELECT": .create,
+    ]
+
+    /// The decoder `forward` reads an Xbox over Bluetooth with: every CTS case presses and releases exactly the
+    /// buttons of its key events, in order, with the sticks centred and the triggers and d-pad at rest, including
+    /// the old firmware whose Xbox button comes alone in report 0x02.
+    func testKeyEventCasesThroughTheForwardingDecoder() throws {
+        let descriptor = try ReportDescriptor(bytes: Fixture.bytes("descriptors/xboxone_s_02fd_bt_android_cts.rdesc.bin"))
+        for testCase in try Self.cases() {
+            var decoder = try XCTUnwrap(ControllerInputDecoder(model: .xbox, descriptor: descriptor))
+            var state = GamepadState(), pressed: GamepadButtons = []
+            var events: [(action: String, button: GamepadButtons)] = []
+            for report in testCase.reports {
+                try decoder.decode(report, into: &state)
+                XCTAssertEqual(state.format, .hidDescriptor)
+                if report[0] == 0x01 {
+                    XCTAssertEqual(state.leftStick, StickPosition(x: 0x7FFF, y: 0x7FFF), testCase.name)
+                    XCTAssertEqual(state.rightStick, StickPosition(x: 0x7FFF, y: 0x7FFF), testCase.name)
+                    XCTAssertEqual([state.l2, state.r2], [0, 0], testCase.name)
+                    XCTAssertEqual(state.dpad, .none, testCase.name)
+                }
+                for row in GamepadButtons.table where state.buttons.contains(row.button) != pressed.contains(row.button) {
+                    events.append((state.buttons.contains(row.button) ? "DOWN" : "UP", row.button))
+                }
+                pressed = state.buttons
+            }
+            XCTAssertEqual(events.map(\.action), testCase.events.map(\.action), testCase.name)
+            XCTAssertEqual(events.map(\.button.rawValue), testCase.events.map { Self.keycodeButtons[$0.keycode]?.rawValue ?? 0 }, testCase.name)
+        }
+    }
+
+    /// The Elite Series 2's 39-byte report 0x01 (a newer firmware's layout) through the same decoder: its sticks are
+    /// hid-tools' decoded X, Y, Z and Rz for every report of the recording; its battery report 0x04 is no gamepad report.
+    func testTheElite2sLongerReportDecodesAsHidToolsReadsIt() throws {
+        let recording = try HIDRecording(text: Fixture.text("recordings/xbox_elite2_bt_djm00n.hid"))
+        let descriptor = try ReportDescriptor(bytes: try XCTUnwrap(recording.devices.first).descriptor)
+        var decoder = try XCTUnwrap(ControllerInputDecoder(model: .xbox, descriptor: descriptor))
+        var state = GamepadState(), checked = 0
+        for event in try RecordingTests.decodedFile("recordings/xbox_elite2_bt_djm00n.hidtools-decoded.txt") {
+            guard event.data.first == 0x01, let comment = event.comments.first else {
+                XCTAssertThrowsError(try decoder.decode(event.data, into: &state)) { XCTAssertEqual($0 as? InputReportError, .unknownReport(id: 0x04, length: 2, model: .xbox)) }
+                continue
+            }
+            func value(_ name: String) -> UInt16? {
+                guard let range = comment.range(of: "\(name): ") else { return nil }
+                return UInt16(comment[range.upperBound...].drop(while: { $0 == " " }).prefix(while: \.isNumber))
+            }
+            try decoder.decode(event.data, into: &state)
+            XCTAssertEqual(state.leftStick, StickPosition(x: try XCTUnwrap(value("X")), y: try XCTUnwrap(value("Y"))))
+            XCTAssertEqual(state.rightStick, StickPosition(x: try XCTUnwrap(value("Z")), y: try XCTUnwrap(value("Rz"))))
+            XCTAssertEqual(state.buttons, [])
+            checked += 1
+        }
+        XCTAssertEqual(checked, 3)
     }
 }
