@@ -52,9 +52,8 @@ public final class EvdevPadSource: PhysicalPadSource {
         func scale(_ code: UInt32) -> StickScale? {
             reader.gamepad?.axisInfo(code).flatMap { $0.maximum > $0.minimum ? StickScale(minimum: $0.minimum, maximum: $0.maximum) : nil }
         }
-        let hasZ = reader.gamepad?.has(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_Z) ?? false
-        return ((scale(EvdevCode.ABS_X), scale(EvdevCode.ABS_Y)), (scale(EvdevCode.ABS_RX), scale(EvdevCode.ABS_RY)),
-                scale(hasZ ? EvdevCode.ABS_Z : EvdevCode.ABS_BRAKE), scale(hasZ ? EvdevCode.ABS_RZ : EvdevCode.ABS_GAS))
+        let axes = reader.axes
+        return ((scale(axes.leftX), scale(axes.leftY)), (scale(axes.rightX), scale(axes.rightY)), scale(axes.leftTrigger), scale(axes.rightTrigger))
     }()
 
     func update() {

@@ -75,6 +75,10 @@ public final class LivePadReader {
     public init(pad: Pad) throws {
         self.pad = pad
         gamepad = try pad.node(.gamepad).map { try EvdevDevice(path: $0.path) }
+        axes = gamepad.map(GamepadAxisCodes.init) ?? GamepadAxisCodes()
+        gamepadKeys = GamepadButtons.table.compactMap { row in
+            (pad.kind.numbersButtonsByLabel ? row.xpadKey : row.evdevKey).map { (UInt32($0), row.button) }
+        }
         touchpad = try pad.node(.touchpad).map { try EvdevDevice(path: $0.path) }
         motion = try pad.node(.motion).map { try EvdevDevice(path: $0.path) }
         devices = [gamepad, touchpad, motion].compactMap { $0 }
@@ -82,6 +86,9 @@ public final class LivePadReader {
             throw DeviceError.unsupported("\(pad.name) has no evdev node padgate can read")
         }
     }
+
+    /// Which axis is which on the gamepad node, worked out once from what it has.
+    public let axes: GamepadAxisCodes
 
     /// The nodes that exist, listed once: `readAvailable` runs for every report.
     public let devices: [EvdevDevice]
@@ -106,15 +113,14 @@ public final class LivePadReader {
         LivePadState(frame(), motion: motion != nil)
     }
 
-    /// Which gamepad-node key is which button, from the one button table.
-    private static let gamepadKeys: [(code: UInt32, button: GamepadButtons)] =
-        GamepadButtons.table.compactMap { row in row.evdevKey.map { (UInt32($0), row.button) } }
+    /// Which gamepad-node key is which button, from the one button table in this pad's convention.
+    private let gamepadKeys: [(code: UInt32, button: GamepadButtons)]
 
     /// The nodes' current values, typed. Allocates nothing.
     public func frame() -> EvdevPadFrame {
         var frame = EvdevPadFrame()
         if let g = gamepad {
-            for (code, button) in Self.gamepadKeys where g.value(type: EvdevCode.EV_KEY, code: code) != 0 { frame.buttons.insert(button) }
+            for (code, button) in gamepadKeys where g.value(type: EvdevCode.EV_KEY, code: code) != 0 { frame.buttons.insert(button) }
             let x: Int32, y: Int32
             if g.has(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0X) {
                 x = g.value(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0X); y = g.value(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0Y)
@@ -124,12 +130,9 @@ public final class LivePadReader {
             }
             frame.dpad = DPad(axes: (x.signum(), y.signum()))
             let abs = { (code: UInt32) in g.value(type: EvdevCode.EV_ABS, code: code) }
-            frame.leftX = abs(EvdevCode.ABS_X); frame.leftY = abs(EvdevCode.ABS_Y)
-            frame.rightX = abs(EvdevCode.ABS_RX); frame.rightY = abs(EvdevCode.ABS_RY)
-            // Most drivers put analog triggers on Z/RZ; a few (xpad on some firmwares) on BRAKE/GAS.
-            let hasZ = g.has(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_Z)
-            frame.l2 = abs(hasZ ? EvdevCode.ABS_Z : EvdevCode.ABS_BRAKE)
-            frame.r2 = abs(hasZ ? EvdevCode.ABS_RZ : EvdevCode.ABS_GAS)
+            frame.leftX = abs(axes.leftX); frame.leftY = abs(axes.leftY)
+            frame.rightX = abs(axes.rightX); frame.rightY = abs(axes.rightY)
+            frame.l2 = abs(axes.leftTrigger); frame.r2 = abs(axes.rightTrigger)
         }
         if let t = touchpad {
             if t.value(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_LEFT) != 0 { frame.buttons.insert(.touchpad) }
@@ -149,4 +152,27 @@ public final class LivePadReader {
         }
         return frame
     }
+}
+
+/// Where a gamepad node keeps its sticks and triggers. xpad and hid-playstation put the right stick
+/// on RX/RY and the triggers on Z/RZ; a pad mapped by hid-input from its descriptor (an Xbox over
+/// Bluetooth, most generic pads) has the right stick on Z/RZ (its usages) and the triggers on
+/// BRAKE/GAS (Simulation Brake and Accelerator).
+public struct GamepadAxisCodes: Sendable, Equatable {
+    public var leftX = EvdevCode.ABS_X, leftY = EvdevCode.ABS_Y
+    public var rightX = EvdevCode.ABS_RX, rightY = EvdevCode.ABS_RY
+    public var leftTrigger = EvdevCode.ABS_Z, rightTrigger = EvdevCode.ABS_RZ
+
+    public init() {}
+
+    public init(hasAxis: (UInt32) -> Bool) {
+        if !hasAxis(EvdevCode.ABS_RX), hasAxis(EvdevCode.ABS_Z) {
+            rightX = EvdevCode.ABS_Z; rightY = EvdevCode.ABS_RZ
+            leftTrigger = EvdevCode.ABS_BRAKE; rightTrigger = EvdevCode.ABS_GAS
+        } else if !hasAxis(EvdevCode.ABS_Z) {
+            leftTrigger = EvdevCode.ABS_BRAKE; rightTrigger = EvdevCode.ABS_GAS
+        }
+    }
+
+    public init(_ device: EvdevDevice) { self.init { device.has(type: EvdevCode.EV_ABS, code: $0) } }
 }
