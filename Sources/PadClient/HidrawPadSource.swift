@@ -94,7 +94,8 @@ public final class HidrawPadSource: PhysicalPadSource {
     public func readInput() throws -> Bool {
         var framed = false
         while true {
-            let n = try report.withUnsafeMutableBufferPointer { try device.read(into: $0, timeout: .zero) }
+            // The forwarding loop polled the descriptor: read(2) alone, no second poll per report.
+            let n = try report.withUnsafeMutableBufferPointer { try device.readQueued(from: descriptor, into: $0) }
             guard n > 0 else { return framed }
             if report.withUnsafeBytes({ input.ingest(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) { framed = true }
         }

@@ -95,6 +95,7 @@ public final class PadForwarder {
 
     /// Connects, announces the pads, and forwards until `stop()`; reconnects after link loss.
     public func run(until stop: () -> Bool) {
+        ThreadPriority.raiseForInput()  // where permitted; silently as it was elsewhere
         var backoff: Duration = .milliseconds(250)
         while !stop() {
             do {

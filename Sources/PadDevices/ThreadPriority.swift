@@ -10,6 +10,19 @@ public enum ThreadPriority {
     @discardableResult
     public static func setNiceness(_ niceness: Int32) -> Bool { padgate_set_thread_niceness(niceness) == 0 }
 
+    /// The real-time priority of the threads that carry input (forward's loop, serve's input
+    /// path): low, so the kernel's threaded interrupt handlers (50) still come first.
+    public static let input: Int32 = 10
+
+    /// Lets the calling thread, which carries input, preempt ordinary threads (a game's, the
+    /// desktop's) as soon as a report wakes it: SCHED_FIFO at `input`, where the process may
+    /// (root, CAP_SYS_NICE, or an RLIMIT_RTPRIO such as PipeWire's and rtkit's setups grant);
+    /// elsewhere it stays as it is. Threads it starts get the default policy. The thread only
+    /// ever waits in poll(2) between bounded passes; the kernel's real-time throttling (95 % of
+    /// each second) bounds it even so. False if refused.
+    @discardableResult
+    public static func raiseForInput() -> Bool { padgate_set_thread_realtime(input) == 0 }
+
     /// Runs the calling thread only when no other thread wants the CPU (SCHED_IDLE). For load
     /// that stands in for other machines in a benchmark; never for padgate's own work, which a
     /// busy game would then starve.

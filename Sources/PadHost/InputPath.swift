@@ -94,6 +94,7 @@ final class InputPath {
     }
 
     func run(tick: Duration, until stop: () -> Bool) {
+        ThreadPriority.raiseForInput()  // where permitted; silently as it was elsewhere
         while !stop() {
             if pollSetStale { rebuildPollSet() }
             let now = ContinuousClock.now

@@ -30,6 +30,19 @@ static inline int padgate_set_thread_idle_class(void) {
     return sched_setscheduler((pid_t)syscall(SYS_gettid), SCHED_IDLE, &param);
 }
 
+#ifndef SCHED_FIFO
+#define SCHED_FIFO 1
+#endif
+#ifndef SCHED_RESET_ON_FORK
+#define SCHED_RESET_ON_FORK 0x40000000  /* linux/sched.h */
+#endif
+/// Puts the calling thread in SCHED_FIFO at `priority`; threads it starts later get the default
+/// policy (SCHED_RESET_ON_FORK). Needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least `priority`.
+static inline int padgate_set_thread_realtime(int priority) {
+    struct sched_param param = { .sched_priority = priority };
+    return sched_setscheduler((pid_t)syscall(SYS_gettid), SCHED_FIFO | SCHED_RESET_ON_FORK, &param);
+}
+
 static inline unsigned long padgate_HIDIOCGRDESCSIZE(void) { return HIDIOCGRDESCSIZE; }
 static inline unsigned long padgate_HIDIOCGRDESC(void) { return HIDIOCGRDESC; }
 static inline unsigned long padgate_HIDIOCGRAWINFO(void) { return HIDIOCGRAWINFO; }

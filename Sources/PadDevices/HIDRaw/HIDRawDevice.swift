@@ -39,8 +39,30 @@ public final class HIDRawDevice {
     }
 
     /// Reads return at once with 0 when no report is queued (for a poll loop).
+    /// The node's descriptor is made non-blocking too, for `readQueued`: hidapi's own reads
+    /// poll before they read, and hidraw's writes and feature requests do not look at the flag.
     public func setNonBlocking() throws {
         guard hid_set_nonblocking(handle, 1) == 0 else { throw failure("set non-blocking") }
+        if let descriptor = try? pollDescriptor() {
+            let flags = fcntl(descriptor, F_GETFL)
+            guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else { throw failure("set non-blocking") }
+        }
+    }
+
+    /// Reads the next queued input report straight from the hidraw node (one read(2), where
+    /// `read(into:timeout:)` polls first); 0 when none is queued. For a caller that polled
+    /// `descriptor` (from `pollDescriptor()`) itself and made it non-blocking with
+    /// `setNonBlocking()`. A removed pad is an error (hidraw answers EIO).
+    public func readQueued(from descriptor: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
+        while true {
+            let n = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN { return 0 }
+            if code == ENODEV || access(path, F_OK) != 0 { throw DeviceError.removed(path: path) }
+            throw DeviceError.from(errno: code, call: "read", path: path)
+        }
     }
 
     /// Reads one input report into `buffer`; returns its length, or 0 if `timeout` passed first.
