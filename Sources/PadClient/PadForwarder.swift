@@ -94,8 +94,12 @@ public final class PadForwarder {
     }
 
     /// Connects, announces the pads, and forwards until `stop()`; reconnects after link loss.
+    /// The calling thread carries input meanwhile (`ThreadPriority.raisedForInput`).
     public func run(until stop: () -> Bool) {
-        ThreadPriority.raiseForInput()  // where permitted; silently as it was elsewhere
+        ThreadPriority.raisedForInput { reconnecting(until: stop) }
+    }
+
+    func reconnecting(until stop: () -> Bool) {
         var backoff: Duration = .milliseconds(250)
         while !stop() {
             do {

@@ -93,8 +93,12 @@ final class InputPath {
         pollSetStale = false
     }
 
+    /// The calling thread carries input meanwhile (`ThreadPriority.raisedForInput`).
     func run(tick: Duration, until stop: () -> Bool) {
-        ThreadPriority.raiseForInput()  // where permitted; silently as it was elsewhere
+        ThreadPriority.raisedForInput { passes(tick: tick, until: stop) }
+    }
+
+    func passes(tick: Duration, until stop: () -> Bool) {
         while !stop() {
             if pollSetStale { rebuildPollSet() }
             let now = ContinuousClock.now

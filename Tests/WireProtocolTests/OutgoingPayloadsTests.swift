@@ -14,16 +14,8 @@ final class OutgoingPayloadsTests: XCTestCase {
         return (messages, counters)
     }
 
-    /// The payload the codec writes for `messages`, one by one.
     func encoded(_ messages: [WireMessage]) throws -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: OutgoingPayloads.payloadCapacity)
-        let count = try buffer.withUnsafeMutableBytes { raw throws -> Int in
-            var w = WireWriter(raw)
-            try WireCodec.beginPayload(&w)
-            for m in messages { try WireCodec.encode(m, into: &w) }
-            return w.count
-        }
-        return Array(buffer[0..<count])
+        try WireCodecTests.encode(messages, capacity: OutgoingPayloads.payloadCapacity)
     }
 
     func sample(_ i: Int) -> WireMotionSample {

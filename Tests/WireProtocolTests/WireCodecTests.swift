@@ -3,7 +3,10 @@ import SeededRandom
 @testable import WireProtocol
 
 final class WireCodecTests: XCTestCase {
-    func encode(_ messages: [WireMessage], capacity: Int = 1200) throws -> [UInt8] {
+    func encode(_ messages: [WireMessage], capacity: Int = 1200) throws -> [UInt8] { try Self.encode(messages, capacity: capacity) }
+
+    /// One payload of `messages`, written by the codec one by one.
+    static func encode(_ messages: [WireMessage], capacity: Int = 1200) throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: capacity)
         let count = try buffer.withUnsafeMutableBytes { raw throws -> Int in
             var w = WireWriter(raw)

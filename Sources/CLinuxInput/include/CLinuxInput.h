@@ -42,6 +42,18 @@ static inline int padgate_set_thread_realtime(int priority) {
     struct sched_param param = { .sched_priority = priority };
     return sched_setscheduler((pid_t)syscall(SYS_gettid), SCHED_FIFO | SCHED_RESET_ON_FORK, &param);
 }
+/// The calling thread's policy (flags included) and priority, for putting them back; -1 on failure.
+static inline int padgate_get_thread_scheduler(int *priority) {
+    struct sched_param param = { .sched_priority = 0 };
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    if (sched_getparam(tid, &param) != 0) return -1;
+    *priority = param.sched_priority;
+    return sched_getscheduler(tid);
+}
+static inline int padgate_set_thread_scheduler(int policy, int priority) {
+    struct sched_param param = { .sched_priority = priority };
+    return sched_setscheduler((pid_t)syscall(SYS_gettid), policy, &param);
+}
 
 static inline unsigned long padgate_HIDIOCGRDESCSIZE(void) { return HIDIOCGRDESCSIZE; }
 static inline unsigned long padgate_HIDIOCGRDESC(void) { return HIDIOCGRDESC; }
