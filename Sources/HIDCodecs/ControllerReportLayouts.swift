@@ -133,6 +133,7 @@ public enum SwitchProLayout {
 /// 5 Y, 7 LB, 8 RB, 11 View on newer firmware, 12 Menu, 13 Xbox, 14 and 15 the stick clicks),
 /// as SDL_hidapi_xboxone.c reads the same bits and Android's Vendor_045e_Product_02fd.kl names
 /// them. Older firmware has View as Consumer AC Back and the Xbox button as AC Home in report 0x02.
+/// Report 0x04's Battery Strength (Generic Device Controls 0x20) is the charge, 0...255.
 public enum XboxBluetoothLayout {
     static func button(_ n: UInt16) -> Usage { Usage(page: 0x09, id: n) }
 
@@ -145,5 +146,6 @@ public enum XboxBluetoothLayout {
         (button(7), .button(.l1)), (button(8), .button(.r1)), (button(11), .button(.create)), (button(12), .button(.options)),
         (button(13), .button(.ps)), (button(14), .button(.l3)), (button(15), .button(.r3)),
         (Usage(page: 0x0C, id: 0x224), .button(.create)), (Usage(page: 0x0C, id: 0x223), .button(.ps)),
+        (Usage(page: 0x06, id: 0x20), .batteryStrength),
     ])
 }

@@ -9,6 +9,8 @@ public struct DescriptorGamepadDecoder: Sendable {
     public enum Control: Sendable, Equatable {
         case leftX, leftY, rightX, rightY, leftTrigger, rightTrigger, hat
         case button(GamepadButtons)
+        /// Generic Device Controls' Battery Strength: its logical range is empty to full.
+        case batteryStrength
     }
 
     /// Which usage is which control, for one kind of pad.
@@ -55,7 +57,7 @@ public struct DescriptorGamepadDecoder: Sendable {
         heldByReport = [GamepadButtons](repeating: [], count: reports.count)
     }
 
-    /// Decodes one report into `state`; reports without gamepad controls (battery, vendor) are
+    /// Decodes one report into `state`; reports without a control of the map (vendor ones) are
     /// `unknownReport`. Allocates nothing.
     public mutating func decode(_ report: UnsafeRawBufferPointer, into state: inout GamepadState, model: PadKind) throws(InputReportError) {
         guard let first = report.first else { throw .empty }
@@ -85,6 +87,9 @@ public struct DescriptorGamepadDecoder: Sendable {
                 state.dpad = (0...7).contains(step) && value <= read.maximum ? DPad(rawValue: UInt8(step)) ?? .none : .none
             case .button(let button):
                 if value != 0 { buttons.formUnion(button) }
+            case .batteryStrength:
+                // The report says how full, not whether it charges.
+                state.battery = BatteryStatus(percent: UInt8(Self.scale(value, read, to: 100)), state: .unknown)
             }
         }
         heldByReport[which] = buttons
