@@ -95,7 +95,7 @@ public final class HidrawPadSource: PhysicalPadSource {
         var framed = false
         while true {
             // The forwarding loop polled the descriptor: read(2) alone, no second poll per report.
-            let n = try report.withUnsafeMutableBufferPointer { try device.readQueued(from: descriptor, into: $0) }
+            let n = try report.withUnsafeMutableBufferPointer { try device.readQueued(into: $0) }
             guard n > 0 else { return framed }
             if report.withUnsafeBytes({ input.ingest(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) { framed = true }
         }

@@ -15,8 +15,16 @@ extension PadArrival: WireMessageBody {
         if length > WireCodec.maxNameBytes { length = WireCodec.utf8Prefix(Array(name.utf8), maxBytes: WireCodec.maxNameBytes).count }
         try w.u8(UInt8(length))
         for byte in name.utf8.prefix(length) { try w.u8(byte) }
-        try WireCodec.write(identity.calibration, &w)
-        try WireCodec.write(identity.firmware, &w)
+        try identity.calibration.write(into: &w)
+        try identity.firmware.write(into: &w)
+    }
+}
+
+extension FeatureReportBytes {
+    /// Length-prefixed: `count u8 | bytes`.
+    func write(into w: inout WireWriter) throws(WireError) {
+        try w.u8(UInt8(count))
+        for i in 0..<count { try w.u8(self[i]) }
     }
 }
 

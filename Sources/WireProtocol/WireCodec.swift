@@ -69,11 +69,6 @@ public enum WireCodec {
         }
     }
 
-    static func write(_ report: FeatureReportBytes, _ w: inout WireWriter) throws(WireError) {
-        try w.u8(UInt8(report.count))
-        for i in 0..<report.count { try w.u8(report[i]) }
-    }
-
     static func featureReport(_ r: inout WireReader) throws(WireError) -> FeatureReportBytes {
         let length = Int(try r.u8())
         guard length <= FeatureReportBytes.capacity else { throw .malformed("a feature report longer than \(FeatureReportBytes.capacity) bytes") }

@@ -24,24 +24,12 @@ static inline int padgate_set_thread_niceness(int niceness) {
 #ifndef SCHED_IDLE
 #define SCHED_IDLE 5  /* linux/sched.h; glibc shows it only with _GNU_SOURCE */
 #endif
-/// Puts the calling thread in SCHED_IDLE: it runs only when nothing else wants the CPU.
-static inline int padgate_set_thread_idle_class(void) {
-    struct sched_param param = { .sched_priority = 0 };
-    return sched_setscheduler((pid_t)syscall(SYS_gettid), SCHED_IDLE, &param);
-}
-
 #ifndef SCHED_FIFO
 #define SCHED_FIFO 1
 #endif
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000  /* linux/sched.h */
 #endif
-/// Puts the calling thread in SCHED_FIFO at `priority`; threads it starts later get the default
-/// policy (SCHED_RESET_ON_FORK). Needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least `priority`.
-static inline int padgate_set_thread_realtime(int priority) {
-    struct sched_param param = { .sched_priority = priority };
-    return sched_setscheduler((pid_t)syscall(SYS_gettid), SCHED_FIFO | SCHED_RESET_ON_FORK, &param);
-}
 /// The calling thread's policy (flags included) and priority, for putting them back; -1 on failure.
 static inline int padgate_get_thread_scheduler(int *priority) {
     struct sched_param param = { .sched_priority = 0 };
@@ -54,6 +42,13 @@ static inline int padgate_set_thread_scheduler(int policy, int priority) {
     struct sched_param param = { .sched_priority = priority };
     return sched_setscheduler((pid_t)syscall(SYS_gettid), policy, &param);
 }
+/// Puts the calling thread in SCHED_FIFO at `priority`; threads it starts later get the default
+/// policy (SCHED_RESET_ON_FORK). Needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least `priority`.
+static inline int padgate_set_thread_realtime(int priority) {
+    return padgate_set_thread_scheduler(SCHED_FIFO | SCHED_RESET_ON_FORK, priority);
+}
+/// Puts the calling thread in SCHED_IDLE: it runs only when nothing else wants the CPU.
+static inline int padgate_set_thread_idle_class(void) { return padgate_set_thread_scheduler(SCHED_IDLE, 0); }
 
 static inline unsigned long padgate_HIDIOCGRDESCSIZE(void) { return HIDIOCGRDESCSIZE; }
 static inline unsigned long padgate_HIDIOCGRDESC(void) { return HIDIOCGRDESC; }

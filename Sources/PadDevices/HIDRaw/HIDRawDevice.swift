@@ -9,6 +9,8 @@ import Glibc
 public final class HIDRawDevice {
     public let path: String
     let handle: OpaquePointer
+    /// hidapi's descriptor once `pollDescriptor` has checked it.
+    private var checkedDescriptor: Int32?
     private static let initialised: Bool = hid_init() == 0
 
     public init(path: String) throws {
@@ -29,12 +31,14 @@ public final class HIDRawDevice {
     /// the fd as the first field of its handle. That is checked, not trusted: the fd must be open
     /// on this very device node, else this throws and the caller reads the pad another way.
     public func pollDescriptor() throws -> Int32 {
+        if let checkedDescriptor { return checkedDescriptor }
         let candidate = UnsafeRawPointer(handle).load(as: Int32.self)
         var opened = stat(), node = stat()
         guard candidate >= 0, fstat(candidate, &opened) == 0, stat(path, &node) == 0,
               opened.st_mode & S_IFMT == S_IFCHR, opened.st_rdev == node.st_rdev else {
             throw DeviceError.unsupported("this hidapi keeps its hidraw descriptor elsewhere; cannot wait on \(path)")
         }
+        checkedDescriptor = candidate
         return candidate
     }
 
@@ -50,10 +54,11 @@ public final class HIDRawDevice {
     }
 
     /// Reads the next queued input report straight from the hidraw node (one read(2), where
-    /// `read(into:timeout:)` polls first); 0 when none is queued. For a caller that polled
-    /// `descriptor` (from `pollDescriptor()`) itself and made it non-blocking with
-    /// `setNonBlocking()`. A removed pad is an error (hidraw answers EIO).
-    public func readQueued(from descriptor: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
+    /// `read(into:timeout:)` polls first); 0 when none is queued. For a caller that polls
+    /// `pollDescriptor()` itself and made the device non-blocking with `setNonBlocking()`. A
+    /// removed pad is an error (hidraw answers EIO).
+    public func readQueued(into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
+        let descriptor = try pollDescriptor()
         while true {
             let n = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
