@@ -50,6 +50,10 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
 public struct HIDRecording: Hashable, Sendable {
     public static let maximumReportSize = 16384        // HID_MAX_BUFFER_SIZE
     public static let maximumDescriptorSize = 4096
+    /// hid-recorder numbers the devices of one recording from 0; a few hundred is already absurd.
+    public static let deviceIndices = 0...255
+    /// A recording's timestamps, in seconds from its start: up to a year of capture.
+    public static let eventSeconds = 0...31_536_000
 
     public var devices: [RecordedDevice]
     public var events: [RecordedEvent]
@@ -94,7 +98,9 @@ public struct HIDRecording: Hashable, Sendable {
             let payload = line.dropFirst(2).drop(while: { $0 == " " })
             switch kind {
             case "D":
-                guard let index = Int(payload.trimmingSpaces()) else { throw .malformedLine(line: lineNumber, reason: "D: needs a device index") }
+                guard let index = Int(payload.trimmingSpaces()), Self.deviceIndices.contains(index) else {
+                    throw .malformedLine(line: lineNumber, reason: "D: needs a device index from \(Self.deviceIndices.lowerBound) to \(Self.deviceIndices.upperBound)")
+                }
                 currentDevice = index
                 let i = device(index)
                 if events.isEmpty && devices.allSatisfy({ $0.descriptor.isEmpty }) { leading += pendingComments } else { devices[i].comments += pendingComments }
@@ -122,8 +128,9 @@ public struct HIDRecording: Hashable, Sendable {
                     throw .malformedLine(line: lineNumber, reason: "E: needs 'seconds.microseconds length bytes'")
                 }
                 let stamp = payload[..<space].split(separator: ".", omittingEmptySubsequences: false)
-                guard stamp.count == 2, let seconds = Int(stamp[0]), let micros = Int(stamp[1]), seconds >= 0, micros >= 0 else {
-                    throw .malformedLine(line: lineNumber, reason: "E: timestamp must look like 000001.000250")
+                guard stamp.count == 2, let seconds = Int(stamp[0]), let micros = Int(stamp[1]),
+                      Self.eventSeconds.contains(seconds), (0..<1_000_000).contains(micros) else {
+                    throw .malformedLine(line: lineNumber, reason: "E: timestamp must look like 000001.000250 (seconds from 0 to \(Self.eventSeconds.upperBound), then 6 digits of microseconds)")
                 }
                 let data = try Self.lengthPrefixedBytes(payload[payload.index(after: space)...], line: lineNumber,
                                                         limit: Self.maximumReportSize, what: "report")

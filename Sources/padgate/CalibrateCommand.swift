@@ -41,7 +41,7 @@ struct CalibrateCommand: ParsableCommand {
     @Option(help: "kernel or legacy: how the factory calibration is read.")
     var convention: CalibrationConvention = .default
 
-    @Option(help: "With PAD: how long to measure (default 3).")
+    @Option(parsing: .unconditional, help: "With PAD: how long to measure (default 3).", transform: SecondsOption.parse)
     var seconds: Double?
 
     @Flag(name: [.customLong("no-save"), .customLong("dry-run")], help: "With PAD: measure and report, but store nothing.")
@@ -84,6 +84,9 @@ struct CalibrateCommand: ParsableCommand {
     func decode(_ hex: String) throws {
         let bytes: [UInt8]
         do { bytes = try Hex.decode(hex) } catch { throw ValidationError("--feature-report: \(error)") }
+        guard let reportID = bytes.first else {
+            throw ValidationError("--feature-report is empty: give the report's bytes in hex, report id first (41 bytes for a DualSense's 0x05)")
+        }
         let result: CalibrationResult
         do throws(CalibrationError) {
             switch model ?? .dualsense {
@@ -91,7 +94,7 @@ struct CalibrateCommand: ParsableCommand {
             case .dualshock4: result = try CalibrationParser.dualShock4(bytes, convention: convention)
             }
         } catch {
-            let hint = error == .unverifiableTrailer(reportID: bytes[0]) ? " (--transport usb)" : ""
+            let hint = error == .unverifiableTrailer(reportID: reportID) ? " (--transport usb)" : ""
             throw ValidationError("--feature-report: \(error)\(hint)")
         }
         for warning in result.warnings { note("warning: \(warning)") }

@@ -29,7 +29,7 @@ struct DemoCommand: ParsableCommand {
         case inProcess = "in-process"
     }
 
-    @Option(help: "Seconds to run once the host's virtual pad is up.") var duration: Double = 15
+    @Option(parsing: .unconditional, help: "Seconds to run once the host's virtual pad is up.", transform: SecondsOption.parse) var duration: Double = 15
     /// How long both ends may take to come up before the demo gives up waiting.
     static let setupLimit: Duration = .seconds(30)
     @Option(help: "auto (kernel devices when /dev/uhid is writable), kernel, or in-process.") var devices: Devices = .auto
@@ -83,7 +83,7 @@ struct DemoCommand: ParsableCommand {
         SignalTrap.install {}
         // The demo's time starts when the host's virtual pad is up: setting up kernel devices takes
         // a while on a loaded machine, and none of it should eat into the tour.
-        let length = Duration.milliseconds(Int(duration * 1000))
+        let length = SecondsOption.duration(duration)
         let deadline = LockedBox(ContinuousClock.now + Self.setupLimit + length)
         let stop = { SignalTrap.fired || ContinuousClock.now >= deadline.value }
         let serverThread = JoinableThread { server.run(tick: .milliseconds(100), until: stop) }

@@ -31,7 +31,7 @@ struct EmulateCommand: ParsableCommand {
     @Option(help: "A hid-recorder file whose input reports to replay with their timing.")
     var replay: String?
 
-    @Option(help: "Exit after this many seconds (default: run until interrupted).")
+    @Option(parsing: .unconditional, help: "Exit after this many seconds (default: run until interrupted).", transform: SecondsOption.parse)
     var duration: Double?
 
     @Flag(help: "Print output reports as JSON lines.")
@@ -42,7 +42,6 @@ struct EmulateCommand: ParsableCommand {
         if model != .dualsense && (script != nil || replay != nil) {
             throw ValidationError("--script and --replay drive an emulated DualSense; the \(model.rawValue) pad is held neutral")
         }
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
     }
 
     func run() throws {
@@ -61,7 +60,7 @@ struct EmulateCommand: ParsableCommand {
         note("padgate: virtual DualSense (\(bus.rawValue), \(pad.uniq)) is up; Ctrl-C unplugs it")
 
         let feeder = InputFeeder(pad: pad, source: source)
-        let deadline = duration.map { started + .milliseconds(Int($0 * 1000)) }
+        let deadline = duration.map { started + SecondsOption.duration($0) }
         try feeder.run(until: deadline, stop: { SignalTrap.fired })
         pad.stop()
     }
@@ -75,7 +74,7 @@ extension EmulateCommand {
         SignalTrap.install {}
         let started = ContinuousClock.now
         note("padgate: \(pad.name) is up at \(pad.devnode ?? "a new /dev/input node"); Ctrl-C unplugs it")
-        let deadline = duration.map { started + .milliseconds(Int($0 * 1000)) }
+        let deadline = duration.map { started + SecondsOption.duration($0) }
         while !SignalTrap.fired {
             if let deadline, ContinuousClock.now >= deadline { break }
             _ = Poll.wait([pad.fileDescriptor, SignalTrap.descriptor], timeout: deadline.map { $0 - ContinuousClock.now })

@@ -37,21 +37,22 @@ struct ServeCommand: ParsableCommand {
             or /dev/uinput (Xbox 360-style): sudo modprobe uhid uinput, and udev/70-padgate.rules.
             """)
 
-    @Option(help: "Port for TCP and UDP.") var port: UInt16 = ServeCommand.defaultPort
+    @Option(parsing: .unconditional, help: "Port for TCP and UDP.") var port: UInt16 = ServeCommand.defaultPort
     @Option(help: "Address to listen on (127.0.0.1: this machine only).") var address = "0.0.0.0"
     @Option(help: "Virtual pad kind: auto (DualSense for PlayStation pads when uhid works, else Xbox), dualsense, xbox.")
     var virtual: VirtualChoice = .auto
-    @Option(help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
-    @Option(help: "Most clients with a session at once.") var maxClients = PadServer.Limits().maxClients
-    @Option(help: "Most connections still in their handshake at once (at most 4 from one address).")
+    @Option(parsing: .unconditional, help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
+    @Option(parsing: .unconditional, help: "Most clients with a session at once.") var maxClients = PadServer.Limits().maxClients
+    @Option(parsing: .unconditional, help: "Most connections still in their handshake at once (at most 4 from one address).")
     var maxPending = PadServer.Limits().maxPendingConnections
-    @Option(help: "Seconds a stalled client's pad (every control released) stays before it is unplugged (at least 10).")
+    @Option(parsing: .unconditional, help: "Seconds a stalled client's pad (every control released) stays before it is unplugged (at least 10).",
+            transform: SecondsOption.parse)
     var padGrace: Double = Double(HostSession.minimumPadGrace.components.seconds)
     @Flag(help: "Show a PIN and accept pairing requests (single-use PINs that expire after 2 minutes).") var pair = false
     @Flag(help: "Accept clients that never paired: anyone who can reach the port can then type on this machine's virtual pads. Only for a trusted network.")
     var acceptUnpairedClients = false
     @Flag(help: .hidden) var requirePairing = false  // the default now; kept so old scripts still start
-    @Option(help: "Stop after this many seconds.") var duration: Double?
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.", transform: SecondsOption.parse) var duration: Double?
 
     func validate() throws {
         guard PadServer.Limits.maxPadsPerClientRange.contains(maxPads) else {
@@ -63,7 +64,6 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--pad-grace must be within \(HostSession.minimumPadGrace.components.seconds)-3600 seconds")
         }
         if requirePairing && acceptUnpairedClients { throw ValidationError("--require-pairing and --accept-unpaired-clients contradict each other") }
-        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
     }
 
     func run() throws {
@@ -101,7 +101,7 @@ struct ServeCommand: ParsableCommand {
             }
         }
         SignalTrap.install {}
-        let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+        let deadline = duration.map { ContinuousClock.now + SecondsOption.duration($0) }
         server.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
     }
 
@@ -164,7 +164,7 @@ struct ForwardCommand: ParsableCommand {
     @Argument(help: "HOST or HOST:PORT of 'padgate serve'.") var host: HostAddress
     @Option(help: "Forward only this pad: index, /dev node, or vid:pid.") var pad: String?
     @Flag(help: "Forward every pad, including ones plugged in later (the default without --pad).") var all = false
-    @Option(help: "Stop after this many seconds.") var duration: Double?
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.", transform: SecondsOption.parse) var duration: Double?
     @Flag(help: "No live status line.") var quiet = false
     @Flag(help: "Read every pad through evdev, even the DualSense, DualSense Edge, DualShock 4 and Xbox over Bluetooth pads padgate would read from hidraw (their raw reports: paddles, battery, the pad's own calibration; the Xbox's buttons as its descriptor names them).")
     var evdev = false
@@ -198,7 +198,7 @@ struct ForwardCommand: ParsableCommand {
             }
         }
         SignalTrap.install {}
-        let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+        let deadline = duration.map { ContinuousClock.now + SecondsOption.duration($0) }
         forwarder.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
         if !quiet && standardErrorIsTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }

@@ -20,7 +20,7 @@ struct InspectCommand: ParsableCommand {
     @Argument(help: "A hid-recorder file, or a live pad: index from 'padgate list', a /dev node, or vid:pid.")
     var source: String?
 
-    @Option(help: "With a live pad: stop after this many seconds.")
+    @Option(parsing: .unconditional, help: "With a live pad: stop after this many seconds.", transform: SecondsOption.parse)
     var duration: Double?
 
     @Option(name: .customLong("descriptor"), help: "A report descriptor file (binary or hex text).")

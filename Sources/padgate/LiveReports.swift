@@ -27,7 +27,7 @@ struct LiveReports {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !SignalTrap.fired {
             let elapsed = ContinuousClock.now - start
-            if let duration, elapsed >= .milliseconds(Int(duration * 1000)) { return }
+            if let duration, elapsed >= SecondsOption.duration(duration) { return }
             let n = try buffer.withUnsafeMutableBufferPointer { try hidraw.read(into: $0, timeout: .milliseconds(200)) }
             guard n > 0 else { continue }
             let micros = Int((ContinuousClock.now - start) / .microseconds(1))
@@ -48,7 +48,7 @@ struct RecordCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The file to write (default: standard output).")
     var output: String?
 
-    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).", transform: SecondsOption.parse)
     var duration: Double?
 
     func run() throws {

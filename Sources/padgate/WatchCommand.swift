@@ -23,7 +23,7 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "Wait for a matching pad to be plugged in instead of failing when there is none.")
     var wait = false
 
-    @Option(help: "Stop after this many seconds.")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.", transform: SecondsOption.parse)
     var duration: Double?
 
     struct Event: Encodable {
@@ -39,7 +39,7 @@ struct WatchCommand: ParsableCommand {
         let selector = try pad.map(PadSelector.init)
         let monitor = try PadMonitor()
         let start = ContinuousClock.now
-        let deadline = duration.map { start + .milliseconds(Int($0 * 1000)) }
+        let deadline = duration.map { start + SecondsOption.duration($0) }
         let view = TerminalView(enabled: !json && standardOutputIsTerminal)
         var reader: LivePadReader?
         var uniq: String?

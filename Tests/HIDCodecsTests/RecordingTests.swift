@@ -69,6 +69,15 @@ final class RecordingTests: XCTestCase {
         XCTAssertThrowsError(try HIDRecording(text: "E: 0.0 1 zz\n"))
         XCTAssertThrowsError(try HIDRecording(text: "E: 0.0 99999 00\n")) { XCTAssertEqual($0 as? RecordingError, .tooLarge(line: 1, what: "report", limit: 16384)) }
         XCTAssertThrowsError(try HIDRecording(text: "I: 3 054c\n"))
+        // Numbers outside what hid-recorder writes are refused with the range, on their line.
+        for (text, line, range) in [("D: -1\n", 1, "from 0 to 255"), ("D: 0\nD: 99999999999999999999\n", 2, "from 0 to 255"),
+                                    ("E: 1.1000000 1 00\n", 1, "6 digits"), ("E: -1.000000 1 00\n", 1, "seconds from 0")] {
+            XCTAssertThrowsError(try HIDRecording(text: text), text) { error in
+                guard case .malformedLine(let at, let reason)? = error as? RecordingError else { return XCTFail("\(error)") }
+                XCTAssertEqual(at, line, text)
+                XCTAssertTrue(reason.contains(range), reason)
+            }
+        }
     }
 
     /// Integers of a hid-tools decoded line ("ReportID: 1 / X:  131 | ... | # | ..."), skipping constant fields.

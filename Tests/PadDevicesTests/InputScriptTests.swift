@@ -33,9 +33,11 @@ final class InputScriptTests: XCTestCase {
 
     func testErrorsNameTheLineAndTheFix() {
         let bad: [(String, String)] = [
-            ("press jump", "unknown button 'jump'"), ("left 300 0", "x (0...255)"), ("touch 2 0 0", "slot must be 0 or 1"),
-            ("touch 0 1920 0", "1920x1080"), ("dpad sideways", "up-right"), ("fly", "unknown step 'fly'"),
-            ("battery 101", "0...100"),
+            ("press jump", "unknown button 'jump'"), ("left 300 0", "x from 0 to 255"), ("touch 2 0 0", "slot from 0 to 1"),
+            ("touch 0 1920 0", "x from 0 to 1919"), ("dpad sideways", "up-right"), ("fly", "unknown step 'fly'"),
+            ("battery 101", "from 0 to 100"), ("wait -1", "milliseconds from 0 to 3600000"),
+            ("wait 9223372036854775808", "from 0 to 3600000"), ("gyro 0 0 40000", "from -32768 to 32767"),
+            ("left 1 2 3", "takes 2 arguments"), ("battery 50 full", "'charging'"), ("l2", "from 0 to 255"),
         ]
         for (line, expected) in bad {
             XCTAssertThrowsError(try InputScript(parsing: "wait 1\n" + line), line) {
@@ -66,9 +68,30 @@ final class InputScriptTests: XCTestCase {
         XCTAssertEqual(state.buttons, [])
         player.advance(to: .milliseconds(210), &state)
         XCTAssertEqual(state.buttons, .south, "repeated, on the script's own clock")
-        // A repeat before any wait would loop forever within one call: such a script plays once.
-        var once = InputScriptPlayer(try InputScript(parsing: "press south\nrepeat\nwait 100"))
+        // A caller an hour late skips the passes it missed: one call stays one pass's work.
+        player.advance(to: .seconds(3600) + .milliseconds(150), &state)
+        XCTAssertEqual(state.buttons, [], "an hour and 150 ms in: the release half of a 200 ms pass")
+        // A script without a repeat plays once.
+        var once = InputScriptPlayer(try InputScript(parsing: "press south\nwait 5"))
         once.advance(to: .seconds(1), &state)
         XCTAssertEqual(state.buttons, .south)
+    }
+
+    /// The script that wedged `demo` (issue 20): its waits add up to no time, so `repeat` would
+    /// start over forever within one tick. Refused whole, with the line of the `repeat`.
+    func testARepeatWhosePassTakesNoTimeIsRefused() {
+        for (text, line) in [("wait 1\nwait -1\nrepeat", 2), ("wait 0\nrepeat", 2), ("press south\nrepeat", 2), ("repeat", 1)] {
+            XCTAssertThrowsError(try InputScript(parsing: text), text) {
+                let message = "\($0)"
+                XCTAssertTrue(message.hasPrefix("script line \(line):"), message)
+            }
+        }
+        XCTAssertThrowsError(try InputScript(parsing: "wait 0\nrepeat")) {
+            XCTAssertTrue("\($0)".contains("at least 1 ms"), "\($0)")
+        }
+        XCTAssertThrowsError(try InputScript(parsing: "wait 10\nrepeat\npress south")) {
+            XCTAssertEqual("\($0)", "script line 3: 'repeat' on line 2 starts over, so this step would never run")
+        }
+        XCTAssertNoThrow(try InputScript(parsing: "press south\nwait 1\nrepeat\n\n# trailing comment\n"))
     }
 }

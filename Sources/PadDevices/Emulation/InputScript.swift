@@ -28,28 +28,54 @@ public struct InputScript: Equatable, Sendable {
 
     public var steps: [Step]
 
+    /// The longest single `wait`: an hour, far beyond any test or demo, and small enough that a
+    /// script's total time never overflows.
+    public static let longestWait = 3_600_000
+    /// Scripts are hand-written; a file this long is a mistake (or an attack on a CI runner).
+    public static let mostSteps = 100_000
+
+    /// Checks the whole script before any of it runs: every line, every number against the range
+    /// docs/emulate-script.md gives, and that a `repeat` has a pass that takes time to start over.
     public init(parsing text: String) throws {
         steps = []
+        var lineOfStep: [Int] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
             guard let verb = words.first else { continue }
+            if let repeatLine = lineOfStep.last, steps.last == .repeatFromStart {
+                throw ParseError(line: index + 1, message: "'repeat' on line \(repeatLine) starts over, so this step would never run")
+            }
+            guard steps.count < Self.mostSteps else { throw ParseError(line: index + 1, message: "a script has at most \(Self.mostSteps) steps") }
             do { steps.append(try Self.step(verb, Array(words.dropFirst()))) }
             catch let problem as ScriptProblem { throw ParseError(line: index + 1, message: problem.message) }
+            lineOfStep.append(index + 1)
+        }
+        if steps.last == .repeatFromStart, let repeatLine = lineOfStep.last {
+            let pass = steps.reduce(0) { total, step in if case .wait(let ms) = step { return total + ms } else { return total } }
+            guard pass > 0 else {
+                throw ParseError(line: repeatLine, message: "'repeat' starts over at once: put a 'wait' of at least 1 ms in the steps before it, or drop the 'repeat'")
+            }
         }
     }
 
     static func step(_ verb: String, _ args: [String]) throws -> Step {
-        func number<T: FixedWidthInteger>(_ i: Int, _ what: String) throws -> T {
-            guard i < args.count, let v = T(args[i]) else {
-                throw ScriptProblem("'\(verb)' needs \(what) (\(T.min)...\(T.max)) as argument \(i + 1)")
-            }
-            return v
+        func number(_ i: Int, _ what: String, _ range: ClosedRange<Int>) throws -> Int {
+            let expected = "'\(verb)' needs \(what) from \(range.lowerBound) to \(range.upperBound) as argument \(i + 1)"
+            guard i < args.count else { throw ScriptProblem(expected) }
+            guard let value = Int(args[i]), range.contains(value) else { throw ScriptProblem("\(expected), not '\(args[i].prefix(40))'") }
+            return value
         }
+        func exactly(_ count: Int) throws {
+            guard args.count <= count else { throw ScriptProblem("'\(verb)' takes \(count) argument\(count == 1 ? "" : "s"), not \(args.count)") }
+        }
+        func byte(_ i: Int, _ what: String) throws -> UInt8 { UInt8(try number(i, what, 0...255)) }
+        func raw(_ i: Int, _ what: String) throws -> Int16 { Int16(try number(i, what, Int(Int16.min)...Int(Int16.max))) }
+        func slot() throws -> Int { try number(0, "a touch slot", 0...1) }
         func buttons() throws -> [String] {
             let known = GamepadButtons.named.map(\.name)
             guard !args.isEmpty else { throw ScriptProblem("'\(verb)' needs button names: \(known.joined(separator: ", "))") }
-            for name in args where !known.contains(name) { throw ScriptProblem("unknown button '\(name)'; known: \(known.joined(separator: ", "))") }
+            for name in args where !known.contains(name) { throw ScriptProblem("unknown button '\(name.prefix(40))'; known: \(known.joined(separator: ", "))") }
             return args
         }
         switch verb {
@@ -59,29 +85,26 @@ public struct InputScript: Equatable, Sendable {
             let names = DPad.allCases.map(\.name)
             guard args.count == 1, names.contains(args[0]) else { throw ScriptProblem("'dpad' needs one of \(names.joined(separator: ", "))") }
             return .set(.dpad(args[0]))
-        case "left": return .set(.leftStick(try number(0, "x"), try number(1, "y")))
-        case "right": return .set(.rightStick(try number(0, "x"), try number(1, "y")))
-        case "l2": return .set(.l2(try number(0, "a pressure")))
-        case "r2": return .set(.r2(try number(0, "a pressure")))
+        case "left": try exactly(2); return .set(.leftStick(try byte(0, "x"), try byte(1, "y")))
+        case "right": try exactly(2); return .set(.rightStick(try byte(0, "x"), try byte(1, "y")))
+        case "l2": try exactly(1); return .set(.l2(try byte(0, "a pressure")))
+        case "r2": try exactly(1); return .set(.r2(try byte(0, "a pressure")))
         case "touch":
-            let slot: Int = try number(0, "a slot 0 or 1")
-            guard slot == 0 || slot == 1 else { throw ScriptProblem("touch slot must be 0 or 1") }
-            let x: UInt16 = try number(1, "x"), y: UInt16 = try number(2, "y")
-            guard x < 1920, y < 1080 else { throw ScriptProblem("touch position must be within 1920x1080") }
-            return .set(.touch(slot: slot, x: x, y: y))
-        case "untouch":
-            let slot: Int = try number(0, "a slot 0 or 1")
-            guard slot == 0 || slot == 1 else { throw ScriptProblem("touch slot must be 0 or 1") }
-            return .set(.untouch(slot: slot))
-        case "gyro": return .set(.gyro(try number(0, "x"), try number(1, "y"), try number(2, "z")))
-        case "accel": return .set(.accel(try number(0, "x"), try number(1, "y"), try number(2, "z")))
+            try exactly(3)
+            let slot = try slot()
+            return .set(.touch(slot: slot, x: UInt16(try number(1, "x", 0...1919)), y: UInt16(try number(2, "y", 0...1079))))
+        case "untouch": try exactly(1); return .set(.untouch(slot: try slot()))
+        case "gyro": try exactly(3); return .set(.gyro(try raw(0, "x"), try raw(1, "y"), try raw(2, "z")))
+        case "accel": try exactly(3); return .set(.accel(try raw(0, "x"), try raw(1, "y"), try raw(2, "z")))
         case "battery":
-            let percent: UInt8 = try number(0, "a percentage")
-            guard percent <= 100 else { throw ScriptProblem("battery percentage must be 0...100") }
-            return .set(.battery(percent: percent, charging: args.dropFirst().first == "charging"))
-        case "wait": return .wait(milliseconds: try number(0, "milliseconds") as Int)
-        case "repeat": return .repeatFromStart
-        default: throw ScriptProblem("unknown step '\(verb)'; steps: press release dpad left right l2 r2 touch untouch gyro accel battery wait repeat")
+            let percent = UInt8(try number(0, "a percentage", 0...100))
+            guard args.count == 1 || (args.count == 2 && args[1] == "charging") else {
+                throw ScriptProblem("'battery' takes a percentage and, optionally, the word 'charging'")
+            }
+            return .set(.battery(percent: percent, charging: args.count == 2))
+        case "wait": try exactly(1); return .wait(milliseconds: try number(0, "milliseconds", 0...longestWait))
+        case "repeat": try exactly(0); return .repeatFromStart
+        default: throw ScriptProblem("unknown step '\(verb.prefix(40))'; steps: press release dpad left right l2 r2 touch untouch gyro accel battery wait repeat")
         }
     }
 }
@@ -93,23 +116,30 @@ public struct InputScriptPlayer: Sendable {
     public let script: InputScript
     var index = 0
     var resumeAt: Duration = .zero
-    /// Without a wait, `repeat` would loop forever within one call: play such a script once.
-    let canRepeat: Bool
+    /// How much time one pass takes; `InputScript` refuses a `repeat` whose pass takes none.
+    let passLength: Duration
+    let repeats: Bool
 
     public init(_ script: InputScript) {
         self.script = script
-        // Only a wait before the first `repeat` stops one call from looping forever.
-        let firstPass = script.steps.prefix { $0 != .repeatFromStart }
-        canRepeat = firstPass.contains { if case .wait(let ms) = $0 { return ms > 0 } else { return false } }
+        passLength = .milliseconds(script.steps.reduce(0) { total, step in if case .wait(let ms) = step { return total + ms } else { return total } })
+        repeats = passLength > .zero && script.steps.contains(.repeatFromStart)
     }
 
-    /// `now` is the time since the script started.
+    /// `now` is the time since the script started. A caller that fell more than a pass behind (a
+    /// stopped process, a suspended machine) skips the passes it missed instead of replaying them.
     public mutating func advance(to now: Duration, _ state: inout GamepadState) {
-        while index < script.steps.count, now >= resumeAt {
+        if repeats, now - resumeAt > passLength * 2 {
+            resumeAt += passLength * Int((now - resumeAt) / passLength - 1)
+        }
+        // Bounded even for a script built without the parser's checks: one pass's steps at most.
+        var budget = script.steps.count + 1
+        while index < script.steps.count, now >= resumeAt, budget > 0 {
+            budget -= 1
             switch script.steps[index] {
             case .set(let change): state.apply(change); index += 1
             case .wait(let ms): resumeAt += .milliseconds(ms); index += 1
-            case .repeatFromStart: index = canRepeat ? 0 : script.steps.count
+            case .repeatFromStart: index = repeats ? 0 : script.steps.count
             }
         }
     }
