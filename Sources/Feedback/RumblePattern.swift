@@ -27,7 +27,7 @@ public struct RumblePattern: Equatable, Sendable {
         case empty
         public var description: String {
             switch self {
-            case .badLine(let n, let text): return "pattern line \(n) '\(text)' is not 'LOW HIGH MILLISECONDS' (LOW and HIGH 0-255, MILLISECONDS 1-65535)"
+            case .badLine(let n, let text): return "pattern line \(n) '\(text.prefix(40))' is not 'LOW HIGH MILLISECONDS' (LOW and HIGH 0-255, MILLISECONDS 1-65535)"
             case .empty: return "the pattern has no steps; write one 'LOW HIGH MILLISECONDS' per line"
             }
         }

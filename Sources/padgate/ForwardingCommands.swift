@@ -12,9 +12,13 @@ struct HostAddress: ExpressibleByArgument {
     var port: UInt16
     init?(argument: String) {
         let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
-        if parts.count == 2, let port = UInt16(parts[1]) { host = String(parts[0]); self.port = port }
-        else if parts.count == 1, !argument.isEmpty { host = argument; port = ServeCommand.defaultPort }
+        if parts.count == 2, let port = UInt16(parts[1]), port != 0 { host = String(parts[0]); self.port = port }
+        else if parts.count == 1 { host = argument; port = ServeCommand.defaultPort }
         else { return nil }
+        // Host names are ASCII (an international name goes as its xn-- form) and at most 253
+        // bytes; anything else, a space or bytes that were not UTF-8, can never resolve: refuse
+        // it here rather than retry it forever.
+        guard !host.isEmpty, host.utf8.count <= 253, host.unicodeScalars.allSatisfy({ (0x21..<0x7f).contains($0.value) }) else { return nil }
     }
 }
 
@@ -313,7 +317,7 @@ struct PairCommand: ParsableCommand {
             FileHandle.standardError.write(Data("PIN shown by the host: ".utf8))
             pin = readLine()?.trimmingCharacters(in: .whitespaces)
         }
-        guard let pin, pin.count == 6, pin.allSatisfy(\.isNumber) else { throw ValidationError("the PIN is the 6 digits 'padgate serve --pair' shows") }
+        guard let pin, pin.count == 6, pin.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { throw ValidationError("the PIN is the 6 digits 'padgate serve --pair' shows") }
         let connection = try TLSDialer.connect(host: host.host, port: host.port, identity: identity)
         try Pairing.pairAsClient(connection, clientIdentity: identity, pin: pin, clientName: PeerName(local: ProcessInfo.processInfo.hostName))
         // The PIN authenticated this host's certificate: pin it, replacing any older entry.

@@ -66,7 +66,7 @@ struct InputFeeder {
     /// The bus whose DualSense input reports the recording holds (USB 0x01 of 64 bytes, or
     /// Bluetooth 0x31 of 78), so `--replay` needs no `--bus`.
     static func recordingBus(_ path: String) throws -> VirtualDualSense.Bus {
-        let recording = try HIDRecording(text: try InputFile.text(path, what: "--replay"))
+        let recording = try HIDRecording(text: try InputFile.text(path, what: "--replay", limit: InputFile.recordingLimit))
         for event in recording.events(forDevice: recording.devices.first?.index ?? 0) {
             if event.data.first == 0x01 && event.data.count == 64 { return .usb }
             if event.data.first == 0x31 && event.data.count == 78 { return .bt }
@@ -76,7 +76,7 @@ struct InputFeeder {
 
     /// The recording's input reports that this bus can carry, with times relative to the first.
     static func loadRecording(_ path: String, bus: VirtualDualSense.Bus) throws -> [(time: Double, bytes: [UInt8])] {
-        let recording = try HIDRecording(text: try InputFile.text(path, what: "--replay"))
+        let recording = try HIDRecording(text: try InputFile.text(path, what: "--replay", limit: InputFile.recordingLimit))
         // Only the reports this bus's driver parses; a USB recording cannot drive a Bluetooth pad.
         let (id, length) = bus == .usb ? (UInt8(0x01), 64) : (UInt8(0x31), 78)
         let events = recording.events(forDevice: recording.devices.first?.index ?? 0)

@@ -54,7 +54,7 @@ struct InspectCommand: ParsableCommand {
             return try inspectLive(selector: source)
         }
         let text = try InputFile.text(source, what: "recording", expected: "a hid-recorder recording",
-                                        hint: "; a raw report descriptor goes with --descriptor")
+                                        hint: "; a raw report descriptor goes with --descriptor", limit: InputFile.recordingLimit)
         let recording: HIDRecording
         do { recording = try HIDRecording(text: text) } catch { throw ValidationError("\(source): \(error)") }
         var inspectors: [Int: ReportInspector] = [:]

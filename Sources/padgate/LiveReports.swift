@@ -51,6 +51,19 @@ struct RecordCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).", transform: SecondsOption.parse)
     var duration: Double?
 
+    func validate() throws {
+        // The whole command line is checked before the pad is opened.
+        guard let output else { return }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ValidationError("-o '\(output)' is a directory: name the file to write, such as \(output)/pad.hid")
+        }
+        let parent = URL(fileURLWithPath: output).deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("-o '\(output)': the folder '\(parent)' does not exist")
+        }
+    }
+
     func run() throws {
         let live = try LiveReports(selector: pad)
         let sink: FileHandle

@@ -50,21 +50,33 @@ enum InputFile {
         init(_ description: String) { self.description = description }
     }
 
-    static func bytes(_ path: String, what: String) throws -> Data {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ReadError("\(what) '\(path)' does not exist")
+    /// Scripts, patterns and descriptors are small; recordings may run to hours.
+    static let defaultLimit = 16 << 20
+    static let recordingLimit = 512 << 20
+
+    /// A regular file's bytes, at most `limit` of them: a FIFO, a device such as /dev/zero or a
+    /// runaway file is refused before it is read, so reading never blocks or fills memory.
+    static func bytes(_ path: String, what: String, limit: Int = defaultLimit) throws -> Data {
+        let attributes: [FileAttributeKey: Any]
+        do { attributes = try FileManager.default.attributesOfItem(atPath: path) }
+        catch { throw ReadError("\(what) '\(path)' does not exist") }
+        switch attributes[.type] as? FileAttributeType {
+        case .typeRegular?: break
+        case .typeDirectory?: throw ReadError("\(what) '\(path)' is a directory, not a file")
+        default: throw ReadError("\(what) '\(path)' is not a regular file (a device, pipe or socket); give a file")
         }
-        guard !isDirectory.boolValue else { throw ReadError("\(what) '\(path)' is a directory, not a file") }
+        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= limit else { throw ReadError("\(what) '\(path)' is \(size >> 20) MiB; at most \(limit >> 20) MiB is read") }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ReadError("\(what) '\(path)' cannot be read (check its permissions)")
         }
+        guard data.count <= limit else { throw ReadError("\(what) '\(path)' grew past \(limit >> 20) MiB while it was read") }
         return data
     }
 
     /// The file as UTF-8 text; otherwise an error pointing at the first byte that is not, plus `hint`.
-    static func text(_ path: String, what: String, expected: String = "a text file", hint: String = "") throws -> String {
-        let data = try bytes(path, what: what)
+    static func text(_ path: String, what: String, expected: String = "a text file", hint: String = "", limit: Int = defaultLimit) throws -> String {
+        let data = try bytes(path, what: what, limit: limit)
         guard let text = String(data: data, encoding: .utf8) else {
             let offset = firstInvalidUTF8Offset(data) ?? 0
             throw ReadError("'\(path)' is not \(expected): it is not UTF-8 text (byte \(offset) is 0x\(Hex.encode([data[data.startIndex + offset]])))\(hint)")

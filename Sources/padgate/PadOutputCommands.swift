@@ -73,7 +73,8 @@ struct LightbarCommand: ParsableCommand {
         abstract: "Set the lightbar colour (R G B [BRIGHTNESS], 0-255) or turn it on/off.",
         discussion: "As dualsensectl: the colour is scaled by BRIGHTNESS/255 (default 255).")
 
-    @Argument(help: "R G B [BRIGHTNESS], or 'on' / 'off'.")
+    // A negative number is a value to refuse with its range, not an unknown option.
+    @Argument(parsing: .allUnrecognized, help: "R G B [BRIGHTNESS], or 'on' / 'off'.")
     var values: [String]
 
     @OptionGroup var output: PadOutputOptions
@@ -131,7 +132,7 @@ struct TriggerSubcommand: ParsableCommand {
         abstract: "Set an adaptive-trigger effect (dualsensectl's grammar).",
         discussion: TriggerCommand.usage)
 
-    @Argument(help: "left|right|both EFFECT PARAMS...")
+    @Argument(parsing: .allUnrecognized, help: "left|right|both EFFECT PARAMS...")
     var words: [String]
 
     @OptionGroup var output: PadOutputOptions
@@ -169,7 +170,7 @@ struct RumbleCommand: ParsableCommand {
     @Argument(help: "High-frequency (right) motor strength 0-255.")
     var high: String?
 
-    @Option(name: .customLong("for"), help: "How long to rumble: 500ms, 2s, 1.5s.")
+    @Option(name: .customLong("for"), parsing: .unconditional, help: "How long to rumble: 500ms, 2s, 1.5s.")
     var duration: String?
 
     @Option(help: "A built-in pattern (pulse, ramp, heartbeat) or a pattern file.")
@@ -206,9 +207,10 @@ struct RumbleCommand: ParsableCommand {
 
     private func loadPattern(_ name: String) throws -> RumblePattern {
         if let builtIn = RumblePattern.builtIn[name] { return builtIn }
-        guard let text = try? String(contentsOfFile: name, encoding: .utf8) else {
-            throw ValidationError("'\(name)' is neither a built-in pattern (\(RumblePattern.builtIn.keys.sorted().joined(separator: ", "))) nor a readable file")
+        guard FileManager.default.fileExists(atPath: name) else {
+            throw ValidationError("'\(name)' is neither a built-in pattern (\(RumblePattern.builtIn.keys.sorted().joined(separator: ", "))) nor a file")
         }
+        let text = try InputFile.text(name, what: "--pattern")
         do { return try RumblePattern(text: text) } catch { throw ValidationError("\(name): \(error)") }
     }
 }

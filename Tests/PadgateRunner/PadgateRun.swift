@@ -13,12 +13,21 @@ public struct PadgateRun {
     public var status: Int32
     public var stdout: String
     public var stderr: String
+    /// Ended by a signal (a trap, an abort, or the runner's own kill at the time limit) rather than by exit.
+    public var signalled = false
+    /// Killed because it was still running at the time limit.
+    public var timedOut = false
+    /// From start to exit.
+    public var elapsed: Duration = .zero
 }
 
-/// Runs `padgate` to completion, with `environment` added to this process's.
-public func padgate(_ arguments: [String], environment: [String: String] = [:]) throws -> PadgateRun {
+/// Runs `padgate` to completion, with `environment` added to this process's; a run still going
+/// after `timeLimit` is killed and marked `timedOut`. `executable` runs another program instead
+/// (a shell that builds arguments Foundation cannot pass, such as bytes that are not UTF-8).
+public func padgate(_ arguments: [String], environment: [String: String] = [:], timeLimit: Duration? = nil,
+                    executable: URL? = nil) throws -> PadgateRun {
     let process = Process()
-    process.executableURL = padgateExecutable
+    process.executableURL = executable ?? padgateExecutable
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let out = Pipe()
@@ -28,9 +37,25 @@ public func padgate(_ arguments: [String], environment: [String: String] = [:]) 
     _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: errors) }
     process.standardError = try FileHandle(forWritingTo: errors)
+    let started = ContinuousClock.now
     try process.run()
+    let killed = KillSwitch()
+    if let timeLimit {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeLimit / .milliseconds(1)))) {
+            if process.isRunning { killed.fire(); kill(process.processIdentifier, SIGKILL) }
+        }
+    }
     let output = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return PadgateRun(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-                      stderr: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+                      stderr: (try? String(contentsOf: errors, encoding: .utf8)) ?? "",
+                      signalled: process.terminationReason == .uncaughtSignal, timedOut: killed.fired,
+                      elapsed: ContinuousClock.now - started)
+}
+
+private final class KillSwitch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var fired: Bool { lock.withLock { value } }
+    func fire() { lock.withLock { value = true } }
 }

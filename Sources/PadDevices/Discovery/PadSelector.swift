@@ -44,7 +44,13 @@ public enum PadSelector: Equatable, Sendable, CustomStringConvertible {
             return first
         }
         guard let (_, pad) = pads.enumerated().first(where: { selector.matches($0.element, at: $0.offset) }) else {
-            if case .node(let path) = selector, access(path, F_OK) != 0 { throw DeviceError.notFound(path: path) }
+            if case .node(let path) = selector {
+                var info = stat()
+                guard stat(path, &info) == 0 else { throw DeviceError.notFound(path: path) }
+                if info.st_mode & S_IFMT != S_IFCHR {
+                    throw DeviceError.malformed("'\(path)' is not a device node: name a pad's /dev/hidraw* or /dev/input/event* node (see 'padgate list')")
+                }
+            }
             throw DeviceError.noSuchPad(selector: selector.description, available: pads.count)
         }
         return pad
