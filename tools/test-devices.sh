@@ -29,6 +29,13 @@ skipped=$(grep -cE "Test Case .* skipped" "$log" || true)
 if [ "$rc" = 0 ] && [ "$skipped" != 0 ]; then
     echo "device tests: $skipped skipped where every one must run:"; grep -E "Test Case .* skipped" "$log"; rc=1
 fi
+# A wait that ran out its budget where the test then passed is a bug on the success path (issue 20):
+# list every one, with its place, so it is seen rather than absorbed by a slow machine.
+expired=$(grep -c "WAIT RAN OUT" "$log" || true)
+if [ "$expired" != 0 ]; then
+    echo "device tests: $expired waits ran out their budget (each is a bug where its test passed):"
+    grep "WAIT RAN OUT" "$log" | sort | uniq -c
+fi
 if [ "$rc" != 0 ]; then
     # The end of a long log is what CI shows: repeat the failures there.
     echo "device tests failed (exit $rc):"

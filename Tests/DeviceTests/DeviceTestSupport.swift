@@ -31,25 +31,36 @@ func skipLoudly(_ reason: String) throws -> Never {
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// Polls `condition` until it holds or `timeout` passes (udev needs a moment to name new nodes).
-func eventually<T>(timeout: Duration = .seconds(5), _ condition: () throws -> T?) rethrows -> T? {
+/// A wait that runs out is said on stderr with its place: on a test's success path that is a bug
+/// (tools/test-devices.sh lists them), however slow the machine.
+func eventually<T>(timeout: Duration = .seconds(5), file: StaticString = #fileID, line: UInt = #line,
+                   _ condition: () throws -> T?) rethrows -> T? {
     let deadline = ContinuousClock.now + timeout
     repeat {
         if let value = try condition() { return value }
         usleep(20_000)
     } while ContinuousClock.now < deadline
+    reportExpiredWait(timeout, file: file, line: line)
     return nil
+}
+
+/// One line a run-out wait leaves in the log (tools/test-devices.sh collects them).
+func reportExpiredWait(_ timeout: Duration, file: StaticString, line: UInt) {
+    FileHandle.standardError.write(Data("WAIT RAN OUT: \(file):\(line) after \(timeout)\n".utf8))
 }
 
 /// The pad that udev groups for an emulated DualSense, once all three evdev nodes, the hidraw node
 /// and the battery (the driver registers it last) are there.
-func padFor(_ virtual: VirtualDualSense, udev: Udev, nodes: Int = 3, timeout: Duration = .seconds(5)) -> Pad? {
-    eventually(timeout: timeout) {
+func padFor(_ virtual: VirtualDualSense, udev: Udev, nodes: Int = 3, timeout: Duration = .seconds(5),
+            file: StaticString = #fileID, line: UInt = #line) -> Pad? {
+    eventually(timeout: timeout, file: file, line: line) {
         udev.pads().first { $0.uniq == virtual.uniq && $0.evdev.count == nodes && $0.hidraw != nil && $0.capabilities.contains(.battery) }
     }
 }
 
 /// Reads a pad's evdev nodes until `condition` holds on its state.
-func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), _ condition: (LivePadState) -> Bool) throws -> LivePadState? {
+func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), file: StaticString = #fileID, line: UInt = #line,
+                  _ condition: (LivePadState) -> Bool) throws -> LivePadState? {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         _ = Poll.wait(reader.fileDescriptors, timeout: .milliseconds(50))
@@ -57,6 +68,7 @@ func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), _ co
         let state = reader.snapshot()
         if condition(state) { return state }
     }
+    reportExpiredWait(timeout, file: file, line: line)
     return nil
 }
 
@@ -96,8 +108,9 @@ final class PadgateProcess {
     func snapshot() -> [String] { lock.withLock { lines } }
 
     /// Waits for an output line satisfying `match`.
-    func waitForLine(timeout: Duration = .seconds(10), _ match: (String) -> Bool) -> String? {
-        eventually(timeout: timeout) { snapshot().first(where: match) }
+    func waitForLine(timeout: Duration = .seconds(10), file: StaticString = #fileID, line: UInt = #line,
+                     _ match: (String) -> Bool) -> String? {
+        eventually(timeout: timeout, file: file, line: line) { snapshot().first(where: match) }
     }
 
     func interrupt() {

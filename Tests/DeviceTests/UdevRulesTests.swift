@@ -27,43 +27,45 @@ final class UdevRulesTests: XCTestCase {
 
     func testSupportedPadsAndVirtualDeviceInterfacesGetUaccess() throws {
         for bus in VirtualDualSense.Bus.allCases {
+            let events = try UdevEvents()  // before the pad exists, so its events cannot be missed
             let pad = try VirtualDualSense(bus: bus)
             defer { pad.stop() }
             let hidraw = try XCTUnwrap(padFor(pad, udev: Udev(), timeout: Self.udevBudget)?.hidraw, "\(bus) DualSense has no hidraw node")
-            let found = try tags(hidraw, until: { $0.contains(":uaccess:") })
+            let found = try tags(hidraw, once: events, processed: "add")
             XCTAssertTrue(found.contains(":uaccess:"), "\(bus) DualSense \(hidraw): \(found)")
         }
         let xboxDescriptor = try [UInt8](Data(contentsOf: repositoryRoot.appendingPathComponent(
             "Tests/HIDCodecsTests/Fixtures/descriptors/xboxone_s_02fd_bt_android_cts.rdesc.bin")))
-        // The same gamepad descriptor under an Xbox One S id, and under a Microsoft keyboard's id.
+        // The same gamepad descriptor under an Xbox One S id, and under a Microsoft keyboard's id:
+        // no rule tags the second, so only udevd's event can say it is done with it.
         for (product, granted) in [(UInt16(0x02fd), true), (UInt16(0x0750), false)] {
             let uniq = "padgate-rules-\(String(product, radix: 16))"
+            let events = try UdevEvents()
             let device = try UHIDDevice()
             try device.create(UHIDDevice.Identity(name: "padgate rules test \(uniq)", uniq: uniq, bus: .bluetooth,
                                                   vendorID: 0x045e, productID: product), descriptor: xboxDescriptor)
             defer { try? device.destroy() }
             let hidraw = try XCTUnwrap(eventually(timeout: Self.udevBudget) { try? Udev().pads().first { $0.uniq == uniq }?.hidraw }, "045e:\(String(product, radix: 16)) has no hidraw node")
-            let found = try tags(hidraw, until: { granted ? $0.contains(":uaccess:") : true })
+            let found = try tags(hidraw, once: events, processed: "add")
             XCTAssertEqual(found.contains(":uaccess:"), granted, "045e:\(String(product, radix: 16)) \(hidraw): \(found)")
         }
         for node in [UHIDDevice.path, UInputGamepad.path] {
-            _ = try? udevadm(["trigger", "--action=change", node])
-            let found = try tags(node, until: { $0.contains(":uaccess:") })
+            let events = try UdevEvents(subsystems: ["misc"])
+            try udevadm(["trigger", "--action=change", node])
+            let found = try tags(node, once: events, processed: "change")
             XCTAssertTrue(found.contains(":uaccess:"), "\(node): \(found)")
         }
     }
 
-    /// The node's udev tags once udevd has processed it (USEC_INITIALIZED is set) and `done` holds,
-    /// or as they are after `udevBudget`.
-    private func tags(_ node: String, until done: (String) -> Bool) throws -> String {
-        var last = ""
-        let found = eventually(timeout: Self.udevBudget) { () -> String? in
-            guard let properties = try? udevadm(["info", "--query=property", "--name=\(node)"]) else { return nil }
-            let lines = properties.split(separator: "\n")
-            last = lines.filter { $0.hasPrefix("TAGS=") || $0.hasPrefix("CURRENT_TAGS=") }.joined(separator: " ")
-            return lines.contains { $0.hasPrefix("USEC_INITIALIZED=") } && done(last) ? last : nil
-        }
-        return found ?? last
+    /// The node's udev tags, read once udevd has announced that it finished `action` for it: udevd
+    /// sends its event after the rules ran and its database was written, whether or not any rule
+    /// matched (a node no rule touches never gets USEC_INITIALIZED, so that cannot be waited for).
+    private func tags(_ node: String, once events: UdevEvents, processed action: String) throws -> String {
+        let name = URL(fileURLWithPath: node).lastPathComponent
+        XCTAssertTrue(events.wait(timeout: Self.udevBudget) { $0.action == action && $0.syspath.hasSuffix("/" + name) },
+                      "udevd sent no '\(action)' event for \(node) within \(Self.udevBudget)")
+        let properties = try udevadm(["info", "--query=property", "--name=\(node)"])
+        return properties.split(separator: "\n").filter { $0.hasPrefix("TAGS=") || $0.hasPrefix("CURRENT_TAGS=") }.joined(separator: " ")
     }
 
     @discardableResult
@@ -78,5 +80,31 @@ final class UdevRulesTests: XCTestCase {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw DevicesMissing(description: "udevadm \(arguments.joined(separator: " ")) failed") }
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// udevd's events (its "udev" netlink source: sent once a device's rules have run), kept from
+/// creation on so that a caller can create a device and then wait for its event.
+final class UdevEvents {
+    private let monitor: UdevMonitor
+    private var seen: [UdevMonitor.Event] = []
+
+    init(subsystems: [String] = Udev.subsystems) throws {
+        guard FileManager.default.fileExists(atPath: "/run/udev/control") else {
+            throw DevicesMissing(description: "udevd is not running (no /run/udev/control): its events are what this test waits for")
+        }
+        monitor = try UdevMonitor(try Udev(), subsystems: subsystems)
+    }
+
+    /// True once an event matching `match` has arrived (now or before), false at the deadline.
+    func wait(timeout: Duration, file: StaticString = #fileID, line: UInt = #line, _ match: (UdevMonitor.Event) -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            seen += monitor.drain()
+            if seen.contains(where: match) { return true }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { reportExpiredWait(timeout, file: file, line: line); return false }
+            _ = Poll.wait([monitor.fileDescriptor], timeout: left)
+        }
     }
 }

@@ -12,7 +12,7 @@ public final class Udev {
     deinit { udev_unref(handle) }
 
     /// Subsystems whose devices make up a pad.
-    static let subsystems = ["input", "hidraw", "power_supply", "leds"]
+    public static let subsystems = ["input", "hidraw", "power_supply", "leds"]
 
     public func records() -> [UdevRecord] {
         guard let enumerate = udev_enumerate_new(handle) else { return [] }
@@ -80,7 +80,8 @@ public final class UdevMonitor {
     let handle: OpaquePointer
     public let fileDescriptor: Int32
 
-    public init(_ udev: Udev) throws {
+    /// `subsystems`: the pads' by default; a test that waits on /dev/uhid adds "misc".
+    public init(_ udev: Udev, subsystems: [String] = Udev.subsystems) throws {
         self.udev = udev
         // Events from udevd carry rule-made properties (ID_INPUT_JOYSTICK); without udevd, the kernel's own.
         let source = FileManager.default.fileExists(atPath: "/run/udev/control") ? "udev" : "kernel"
@@ -88,7 +89,7 @@ public final class UdevMonitor {
             throw DeviceError.unsupported("cannot open the udev netlink monitor (is this a container without netlink?)")
         }
         handle = monitor
-        for subsystem in Udev.subsystems { udev_monitor_filter_add_match_subsystem_devtype(monitor, subsystem, nil) }
+        for subsystem in subsystems { udev_monitor_filter_add_match_subsystem_devtype(monitor, subsystem, nil) }
         guard udev_monitor_enable_receiving(monitor) >= 0 else {
             udev_monitor_unref(monitor)
             throw DeviceError.unsupported("cannot receive udev events")
