@@ -54,6 +54,7 @@ struct DemoCommand: ParsableCommand {
             }
         }
 
+        SignalTrap.install {}
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-demo-\(getpid())")
         defer { try? FileManager.default.removeItem(at: state) }
         let hostIdentity = try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "padgate demo host")
@@ -80,7 +81,6 @@ struct DemoCommand: ParsableCommand {
         forwarder.add(ends.source)
         note("padgate demo: host on 127.0.0.1:\(server.port), \(useKernel ? "kernel devices (uhid, hid-playstation)" : "in-process stand-ins"), \(Int(duration)) s")
 
-        SignalTrap.install {}
         // The demo's time starts when the host's virtual pad is up: setting up kernel devices takes
         // a while on a loaded machine, and none of it should eat into the tour.
         let length = SecondsOption.duration(duration)
@@ -162,8 +162,17 @@ struct DemoEnds {
         let feederThread = JoinableThread { try? feeder.run(until: nil) { !feeding.value } }
         let monitor = try PadMonitor()
         let udev = monitor.udev
-        guard let pad = monitor.waitForPad(timeout: .seconds(10), where: { $0.uniq == physical.uniq && $0.evdev.count == 3 && $0.hidraw != nil }) else {
+        // In short steps, so that a signal during set-up is seen at once.
+        let appeared = ContinuousClock.now + .seconds(10)
+        var found: Pad?
+        while found == nil, !SignalTrap.fired, ContinuousClock.now < appeared {
+            found = monitor.waitForPad(timeout: .milliseconds(100)) { $0.uniq == physical.uniq && $0.evdev.count == 3 && $0.hidraw != nil }
+        }
+        guard let pad = found else {
+            feeding.update { $0 = false }
+            feederThread.join()
             physical.stop()
+            if SignalTrap.fired { throw ExitCode(130) }
             throw DeviceError.unsupported("the emulated DualSense did not appear (is hid-playstation loaded? sudo modprobe hid-playstation); try --devices in-process")
         }
         let source = try HidrawPadSource(pad: pad, slot: PadSlot(0))  // as `forward` reads a DualSense

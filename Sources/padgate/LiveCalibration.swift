@@ -77,7 +77,7 @@ struct LiveCalibration {
             // A pad that sends nothing for a second is asleep, or its motion is not reported.
             if now - last > .seconds(1) { throw LiveCalibrationError.silent(path: reader.device.path, samples: measurement.samples) }
             if SignalTrap.fired { throw LiveCalibrationError.interrupted }
-            _ = Poll.wait([reader.fileDescriptor], timeout: .milliseconds(100))
+            _ = Poll.wait([reader.fileDescriptor, SignalTrap.descriptor], timeout: .milliseconds(100))
             try reader.readFrames { gyro, accel in
                 let at = ContinuousClock.now
                 if first == nil { first = at }

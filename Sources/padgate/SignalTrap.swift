@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import PadDevices
 
@@ -6,18 +7,28 @@ nonisolated(unsafe) private var signalCleanup: (() -> Void)?
 nonisolated(unsafe) private var signalPipe: WakePipe?
 
 /// SIGINT/SIGTERM end a command through its own loop, so that devices are released in order
-/// (virtual pads unplugged, motors stopped) rather than by process death.
+/// (virtual pads unplugged, motors stopped) rather than by process death. Every loop watches
+/// `descriptor` or `fired`; a command that is still running `orderlyStopLimit` after the first
+/// signal is a bug, and the watchdog then runs the cleanup and exits, so the promise of stopping
+/// within a second (systemd's, and a person's at Ctrl-C) holds whatever a loop is doing.
 enum SignalTrap {
     static var fired: Bool { signalFlag != 0 }
+
+    /// From the first signal to the watchdog's forced exit: under a second, with room for it.
+    static let orderlyStopLimit: Duration = .milliseconds(800)
+    /// What the watchdog says before it forces the exit; tests look for it.
+    static let forcedStopMessage = "did not stop within 0.8 s of the signal; motors stopped and exiting now"
 
     /// Readable once a signal has arrived: loops put it in their poll set and wake at once, instead
     /// of noticing the signal at their next timeout.
     static var descriptor: Int32 { signalPipe?.descriptor ?? -1 }
 
-    /// `cleanup` runs only if a second signal arrives while the first is still being handled.
+    /// `cleanup` (motors to zero, pads unplugged) runs if the process must stop without its loops:
+    /// a second signal, or the watchdog. It must be safe to call from another thread.
     static func install(cleanup: @escaping () -> Void) {
         signalCleanup = cleanup
-        if signalPipe == nil { signalPipe = WakePipe() }
+        guard signalPipe == nil else { return }
+        signalPipe = WakePipe()
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig) { _ in
                 if signalFlag != 0 { signalCleanup?(); _exit(130) }
@@ -25,6 +36,15 @@ enum SignalTrap {
                 signalPipe?.wake()  // one write(2): async-signal-safe
             }
         }
+        let watchdog = Thread {
+            while !fired { _ = Poll.wait([descriptor], timeout: nil) }
+            Thread.sleep(forTimeInterval: Double(orderlyStopLimit / .milliseconds(1)) / 1000)
+            note("padgate: \(forcedStopMessage)")
+            signalCleanup?()
+            _exit(130)
+        }
+        watchdog.name = "padgate signal watchdog"
+        watchdog.start()
     }
 
     /// Sleeps for `duration` or until a signal, whichever comes first; true if a signal came.

@@ -37,6 +37,7 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let selector = try pad.map(PadSelector.init)
+        SignalTrap.install {}
         let monitor = try PadMonitor()
         let start = ContinuousClock.now
         let deadline = duration.map { start + SecondsOption.duration($0) }
@@ -76,11 +77,11 @@ struct WatchCommand: ParsableCommand {
             _ = try PadSelector.select(selector, from: monitor.pads)  // throws the reason: no pads, no match, no such node
             throw DeviceError.noSuchPad(selector: selector?.description ?? "any", available: monitor.pads.count)
         }
-        while true {
+        while !SignalTrap.fired {
             let remaining = deadline.map { $0 - ContinuousClock.now }
             if let remaining, remaining <= .zero { return }
-            let fds = [monitor.fileDescriptor] + (reader?.fileDescriptors ?? [])
-            let ready = Poll.wait(fds, timeout: remaining)
+            let fds = [monitor.fileDescriptor] + (reader?.fileDescriptors ?? []) + [SignalTrap.descriptor]
+            let ready = Poll.wait(fds, timeout: remaining).dropLast()
             if ready[0].readable {
                 for change in monitor.handleEvents() {
                     if case .removed(let gone) = change, gone.id == reader?.pad.id {
