@@ -1,0 +1,123 @@
+import Foundation
+import HIDCodecs
+import PadgateRunner
+import XCTest
+@testable import PadDevices
+
+/// Each long-running command that needs a pad, signalled once while it works, against the real
+/// drivers: it is gone within a second, through its own loops (not the watchdog), with no motor
+/// left running and no virtual pad left behind.
+final class SignalStopDeviceTests: XCTestCase {
+    static let stopLimit: Duration = .seconds(1)
+    /// Start-up under software emulation on a loaded machine.
+    static let startLimit: Duration = .seconds(60)
+
+    var state: URL!
+    var environment: [String: String] { ["PADGATE_STATE_DIR": state.path, "HOME": state.appendingPathComponent("home").path] }
+
+    override func setUpWithError() throws {
+        try requireDeviceAccess()
+        state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-signal-\(UUID())")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { if let state { try? FileManager.default.removeItem(at: state) } }
+
+    private func assertStops(_ running: RunningPadgate, with signal: Int32 = SIGTERM, _ what: String, line: UInt = #line) {
+        guard let took = running.stop(with: signal, limit: .seconds(10)) else {
+            return XCTFail("\(what): still running 10 s after the signal", line: line)
+        }
+        XCTAssertLessThan(took, Self.stopLimit, "\(what): took \(took) to stop", line: line)
+        XCTAssertFalse(running.output.contains("did not stop within"), "\(what): the watchdog had to stop it: \(running.output.suffix(300))", line: line)
+        XCTAssertNotEqual(running.process.terminationReason, .uncaughtSignal, "\(what) died of the signal instead of handling it", line: line)
+        FileHandle.standardError.write(Data("SignalStopDeviceTests: \(what) stopped \(took) after the signal\n".utf8))
+    }
+
+    /// A pad the test owns, with motion flowing as a real pad's does.
+    private func livePad() throws -> (VirtualDualSense, MotionFeeder, Pad) {
+        let virtual = try VirtualDualSense(bus: .usb, calibration: CalibrateTests.calibration)
+        let pad = try XCTUnwrap(padFor(virtual, udev: try Udev(), timeout: Self.startLimit), "udev never showed the emulated DualSense")
+        return (virtual, MotionFeeder(virtual), pad)
+    }
+
+    func testReadingCommandsStopOnTheFirstSignal() throws {
+        let (virtual, feeder, pad) = try livePad()
+        defer { feeder.stop(); virtual.stop() }
+        let hidraw = try XCTUnwrap(pad.hidraw)
+        let motion = try XCTUnwrap(pad.node(.motion)?.path)
+        let cases: [(arguments: [String], ready: String, signal: Int32)] = [
+            (["watch", hidraw, "--json"], "\"event\":\"state\"", SIGINT),
+            (["record", hidraw, "-o", state.appendingPathComponent("pad.hid").path], "E: ", SIGTERM),
+            (["record", hidraw], "E: ", SIGINT),
+            (["inspect", hidraw, "--json"], "report_id", SIGTERM),
+            (["calibrate", motion, "--seconds", "60", "--no-save"], "keep the pad still", SIGTERM),
+        ]
+        for item in cases {
+            let running = try RunningPadgate(item.arguments, environment: environment)
+            let what = "padgate " + item.arguments.joined(separator: " ")
+            XCTAssertTrue(running.waitFor(item.ready, timeout: Self.startLimit), "\(what) never printed '\(item.ready)': \(running.output.suffix(300))")
+            assertStops(running, with: item.signal, what)
+        }
+        let recorded = try String(contentsOf: state.appendingPathComponent("pad.hid"), encoding: .utf8)
+        XCTAssertTrue(recorded.contains("\nE: "), "record -o kept what it read before the signal")
+    }
+
+    func testRumbleStopsOnTheFirstSignalWithTheMotorsAtZero() throws {
+        let (virtual, feeder, pad) = try livePad()
+        defer { feeder.stop(); virtual.stop() }
+        for path in [try XCTUnwrap(pad.hidraw), try XCTUnwrap(pad.gamepadNode?.path)] {
+            _ = virtual.takeOutputs()
+            let rumble = try RunningPadgate(["rumble", "--pad", path, "200", "100", "--for", "60s"], environment: environment)
+            let running = virtual.waitForOutput(timeout: Self.startLimit) { (try? DualSenseOutputDecoder.decode($0))?.motors == DualSenseMotors(left: 200, right: 100) }
+            XCTAssertNotNil(running, "rumble through \(path) never ran the motors: \(rumble.output)")
+            assertStops(rumble, "rumble through \(path)")
+            let motors = virtual.takeOutputs().compactMap { (try? DualSenseOutputDecoder.decode($0))?.motors }
+            XCTAssertEqual(motors.last, DualSenseMotors(left: 0, right: 0), "the last motor levels the pad got from \(path): \(motors.suffix(3))")
+        }
+    }
+
+    func testEmulatedPadsAreUnpluggedOnTheFirstSignal() throws {
+        for (model, ready) in [("dualsense", "is up"), ("xbox", "is up"), ("gamepad", "is up")] {
+            let before = try Udev().pads().count
+            let emulate = try RunningPadgate(["emulate", model], environment: environment)
+            XCTAssertTrue(emulate.waitFor(ready, timeout: Self.startLimit), emulate.output)
+            XCTAssertNotNil(eventually(timeout: Self.startLimit) { try? Udev().pads().count > before ? true : nil }, "the emulated \(model) never appeared")
+            assertStops(emulate, "emulate \(model)")
+            XCTAssertNotNil(eventually(timeout: .seconds(10)) { try? Udev().pads().count == before ? true : nil },
+                            "the emulated \(model) was left behind")
+        }
+    }
+
+    /// The kernel demo and a serve with a live forwarded pad: their virtual pads go with them.
+    func testHostsRemoveTheirVirtualPadsOnTheFirstSignal() throws {
+        let demo = try RunningPadgate(["demo", "--devices", "kernel", "--duration", "600"], environment: environment)
+        XCTAssertTrue(demo.waitFor("padgate demo: host on", timeout: Self.startLimit), demo.output)
+        XCTAssertNotNil(eventually(timeout: Self.startLimit) { try? Udev().pads().contains(where: \.isHostVirtualPad) ? true : nil },
+                        "the demo's host pad never appeared: \(demo.output.suffix(300))")
+        assertStops(demo, with: SIGINT, "demo --devices kernel")
+        XCTAssertNotNil(eventually(timeout: .seconds(10)) { try? Udev().pads().isEmpty ? true : nil },
+                        "the demo left pads behind: \((try? Udev().pads().map(\.name)) ?? [])")
+
+        let (virtual, feeder, _) = try livePad()
+        defer { feeder.stop(); virtual.stop() }
+        let port = String(47_900 + Int.random(in: 0..<90))
+        setenv("PADGATE_STATE_DIR", state.path, 1)  // serve, pair and forward share it
+        defer { unsetenv("PADGATE_STATE_DIR") }
+        let serve = try startPairedServe(["--virtual", "dualsense"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forward = try RunningPadgate(["forward", "127.0.0.1:\(port)", "--pad", "054c:0ce6", "--quiet"])
+        XCTAssertNotNil(eventually(timeout: Self.startLimit) { try? Udev().pads().contains(where: \.isHostVirtualPad) ? true : nil },
+                        "the host never made the forwarded pad: \(forward.output.suffix(300))")
+        assertStops(forward, with: SIGTERM, "forward with a live pad")
+        let sent = DualSenseMotors(left: 0, right: 0)
+        let motors = virtual.takeOutputs().compactMap { (try? DualSenseOutputDecoder.decode($0))?.motors }
+        XCTAssertTrue(motors.isEmpty || motors.last == sent, "forward left the motors at \(motors.suffix(3))")
+        let stopped = serve.process
+        kill(stopped.processIdentifier, SIGTERM)
+        let signalled = ContinuousClock.now
+        stopped.waitUntilExit()
+        XCTAssertLessThan(ContinuousClock.now - signalled, Self.stopLimit, "serve took too long to stop")
+        XCTAssertNotNil(eventually(timeout: .seconds(10)) { try? Udev().pads().contains(where: \.isHostVirtualPad) ? nil : true },
+                        "serve left its virtual pad behind")
+    }
+}
