@@ -193,15 +193,14 @@ final class ForwardingTests: XCTestCase {
         defer { unsetenv("PADGATE_STATE_DIR") }
         let descriptor = try [UInt8](Data(contentsOf: repositoryRoot.appendingPathComponent(
             "Tests/HIDCodecsTests/Fixtures/descriptors/xboxone_s_02fd_bt_android_cts.rdesc.bin")))
-        let physical = try UHIDDevice()
         let uniq = "padgate-xbox-\(UInt16.random(in: 0...UInt16.max))"
-        try physical.create(UHIDDevice.Identity(name: "Xbox Wireless Controller", uniq: uniq, bus: .bluetooth, vendorID: 0x045e, productID: 0x02fd),
-                            descriptor: descriptor)
-        defer { try? physical.destroy() }
+        // It answers the kernel's battery GET_REPORTs, as a real pad does; unanswered, each held
+        // udevd for uhid's 5 s timeout (35 s over one Xbox pad under emulation).
+        let physical = try RespondingUHIDDevice(UHIDDevice.Identity(name: "Xbox Wireless Controller", uniq: uniq, bus: .bluetooth,
+                                                                    vendorID: 0x045e, productID: 0x02fd), descriptor: descriptor)
+        defer { physical.destroy() }
         let udev = try Udev()
-        // udevd takes long over an Xbox pad under emulation: the hwmon and wakeup devices of its
-        // battery held the queue for 35 s in one boot (HIDReplayTests allows a minute too).
-        let physicalPad = try XCTUnwrap(eventually(timeout: .seconds(90)) {
+        let physicalPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
             udev.pads().first { $0.uniq == uniq && $0.hidraw != nil && $0.gamepadNode != nil }
         }, "the emulated Xbox pad never showed up in udev with a hidraw and a gamepad node")
         XCTAssertEqual(physicalPad.kind, .xbox)

@@ -41,10 +41,9 @@ final class UdevRulesTests: XCTestCase {
         for (product, granted) in [(UInt16(0x02fd), true), (UInt16(0x0750), false)] {
             let uniq = "padgate-rules-\(String(product, radix: 16))"
             let events = try UdevEvents()
-            let device = try UHIDDevice()
-            try device.create(UHIDDevice.Identity(name: "padgate rules test \(uniq)", uniq: uniq, bus: .bluetooth,
-                                                  vendorID: 0x045e, productID: product), descriptor: xboxDescriptor)
-            defer { try? device.destroy() }
+            let device = try RespondingUHIDDevice(UHIDDevice.Identity(name: "padgate rules test \(uniq)", uniq: uniq, bus: .bluetooth,
+                                                                      vendorID: 0x045e, productID: product), descriptor: xboxDescriptor)
+            defer { device.destroy() }
             let hidraw = try XCTUnwrap(eventually(timeout: Self.udevBudget) { try? Udev().pads().first { $0.uniq == uniq }?.hidraw }, "045e:\(String(product, radix: 16)) has no hidraw node")
             let found = try tags(hidraw, once: events, processed: "add")
             XCTAssertEqual(found.contains(":uaccess:"), granted, "045e:\(String(product, radix: 16)) \(hidraw): \(found)")
