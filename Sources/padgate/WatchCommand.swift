@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PadDevices
+import PadSystem
 
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -79,7 +80,7 @@ struct WatchCommand: ParsableCommand {
         while true {
             let remaining = deadline.map { $0 - ContinuousClock.now }
             if let remaining, remaining <= .zero { return }
-            let fds = [monitor.fileDescriptor] + (reader?.fileDescriptors ?? [])
+            let fds = [monitor.descriptor] + (reader?.descriptors ?? [])
             let ready = Poll.wait(fds, timeout: remaining)
             if ready[0].readable {
                 for change in monitor.handleEvents() {

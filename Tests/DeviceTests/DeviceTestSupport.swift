@@ -1,7 +1,8 @@
 import Foundation
-import XCTest
 import PadDevices
+import PadSystem
 import PadgateRunner
+import XCTest
 
 /// Device tests need the kernel's uhid and uinput. Where they are missing (a container, CI host)
 /// they skip loudly; `make test` runs them again inside the test guest, where they are present.
@@ -52,7 +53,7 @@ func padFor(_ virtual: VirtualDualSense, udev: Udev, nodes: Int = 3, timeout: Du
 func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), _ condition: (LivePadState) -> Bool) throws -> LivePadState? {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
-        _ = Poll.wait(reader.fileDescriptors, timeout: .milliseconds(50))
+        _ = Poll.wait(reader.descriptors, timeout: .milliseconds(50))
         _ = try reader.readAvailable()
         let state = reader.snapshot()
         if condition(state) { return state }

@@ -1,21 +1,27 @@
 import Glibc
-import PadDevices
+
+/// Process-wide signal dispositions.
+public enum Signals {
+    /// OpenSSL writes to sockets with write(2): a peer that has gone would kill the process with
+    /// SIGPIPE instead of giving an error padgate can handle. Any TLS use turns that signal off.
+    public static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN); return () }()
+}
 
 nonisolated(unsafe) private var signalFlag: sig_atomic_t = 0
 nonisolated(unsafe) private var signalCleanup: (() -> Void)?
 nonisolated(unsafe) private var signalPipe: WakePipe?
 
-/// SIGINT/SIGTERM end a command through its own loop, so that devices are released in order
-/// (virtual pads unplugged, motors stopped) rather than by process death.
-enum SignalTrap {
-    static var fired: Bool { signalFlag != 0 }
+/// SIGINT/SIGTERM/SIGHUP end a command through its own loop, so that devices are released in
+/// order (virtual pads unplugged, motors stopped) rather than by process death.
+public enum SignalTrap {
+    public static var fired: Bool { signalFlag != 0 }
 
     /// Readable once a signal has arrived: loops put it in their poll set and wake at once, instead
     /// of noticing the signal at their next timeout.
-    static var descriptor: Int32 { signalPipe?.descriptor ?? -1 }
+    public static var descriptor: FileDescriptor { signalPipe?.descriptor ?? FileDescriptor(rawValue: -1) }
 
     /// `cleanup` runs only if a second signal arrives while the first is still being handled.
-    static func install(cleanup: @escaping () -> Void) {
+    public static func install(cleanup: @escaping () -> Void) {
         signalCleanup = cleanup
         if signalPipe == nil { signalPipe = WakePipe() }
         for sig in [SIGINT, SIGTERM, SIGHUP] {
@@ -29,7 +35,7 @@ enum SignalTrap {
 
     /// Sleeps for `duration` or until a signal, whichever comes first; true if a signal came.
     @discardableResult
-    static func sleep(_ duration: Duration) -> Bool {
+    public static func sleep(_ duration: Duration) -> Bool {
         if fired { return true }
         if duration > .zero { _ = Poll.wait([descriptor], timeout: duration) }
         return fired
