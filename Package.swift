@@ -32,37 +32,43 @@ let package = Package(
         // Kernel UAPI headers (uhid, uinput, hidraw, evdev ioctls) as inline C helpers.
         .target(name: "CLinuxInput", path: "Sources/CLinuxInput"),
 
+        // The system layer under PadDevices and Transport (as swift-system is to NIO): owned
+        // descriptors, typed errno, the one EINTR retry, poll, wake pipes, mailboxes, timers,
+        // thread priority, signals, sockets and IPv4/IPv6 addresses, and where log lines go.
+        .target(name: "PadSystem", dependencies: ["CLinuxInput", .product(name: "Logging", package: "swift-log")]),
         // Pure byte-level logic: report descriptors, controller reports, calibration, trigger effects.
         .target(name: "HIDCodecs", dependencies: ["CZlib"]),
         // Pure feedback logic (rumble renderer, patterns): no system library, only HIDCodecs.
         .target(name: "Feedback", dependencies: ["HIDCodecs"]),
         // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput.
         .target(name: "PadDevices", dependencies: [
-            "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
+            "PadSystem", "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Pure: the forwarding protocol's messages, their encoding, and snapshot-diff state.
         .target(name: "WireProtocol", dependencies: ["HIDCodecs"]),
         // The link: sealed UDP datagrams (AES-GCM, replay window), TLS control, pairing.
-        .target(name: "Transport", dependencies: ["COpenSSL"]),
+        .target(name: "Transport", dependencies: ["PadSystem", "COpenSSL", .product(name: "Logging", package: "swift-log")]),
         // The client: pad sources, the forwarding loop, feedback to the physical pads.
-        .target(name: "PadClient", dependencies: ["WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback"]),
+        .target(name: "PadClient", dependencies: ["PadSystem", "WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback",
+                                                  .product(name: "Logging", package: "swift-log")]),
         // The host: virtual pads for forwarded ones, leases, feedback from games.
-        .target(name: "PadHost", dependencies: ["WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback"]),
+        .target(name: "PadHost", dependencies: ["PadSystem", "WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback",
+                                                .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "padgate", dependencies: [
-            "HIDCodecs", "PadDevices", "WireProtocol", "Transport", "PadHost", "PadClient", "Feedback",
+            "PadSystem", "HIDCodecs", "PadDevices", "WireProtocol", "Transport", "PadHost", "PadClient", "Feedback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs", "SeededRandom"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport"]),
-        .testTarget(name: "PadHostTests", dependencies: ["PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "PadSystem"]),
+        .testTarget(name: "PadHostTests", dependencies: ["PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
-        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "PadSystem"], resources: [.copy("Fixtures")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
-        .testTarget(name: "DeviceTests", dependencies: ["PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
+        .testTarget(name: "DeviceTests", dependencies: ["PadSystem", "PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
         // The padgate command line as a person runs it, where no device is needed (error messages, decoding).
         .testTarget(name: "PadgateCLITests", dependencies: ["PadgateRunner"]),
         // Runs the built padgate executable (next to the test bundle) for the command-line tests.
@@ -71,15 +77,15 @@ let package = Package(
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 
         // Fuzz targets (codecs and every network parser) behind one libFuzzer driver; a plain build replays input files instead.
-        .executableTarget(name: "FuzzCodecs", dependencies: ["HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices"], path: "Fuzz/FuzzCodecs"),
+        .executableTarget(name: "FuzzCodecs", dependencies: ["PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices"], path: "Fuzz/FuzzCodecs"),
         // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).
         .executableTarget(name: "RumbleBench", dependencies: ["Feedback", "SeededRandom"], path: "Benchmarks/RumbleBench"),
-        .executableTarget(name: "ForwardBench", dependencies: ["HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
+        .executableTarget(name: "ForwardBench", dependencies: ["PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
                           path: "Benchmarks/ForwardBench"),
         // End-to-end latency through the real `padgate` binaries against the kernel's floor, in the guest (tools/bench-latency.sh).
-        .executableTarget(name: "LatencyBench", dependencies: ["HIDCodecs", "PadDevices"], path: "Benchmarks/LatencyBench"),
+        .executableTarget(name: "LatencyBench", dependencies: ["PadSystem", "HIDCodecs", "PadDevices"], path: "Benchmarks/LatencyBench"),
         .executableTarget(name: "CodecBench", dependencies: ["HIDCodecs", "CMallocCounter"], path: "Benchmarks/CodecBench"),
     ],
     swiftLanguageModes: [.v5]

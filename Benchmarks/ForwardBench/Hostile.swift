@@ -10,6 +10,7 @@ import HIDCodecs
 import PadClient
 import PadDevices
 import PadHost
+import PadSystem
 import Transport
 import WireProtocol
 
@@ -225,8 +226,7 @@ final class Attack: @unchecked Sendable {
     /// opener (an attacker on the LAN sees session ids in the headers).
     func floodDatagrams(perSecond: Int) {
         guard let socket = try? DatagramLink.bindSocket(address: "127.0.2.1") else { return }
-        defer { close(socket) }
-        guard var peer = try? SocketAddress.resolve("127.0.0.1", port: port) else { return }
+        guard let peer = try? SocketAddress(ip: "127.0.0.1", port: port) else { return }
         var junk = [UInt8](repeating: 0, count: 96)
         var generator = SystemRandomNumberGenerator()
         var next = ContinuousClock.now
@@ -240,9 +240,7 @@ final class Attack: @unchecked Sendable {
                     junk[0] = 0x50; junk[1] = 0x47; junk[2] = 1; junk[3] = 0
                     for k in 0..<4 { junk[4 + k] = UInt8(truncatingIfNeeded: session >> (24 - 8 * UInt32(k))) }
                 }
-                _ = junk.withUnsafeBytes { bytes in withUnsafePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(socket, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                } } }
+                _ = junk.withUnsafeBytes { try? socket.send($0, to: peer) }
                 sent += 1
             }
             datagrams.update { $0 = sent }
@@ -272,9 +270,9 @@ final class Attack: @unchecked Sendable {
 
     func connectFrom(_ address: String, port: UInt16) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0, var local = try? SocketAddress.ipv4(address, port: 0), var remote = try? SocketAddress.ipv4("127.0.0.1", port: port) else { return -1 }
-        _ = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        _ = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard fd >= 0, let local = try? SocketAddress(ip: address, port: 0), let remote = try? SocketAddress(ip: "127.0.0.1", port: port) else { return -1 }
+        _ = local.withSockaddr { bind(fd, $0, $1) }
+        _ = remote.withSockaddr { connect(fd, $0, $1) }
         return fd
     }
 

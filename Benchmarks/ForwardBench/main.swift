@@ -13,6 +13,7 @@ import HIDCodecs
 import PadClient
 import PadDevices
 import PadHost
+import PadSystem
 import Transport
 import WireProtocol
 
@@ -45,7 +46,7 @@ final class RecordedReportSource: PadSource {
                              capabilities: [.analogTriggers, .touchpad, .gyro, .accelerometer, .battery], name: "recorded \(kind.displayName)")
         input = DecodedReportInput(decoder: ControllerInputDecoder(model: kind)!, slot: slot, calibration: .nominal)
     }
-    var descriptors: [Int32] { [] }
+    var descriptors: [FileDescriptor] { [] }
     func readInput() throws -> Bool { true }
     var controls: PadStateSnapshot { input.controls }
     var touch: TouchSnapshot { input.touch }
@@ -164,7 +165,7 @@ final class InjectedPad: PadSource {
         _ = write(wake.write, &one, 1)
     }
 
-    var descriptors: [Int32] { [wake.read] }
+    var descriptors: [FileDescriptor] { [FileDescriptor(rawValue: wake.read)] }
     private var drain = (UInt64(0), UInt64(0))   // stack-like scratch: the bench itself allocates nothing per report
     func readInput() throws -> Bool {
         while withUnsafeMutableBytes(of: &drain, { read(wake.read, $0.baseAddress, $0.count) }) > 0 {}
@@ -193,7 +194,7 @@ final class TimedPad: VirtualPad {
     }
     func apply(_ touch: TouchSnapshot) throws {}
     func apply(_ motion: MotionBatch) throws {}
-    var feedbackDescriptors: [Int32] { [] }
+    var feedbackDescriptors: [FileDescriptor] { [] }
     func takeFeedback() throws -> [WireMessage] { [] }
     func remove() {}
 }

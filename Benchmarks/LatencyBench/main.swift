@@ -18,6 +18,7 @@ import Foundation
 import Glibc
 import HIDCodecs
 import PadDevices
+import PadSystem
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else { print("usage: LatencyBench RECORDING.hid [samples=10000]"); exit(2) }
@@ -71,7 +72,7 @@ final class EvdevWatcher {
 
     init(path: String) throws {
         device = try EvdevDevice(path: path)
-        poll.add(device.fileDescriptor, 0)
+        poll.add(device.descriptor, 0)
     }
 
     func drain() throws { try device.readAvailable { _ in } }

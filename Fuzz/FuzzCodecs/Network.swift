@@ -5,6 +5,7 @@
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadSystem
 @testable import PadClient
 @testable import PadHost
 @testable import Transport
@@ -36,7 +37,7 @@ final class CheckingPad: VirtualPad {
     func apply(_ state: PadStateSnapshot) throws { guard state.slot == arrival.slot else { fatalError("a state reached another slot's pad") } }
     func apply(_ touch: TouchSnapshot) throws { guard touch.slot == arrival.slot else { fatalError("a touch reached another slot's pad") } }
     func apply(_ motion: MotionBatch) throws { guard motion.slot == arrival.slot, motion.count <= MotionBatch.capacity else { fatalError("bad motion") } }
-    var feedbackDescriptors: [Int32] { [] }
+    var feedbackDescriptors: [FileDescriptor] { [] }
     func takeFeedback() throws -> [WireMessage] { [] }
     func remove() {}
 }

@@ -2,6 +2,7 @@ import Feedback
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadSystem
 import WireProtocol
 
 /// A physical pad read through its evdev nodes (any pad the kernel drives), with its feedback
@@ -39,7 +40,7 @@ public final class EvdevPadSource: PhysicalPadSource {
         update()
     }
 
-    public var descriptors: [Int32] { reader.fileDescriptors }
+    public var descriptors: [FileDescriptor] { reader.descriptors }
 
     public func readInput() throws -> Bool {
         guard try reader.readAvailable() else { return false }

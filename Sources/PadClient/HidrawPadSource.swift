@@ -2,6 +2,7 @@ import Feedback
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadSystem
 import WireProtocol
 
 /// A physical pad read from its hidraw node through hidapi and decoded by the typed decoder:
@@ -14,7 +15,7 @@ public final class HidrawPadSource: PhysicalPadSource {
     public let arrival: PadArrival
     public let pad: Pad
     let device: HIDRawDevice
-    let descriptor: Int32
+    let descriptor: FileDescriptor
     /// Touched only by the forwarding thread, on every report: no runtime exclusivity check.
     @exclusivity(unchecked) private var input: DecodedReportInput
     public let sessionFeedback: SessionFeedback
@@ -89,7 +90,7 @@ public final class HidrawPadSource: PhysicalPadSource {
         return (calibration, wire)
     }
 
-    public var descriptors: [Int32] { [descriptor] }
+    public var descriptors: [FileDescriptor] { [descriptor] }
 
     public func readInput() throws -> Bool {
         var framed = false

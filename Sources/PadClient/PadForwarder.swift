@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import PadDevices
+import PadSystem
 import Transport
 import WireProtocol
 
@@ -141,10 +141,12 @@ public final class PadForwarder {
             throw TLSError.io("the host answered hello with something else")
         case .welcome(let session, let udpPort, _, _):
             let keys = try ControlMessage.datagramKeys(tls)
-            let socket = try DatagramLink.bindSocket()
+            // Datagrams go to the address the control connection reached, in its family.
+            var peer = tls.peer
+            peer.port = udpPort
+            let socket = try DatagramLink.bindSocket(to: .any(peer.family, port: 0))
             link = DatagramLink(socket: socket, sealer: try DatagramSealer(keys: keys.clientToHost, session: session),
-                                opener: try DatagramOpener(keys: keys.hostToClient, session: session),
-                                peer: try SocketAddress.resolve(configuration.host, port: udpPort))
+                                opener: try DatagramOpener(keys: keys.hostToClient, session: session), peer: peer)
             connection = tls
             lastHeard = .now
             nextPing = .now
@@ -158,7 +160,7 @@ public final class PadForwarder {
 
     func dropLink() {
         for pad in pads { pad.source.silence() }
-        if let link { close(link.socket) }
+        link?.socket.close()
         link = nil
         connection = nil
         status.connected = false
@@ -172,8 +174,8 @@ public final class PadForwarder {
 
     func rebuildPollSet(_ link: DatagramLink, _ connection: TLSConnection) {
         pollSet.removeAll()
-        pollSet.add(link.socket, .datagrams)
-        pollSet.add(connection.socket, .control)
+        pollSet.add(link.socket.descriptor, .datagrams)
+        pollSet.add(connection.descriptor, .control)
         pollSet.add(changes.descriptor, .changes)
         for (index, pad) in pads.enumerated() {
             for descriptor in pad.source.descriptors { pollSet.add(descriptor, .source(index)) }

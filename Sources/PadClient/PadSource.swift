@@ -1,11 +1,12 @@
 import Foundation
+import PadSystem
 import WireProtocol
 
 /// A pad the client forwards: its input as wire snapshots, and where the host's feedback goes.
 public protocol PadSource: AnyObject {
     var arrival: PadArrival { get }
     /// Readable when the pad has new input.
-    var descriptors: [Int32] { get }
+    var descriptors: [FileDescriptor] { get }
     /// Reads what is queued; returns true when a frame completed (state may have changed).
     func readInput() throws -> Bool
     var controls: PadStateSnapshot { get }

@@ -2,6 +2,7 @@ import Feedback
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadSystem
 import WireProtocol
 
 /// A physical pad that exists only in this process, for machines without uhid (the demo) and for
@@ -44,7 +45,7 @@ public final class ScriptedPadSource: PadSource {
         timer = try PeriodicTimer(interval: reportInterval)
     }
 
-    public var descriptors: [Int32] { [timer.fileDescriptor] }
+    public var descriptors: [FileDescriptor] { [timer.descriptor] }
 
     public func readInput() throws -> Bool {
         guard timer.takeExpirations() > 0 else { return false }

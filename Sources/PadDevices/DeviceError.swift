@@ -1,4 +1,5 @@
 import Foundation
+import PadSystem
 
 /// Why a device could not be used, with the path involved and what the user can do about it.
 public enum DeviceError: Error, CustomStringConvertible, Equatable {
@@ -6,7 +7,7 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable {
     case notFound(path: String)
     case removed(path: String)
     case busy(path: String)
-    case systemCall(String, path: String, errno: Int32)
+    case systemCall(String, path: String, errno: Errno)
     case timedOut(String, path: String)
     case unsupported(String)
     case noSuchPad(selector: String, available: Int)
@@ -28,7 +29,7 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable {
         case .busy(let path):
             return "\(path) is busy: another program has grabbed it exclusively (close Steam Input or other remappers)"
         case .systemCall(let call, let path, let code):
-            return "\(call) failed on \(path): \(String(cString: strerror(code)))"
+            return "\(call) failed on \(path): \(code)"
         case .timedOut(let what, let path):
             return "\(what) on \(path) timed out: the pad did not answer"
         case .unsupported(let what):
@@ -43,13 +44,18 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable {
     }
 
     /// Maps an errno from open(2) and friends to the error a user can act on.
-    public static func from(errno code: Int32, call: String, path: String) -> DeviceError {
+    public static func from(errno code: Errno, call: String, path: String) -> DeviceError {
         switch code {
-        case EACCES, EPERM: return .permissionDenied(path: path)
-        case ENOENT, ENXIO: return .notFound(path: path)
-        case ENODEV: return .removed(path: path)
-        case EBUSY: return .busy(path: path)
+        case .permissionDenied, .notPermitted: return .permissionDenied(path: path)
+        case .noSuchFile, .noSuchDeviceOrAddress: return .notFound(path: path)
+        case .noDevice: return .removed(path: path)
+        case .busy: return .busy(path: path)
         default: return .systemCall(call, path: path, errno: code)
         }
+    }
+
+    /// A failed call on the device at `path`, as the error a user can act on.
+    public static func from(_ error: SystemCallError, path: String) -> DeviceError {
+        from(errno: error.errno, call: error.call, path: path)
     }
 }

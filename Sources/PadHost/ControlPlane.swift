@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import PadDevices
+import PadSystem
 import Transport
 import WireProtocol
 
@@ -32,7 +32,7 @@ final class ControlPlane {
     /// Connections in their handshake, each with its own duplicate of the socket: cutting one off
     /// (`shutdown` on the duplicate) can never hit a descriptor its thread already closed and the
     /// kernel gave to someone else.
-    private struct Pending { let address: String; let cutOff: Int32; let since: ContinuousClock.Instant; var evicted = false }
+    private struct Pending { let address: String; let cutOff: OwnedDescriptor; let since: ContinuousClock.Instant; var evicted = false }
     private var pending: [Int: Pending] = [:]
     private var nextPendingID = 0
     /// Handshake budgets: overall, and per address for the addresses seen lately (bounded).
@@ -79,8 +79,8 @@ final class ControlPlane {
             if let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
             pollSet.removeAll()  // keeps its storage: the set changes with every session
             pollSet.add(mailbox.descriptor, .mailbox)
-            if acceptPausedUntil == nil { pollSet.add(listener.socket, .listener) }
-            for (id, connection) in established { pollSet.add(connection.socket, .connection(id)) }
+            if acceptPausedUntil == nil { pollSet.add(listener.descriptor, .listener) }
+            for (id, connection) in established { pollSet.add(connection.descriptor, .connection(id)) }
             var deadline = now + .seconds(1)
             if let until = acceptPausedUntil { deadline = min(deadline, until) }
             if let gate { deadline = min(deadline, gate.nextExpiry) }
@@ -118,11 +118,11 @@ final class ControlPlane {
         let deadline = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < deadline {
             let busy: Bool = lock.withLock {
-                for entry in pending.values { Glibc.shutdown(entry.cutOff, Int32(SHUT_RDWR)) }
+                for entry in pending.values { entry.cutOff.descriptor.shutdownSocket() }
                 return !pending.isEmpty
             }
             if !busy { break }
-            usleep(5_000)
+            Thread.sleep(forTimeInterval: 0.005)
         }
     }
 
@@ -202,11 +202,13 @@ final class ControlPlane {
                 guard let held = counts.values.max(), held > fromAddress + 1,
                       let victim = live.filter({ counts[$0.value.address] == held }).min(by: { $0.value.since < $1.value.since }) else { return nil }
                 pending[victim.key]?.evicted = true
-                Glibc.shutdown(victim.value.cutOff, Int32(SHUT_RDWR))
+                victim.value.cutOff.descriptor.shutdownSocket()
                 statistics.refuse("evicted for a newer address")
             }
+            // Without a duplicate (out of descriptors) the connection cannot be cut off: refused.
+            guard let cutOff = try? connection.cutOffHandle() else { return nil }
             nextPendingID += 1
-            pending[nextPendingID] = Pending(address: address, cutOff: dup(connection.socket), since: now)
+            pending[nextPendingID] = Pending(address: address, cutOff: cutOff, since: now)
             return nextPendingID
         }
         guard let id else {
@@ -219,7 +221,7 @@ final class ControlPlane {
         let thread = Thread { [self] in
             Self.yieldToInput()
             serve(connection)
-            lock.withLock { if let entry = pending.removeValue(forKey: id) { close(entry.cutOff) } }
+            lock.withLock { if let entry = pending.removeValue(forKey: id) { entry.cutOff.close() } }
             statistics.update { $0.pendingConnections -= 1 }
         }
         thread.stackSize = 512 << 10

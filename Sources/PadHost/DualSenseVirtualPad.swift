@@ -1,6 +1,7 @@
 import Feedback
 import HIDCodecs
 import PadDevices
+import PadSystem
 import WireProtocol
 
 /// A forwarded pad shown to games as a DualSense through uhid: the kernel's hid-playstation binds
@@ -112,7 +113,7 @@ public final class DualSenseVirtualPad: VirtualPad {
     /// -32768...32767 back to the DualSense's 0...255 with 0 at 128.
     static func byte(_ v: Int16) -> UInt16 { UInt16(StickScale(minimum: 0, maximum: 255).raw(v)) }
 
-    public var feedbackDescriptors: [Int32] { [device.outputReadyDescriptor] }
+    public var feedbackDescriptors: [FileDescriptor] { [device.outputReadyDescriptor] }
 
     public func takeFeedback() throws -> [WireMessage] {
         device.takeOutputs().flatMap { translator.messages(for: $0) }
@@ -137,7 +138,7 @@ public final class XboxVirtualPad: VirtualPad {
     public init(arrival: PadArrival) throws {
         self.arrival = arrival
         device = try UInputGamepad(model: .xbox360, phys: PadPhys.hostVirtual)
-        receiver = UInputRumbleReceiver(uinputDescriptor: device.fileDescriptor)
+        receiver = UInputRumbleReceiver(uinput: device.descriptor)
     }
 
     /// xpad's codes for an Xbox 360 pad (drivers/input/joystick/xpad.c): A, B, X, Y by their
@@ -161,7 +162,7 @@ public final class XboxVirtualPad: VirtualPad {
 
     public func apply(_ touch: TouchSnapshot) throws {}
     public func apply(_ motion: MotionBatch) throws {}
-    public var feedbackDescriptors: [Int32] { [device.fileDescriptor] }
+    public var feedbackDescriptors: [FileDescriptor] { [device.descriptor] }
 
     public func takeFeedback() throws -> [WireMessage] {
         let now = ContinuousClock.now - started

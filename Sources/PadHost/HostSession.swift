@@ -1,3 +1,4 @@
+import PadSystem
 import Transport
 import WireProtocol
 

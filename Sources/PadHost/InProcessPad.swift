@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import PadDevices
+import PadSystem
 import WireProtocol
 
 /// A virtual pad that lives only in this process: what the demo shows where uhid and uinput are
@@ -29,8 +29,6 @@ public final class InProcessPad: VirtualPad {
         translator = GameOutputTranslator(slot: arrival.slot)
     }
 
-    deinit { wakeup.close() }
-
     public var state: PadStateSnapshot { lock.withLock { _state } }
     public var touch: TouchSnapshot { lock.withLock { _touch } }
     public var lastMotion: MotionBatch? { lock.withLock { _lastMotion } }
@@ -49,7 +47,7 @@ public final class InProcessPad: VirtualPad {
         wakeup.wake()
     }
 
-    public var feedbackDescriptors: [Int32] { wakeup.descriptor >= 0 ? [wakeup.descriptor] : [] }
+    public var feedbackDescriptors: [FileDescriptor] { [wakeup.descriptor] }
 
     public func takeFeedback() throws -> [WireMessage] {
         wakeup.drain()

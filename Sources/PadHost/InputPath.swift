@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import PadDevices
+import PadSystem
 import Transport
 import WireProtocol
 
@@ -33,7 +33,7 @@ final class InputPath {
     }
 
     let configuration: PadServer.Configuration
-    let udp: Int32
+    let udp: Socket
     let makePad: VirtualPadFactory
     let statistics: SharedStatistics
     let mailbox = Mailbox<Command>()
@@ -44,8 +44,7 @@ final class InputPath {
     private var wire = WireCodec.Counters()
     private var rejectedByGoneClients: [DatagramRejection: Int] = [:]
     private var outbox = OutgoingPayloads()
-    private var datagram = [UInt8](repeating: 0, count: 2048)
-    private var opened = [UInt8](repeating: 0, count: 2048)
+    private let inbox = DatagramInbox()
     private var replies: [WireMessage] = []
     /// What woke the input path; the set is rebuilt only when sessions or pads come or go, so a
     /// pass allocates nothing.
@@ -59,7 +58,7 @@ final class InputPath {
     /// Whether pads are kernel devices worth a workshop thread; in-process pads are made inline.
     let makesPadsInBackground: Bool
 
-    init(configuration: PadServer.Configuration, udp: Int32, makePad: @escaping VirtualPadFactory, statistics: SharedStatistics,
+    init(configuration: PadServer.Configuration, udp: Socket, makePad: @escaping VirtualPadFactory, statistics: SharedStatistics,
          makesPadsInBackground: Bool = true) {
         self.configuration = configuration
         self.udp = udp
@@ -86,7 +85,7 @@ final class InputPath {
     func rebuildPollSet() {
         pollSet.removeAll()
         pollSet.add(mailbox.descriptor, .mailbox)
-        pollSet.add(udp, .datagrams)
+        pollSet.add(udp.descriptor, .datagrams)
         for session in sessions.values {
             for pad in session.pads.pads.values { for descriptor in pad.feedbackDescriptors { pollSet.add(descriptor, .feedback) } }
         }
@@ -169,26 +168,25 @@ final class InputPath {
 
     func receiveDatagrams() {
         for _ in 0..<configuration.limits.datagramsPerWake {
-            var from = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let n = datagram.withUnsafeMutableBytes { b in
-                withUnsafeMutablePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(udp, b.baseAddress, b.count, 0, $0, &length) } }
-            }
-            guard n >= 0 else { return }  // EAGAIN: drained (EINTR too: poll comes round again)
             // The session id picks the client; its key decides whether the datagram is genuine.
-            guard n >= DatagramFormat.headerSize else { rejectedByGoneClients[.truncated, default: 0] += 1; continue }
-            let id = datagram[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            guard let session = sessions[id] else { rejectedByGoneClients[.wrongSession, default: 0] += 1; continue }
-            let count = datagram.withUnsafeBytes { d in opened.withUnsafeMutableBytes { session.opener.open(UnsafeRawBufferPointer(rebasing: d[0..<n]), into: $0) } }
-            guard let count else { continue }
-            session.link.peer = from
-            let now = ContinuousClock.now
-            session.lastAuthentic = now
-            replies.removeAll(keepingCapacity: true)
-            opened.withUnsafeBytes { WireCodec.decode(UnsafeRawBufferPointer(rebasing: $0[0..<count]), counters: &wire) { message in
-                session.pads.handle(message, now: now, replies: &replies)
-            } }
-            send(replies, to: session)
+            var sender: ClientSession?
+            let receipt = inbox.receiveOne(from: udp, opener: { id in
+                sender = id.flatMap { sessions[$0] }
+                return sender?.opener
+            }) { payload, from in
+                guard let session = sender else { return }
+                session.link.peer = from
+                let now = ContinuousClock.now
+                session.lastAuthentic = now
+                replies.removeAll(keepingCapacity: true)
+                WireCodec.decode(payload, counters: &wire) { message in session.pads.handle(message, now: now, replies: &replies) }
+            }
+            switch receipt {
+            case .nothing: return  // drained
+            case .unrouted(let why): rejectedByGoneClients[why, default: 0] += 1
+            case .rejected: continue
+            case .opened: if let sender { send(replies, to: sender) }
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import PadDevices
+import PadSystem
 import Transport
 import WireProtocol
 
@@ -71,7 +71,7 @@ public final class PadServer {
     public let configuration: Configuration
     public let identity: TLSIdentity
     let listener: TLSListener
-    let udp: Int32
+    let udp: Socket
     let paired: LockedStore
     let input: InputPath
     let control: ControlPlane
@@ -101,8 +101,6 @@ public final class PadServer {
         input.log = log
         control.log = log
     }
-
-    deinit { close(udp) }
 
     /// Turns pairing on: a PIN (given, or drawn) that `onPIN` shows each time it changes.
     public func enablePairing(pin: String? = nil, policy: PairingGate.Policy = PairingGate.Policy(),

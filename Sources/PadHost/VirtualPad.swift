@@ -1,3 +1,4 @@
+import PadSystem
 import WireProtocol
 
 /// What the host presents to games for one forwarded pad. Implementations: a DualSense through
@@ -10,7 +11,7 @@ public protocol VirtualPad: AnyObject {
     func apply(_ motion: MotionBatch) throws
     func apply(_ battery: BatteryReport) throws
     /// Descriptors that become readable when a game sends feedback (uhid output, uinput FF).
-    var feedbackDescriptors: [Int32] { get }
+    var feedbackDescriptors: [FileDescriptor] { get }
     /// Feedback the game produced since the last call, as messages for the client.
     func takeFeedback() throws -> [WireMessage]
     /// When `takeFeedback` has something to say without a descriptor becoming readable (an

@@ -19,6 +19,14 @@ public enum DatagramRejection: Error, Equatable, Sendable, CaseIterable {
 /// repeats for a key as long as the sender never reuses a sequence number (it counts up from 1).
 public enum DatagramFormat {
     public static let headerSize = 16
+
+    /// The session id a datagram's header names, which picks the key to open it with; nil when the
+    /// datagram is shorter than a header. Unauthenticated until the datagram is opened.
+    @inline(__always)
+    public static func session(of datagram: UnsafeRawBufferPointer) -> UInt32? {
+        guard datagram.count >= headerSize else { return nil }
+        return UInt32(bigEndian: datagram.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+    }
     public static let tagSize = 16
     public static let overhead = headerSize + tagSize
     public static let magic: (UInt8, UInt8) = (0x50, 0x47)

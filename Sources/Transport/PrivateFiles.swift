@@ -1,4 +1,5 @@
 import Foundation
+import PadSystem
 
 /// Files only their owner may read: identities, `paired-clients`, `known_hosts`. Directories are
 /// 0700 and files 0600 from the moment they exist (never written first and narrowed after), and
@@ -31,7 +32,7 @@ enum PrivateFiles {
         }
         guard rename(temporary.path, url.path) == 0 else {
             unlink(temporary.path)
-            throw TLSError.identity("cannot replace \(url.path): \(String(cString: strerror(errno)))")
+            throw TLSError.identity("cannot replace \(url.path): \(Errno.current)")
         }
     }
 

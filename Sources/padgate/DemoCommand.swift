@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
-import Glibc
 import HIDCodecs
 import PadClient
 import PadDevices
 import PadHost
+import PadSystem
 import Transport
 import WireProtocol
 
@@ -55,7 +55,7 @@ struct DemoCommand: ParsableCommand {
         }
 
         SignalTrap.install {}
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-demo-\(getpid())")
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-demo-\(ProcessInfo.processInfo.processIdentifier)")
         defer { try? FileManager.default.removeItem(at: state) }
         let hostIdentity = try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "padgate demo host")
         let clientIdentity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate demo client")

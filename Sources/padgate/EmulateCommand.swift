@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadSystem
 
 struct EmulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -70,14 +71,14 @@ extension EmulateCommand {
     /// uploading program would block for the kernel's 30 s) and printed.
     func runUInputPad() throws {
         let pad = try UInputGamepad(model: model == .xbox ? .xbox360 : .generic)
-        let rumble = UInputRumbleReceiver(uinputDescriptor: pad.fileDescriptor)
+        let rumble = UInputRumbleReceiver(uinput: pad.descriptor)
         SignalTrap.install {}
         let started = ContinuousClock.now
         note("padgate: \(pad.name) is up at \(pad.devnode ?? "a new /dev/input node"); Ctrl-C unplugs it")
         let deadline = duration.map { started + SecondsOption.duration($0) }
         while !SignalTrap.fired {
             if let deadline, ContinuousClock.now >= deadline { break }
-            _ = Poll.wait([pad.fileDescriptor, SignalTrap.descriptor], timeout: deadline.map { $0 - ContinuousClock.now })
+            _ = Poll.wait([pad.descriptor, SignalTrap.descriptor], timeout: deadline.map { $0 - ContinuousClock.now })
             for event in try rumble.service() {
                 OutputPrinter.print(event, json: json, since: started)
             }

@@ -3,6 +3,7 @@ import Foundation
 import PadClient
 import PadDevices
 import PadHost
+import PadSystem
 import Transport
 import WireProtocol
 
@@ -144,7 +145,7 @@ final class PrintingPad: VirtualPad {
         try inner.apply(touch)
     }
     func apply(_ motion: MotionBatch) throws { try inner.apply(motion) }
-    var feedbackDescriptors: [Int32] { [] }
+    var feedbackDescriptors: [FileDescriptor] { [] }
     func takeFeedback() throws -> [WireMessage] { try inner.takeFeedback() }
     func remove() { inner.remove(); note("host: virtual pad in slot \(arrival.slot.rawValue) removed (all controls released)") }
 }
@@ -208,7 +209,7 @@ struct ForwardCommand: ParsableCommand {
     }
 }
 
-var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+var standardErrorIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
 
 /// Follows hot-plug for `forward`: opens arriving pads and hands them to the forwarder, takes
 /// unplugged ones away. Runs on its own thread; the forwarder takes the changes between reports.
@@ -234,7 +235,7 @@ final class HotPlugFeeder: @unchecked Sendable {
         for (index, candidate) in monitor.pads.enumerated() { attach(candidate, index: index) }
         if sources.isEmpty { note("padgate forward: no pad yet; waiting for one to be plugged in") }
         while !lock.withLock({ stopped }) {
-            let ready = Poll.wait([monitor.fileDescriptor, wake.descriptor], timeout: nil)
+            let ready = Poll.wait([monitor.descriptor, wake.descriptor], timeout: nil)
             if ready[0].readable { handleEvents() }
         }
         for source in sources.values { source.silence() }

@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadSystem
 
 /// Feeds an emulated DualSense: a steady stream of reports at the pad's report rate, their
 /// contents held neutral, driven by a script, or replayed from a recording.

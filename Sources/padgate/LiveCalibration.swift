@@ -3,6 +3,7 @@ import Foundation
 import HIDCodecs
 import PadClient
 import PadDevices
+import PadSystem
 
 /// `padgate calibrate PAD`: measures the pad at rest through its motion evdev node (the values
 /// `forward` reads, already calibrated by the kernel), reports, and stores the gyro bias.
@@ -77,7 +78,7 @@ struct LiveCalibration {
             // A pad that sends nothing for a second is asleep, or its motion is not reported.
             if now - last > .seconds(1) { throw LiveCalibrationError.silent(path: reader.device.path, samples: measurement.samples) }
             if SignalTrap.fired { throw LiveCalibrationError.interrupted }
-            _ = Poll.wait([reader.fileDescriptor, SignalTrap.descriptor], timeout: .milliseconds(100))
+            _ = Poll.wait([reader.descriptor, SignalTrap.descriptor], timeout: .milliseconds(100))
             try reader.readFrames { gyro, accel in
                 let at = ContinuousClock.now
                 if first == nil { first = at }

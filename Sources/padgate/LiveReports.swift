@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadSystem
 
 /// Raw input reports read live from a pad's hidraw node, for `inspect PAD` and `record PAD`.
 struct LiveReports {
@@ -69,7 +70,7 @@ struct RecordCommand: ParsableCommand {
         let sink: FileHandle
         if let output {
             guard FileManager.default.createFile(atPath: output, contents: nil) else {
-                throw DeviceError.systemCall("create", path: output, errno: errno)
+                throw DeviceError.systemCall("create", path: output, errno: .current)
             }
             sink = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         } else {

@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import PadSystem
 
 /// One JSON object per line, keys sorted, for `--json` modes that scripts read as a stream.
 enum JSONLines {
@@ -26,7 +27,7 @@ func note(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
 
-var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+var standardOutputIsTerminal: Bool { FileDescriptor.standardOutput.isTerminal }
 
 /// A block of lines redrawn in place on a terminal: cursor up over the last drawing, clear, write.
 struct InPlaceBlock {

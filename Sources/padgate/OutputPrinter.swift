@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadSystem
 
 /// Prints what reaches an emulated pad: output reports as one line of hex plus the decoded fields,
 /// uinput force-feedback requests as one line each.

@@ -3,6 +3,7 @@ import Feedback
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadSystem
 
 extension Transport: ExpressibleByArgument {}
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PadDevices
+import PadSystem
 
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -80,7 +81,7 @@ struct WatchCommand: ParsableCommand {
         while !SignalTrap.fired {
             let remaining = deadline.map { $0 - ContinuousClock.now }
             if let remaining, remaining <= .zero { return }
-            let fds = [monitor.fileDescriptor] + (reader?.fileDescriptors ?? []) + [SignalTrap.descriptor]
+            let fds = [monitor.descriptor] + (reader?.descriptors ?? []) + [SignalTrap.descriptor]
             let ready = Poll.wait(fds, timeout: remaining).dropLast()
             if ready[0].readable {
                 for change in monitor.handleEvents() {

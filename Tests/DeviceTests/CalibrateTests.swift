@@ -1,8 +1,9 @@
 import Foundation
 import HIDCodecs
 import PadClient
-import WireProtocol
+import PadSystem
 import PadgateRunner
+import WireProtocol
 import XCTest
 @testable import PadDevices
 

@@ -1,4 +1,5 @@
 import Foundation
+import PadSystem
 import PadgateRunner
 import XCTest
 @testable import PadDevices

@@ -1,7 +1,8 @@
 import Foundation
-import XCTest
 import PadDevices
+import PadSystem
 import PadgateRunner
+import XCTest
 
 /// Device tests need the kernel's uhid and uinput. Where they are missing (a container, CI host)
 /// they skip loudly; `make test` runs them again inside the test guest, where they are present.
@@ -65,7 +66,7 @@ func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), expi
                   file: StaticString = #fileID, line: UInt = #line, _ condition: (LivePadState) -> Bool) throws -> LivePadState? {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
-        _ = Poll.wait(reader.fileDescriptors, timeout: .milliseconds(50))
+        _ = Poll.wait(reader.descriptors, timeout: .milliseconds(50))
         _ = try reader.readAvailable()
         let state = reader.snapshot()
         if condition(state) { return state }
@@ -202,7 +203,7 @@ final class RespondingUHIDDevice {
         let device = device
         Thread { [self] in
             while lock.withLock({ running }) {
-                _ = Poll.wait([device.fileDescriptor], timeout: .milliseconds(50))
+                _ = Poll.wait([device.descriptor], timeout: .milliseconds(50))
                 while let event = try? device.read() {
                     switch event {
                     case .getReport(let request, _, _): try? device.replyGetReport(requestID: request, data: [], error: UInt16(EIO))

@@ -1,8 +1,9 @@
+import Feedback
 import Foundation
+import HIDCodecs
+import PadSystem
 import PadgateRunner
 import XCTest
-import Feedback
-import HIDCodecs
 @testable import PadDevices
 
 /// padgate's feedback commands against an emulated DualSense bound by the real hid-playstation:

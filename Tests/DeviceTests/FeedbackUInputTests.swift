@@ -1,7 +1,8 @@
+import Feedback
 import Foundation
+import PadSystem
 import PadgateRunner
 import XCTest
-import Feedback
 @testable import PadDevices
 
 /// A generic evdev pad (uinput): padgate's rumble arrives as finite FF_RUMBLE effects, and the
@@ -11,7 +12,7 @@ final class FeedbackUInputTests: XCTestCase {
 
     func testRumbleIsUploadedAsFiniteFFRumbleEffects() throws {
         let virtual = try UInputGamepad(name: "padgate ff test pad")
-        let receiver = UInputRumbleReceiver(uinputDescriptor: virtual.fileDescriptor)
+        let receiver = UInputRumbleReceiver(uinput: virtual.descriptor)
         let pad = try XCTUnwrap(eventually { try? Udev().pads().first { $0.name == "padgate ff test pad" } }, "uinput pad not listed")
         let node = try XCTUnwrap(pad.gamepadNode?.path)
 
@@ -25,13 +26,13 @@ final class FeedbackUInputTests: XCTestCase {
         var events: [UInputRumbleReceiver.Event] = []
         let deadline = ContinuousClock.now + .seconds(60)
         while process.isRunning && ContinuousClock.now < deadline {
-            _ = Poll.wait([virtual.fileDescriptor], timeout: .milliseconds(50))
+            _ = Poll.wait([virtual.descriptor], timeout: .milliseconds(50))
             events += try receiver.service()
         }
         // Closing the node erases the effect: that request (and any last stop) arrives as it exits.
         let drainEnds = ContinuousClock.now + .milliseconds(500)
         while ContinuousClock.now < drainEnds {
-            _ = Poll.wait([virtual.fileDescriptor], timeout: .milliseconds(50))
+            _ = Poll.wait([virtual.descriptor], timeout: .milliseconds(50))
             events += try receiver.service()
         }
         process.waitUntilExit()

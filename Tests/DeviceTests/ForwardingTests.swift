@@ -1,7 +1,8 @@
-import Foundation
-import XCTest
-import HIDCodecs
 import Feedback
+import Foundation
+import HIDCodecs
+import PadSystem
+import XCTest
 @testable import PadDevices
 
 /// End to end against the real kernel: an emulated physical DualSense → `padgate forward` →
@@ -58,7 +59,7 @@ final class ForwardingTests: XCTestCase {
         for _ in 0..<100 where gyros == nil {
             input.sensorTimestamp &+= 12_000
             try physical.send(input)
-            _ = Poll.wait(physicalReader.fileDescriptors + reader.fileDescriptors, timeout: .milliseconds(30))
+            _ = Poll.wait(physicalReader.descriptors + reader.descriptors, timeout: .milliseconds(30))
             _ = try physicalReader.readAvailable()
             _ = try reader.readAvailable()
             if let g0 = physicalReader.snapshot().gyro?[0], let g1 = reader.snapshot().gyro?[0], g0 > 80_000, abs(g1 - g0) < 256 {
@@ -156,7 +157,7 @@ final class ForwardingTests: XCTestCase {
             let matched = try eventually(timeout: .seconds(5)) { () throws -> Bool? in
                 input.sensorTimestamp &+= 12_000
                 try physical.send(input)
-                _ = Poll.wait(physicalReader.fileDescriptors + hostReader.fileDescriptors, timeout: .milliseconds(20))
+                _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
                 _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
                 let p = physicalReader.snapshot(), h = hostReader.snapshot()
                 last = ((p.gyro ?? []) + (p.accel ?? []), (h.gyro ?? []) + (h.accel ?? []))

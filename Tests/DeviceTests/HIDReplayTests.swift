@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
 import HIDCodecs
+import PadSystem
+import XCTest
 @testable import PadDevices
 
 /// hid-tools' hid-replay takes the recordings padgate writes: a recording of real Xbox One S data,

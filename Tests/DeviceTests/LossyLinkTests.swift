@@ -1,7 +1,8 @@
 import Foundation
-import XCTest
 import HIDCodecs
+import PadSystem
 import WireProtocol
+import XCTest
 @testable import PadDevices
 
 /// The client and the host in two network namespaces joined by a veth pair, both directions under

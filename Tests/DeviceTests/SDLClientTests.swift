@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
 import HIDCodecs
+import PadSystem
+import XCTest
 @testable import PadDevices
 
 /// padgate's pads as a game sees them: Debian's libsdl2 (Tests/SDLProbe/sdl-probe.c) with its
@@ -338,12 +339,12 @@ final class ServicedRumble {
     private let thread: Thread
 
     init(_ pad: UInputGamepad) {
-        let receiver = UInputRumbleReceiver(uinputDescriptor: pad.fileDescriptor)
+        let receiver = UInputRumbleReceiver(uinput: pad.descriptor)
         self.receiver = receiver
         let box = Box()
         thread = Thread {
             while let owner = box.owner, owner.lock.withLock({ owner.running }) {
-                _ = Poll.wait([pad.fileDescriptor], timeout: .milliseconds(50))
+                _ = Poll.wait([pad.descriptor], timeout: .milliseconds(50))
                 for case .uploaded(let effect) in (try? receiver.service()) ?? [] { owner.lock.withLock { owner.uploads.append(effect) } }
             }
         }
@@ -407,7 +408,7 @@ final class SDLProbe {
 
     private func readJSON(timeout: Duration) -> [String: Any]? {
         let deadline = ContinuousClock.now + timeout
-        let fd = output.fileHandleForReading.fileDescriptor
+        let fd = FileDescriptor(rawValue: output.fileHandleForReading.fileDescriptor)
         while ContinuousClock.now < deadline {
             if let newline = pending.firstIndex(of: 0x0a) {
                 let line = pending[..<newline]
@@ -419,7 +420,7 @@ final class SDLProbe {
                 continue
             }
             var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = read(fd, &buffer, buffer.count)
+            let count = read(fd.rawValue, &buffer, buffer.count)
             if count <= 0 { return nil }
             pending.append(contentsOf: buffer[..<count])
         }

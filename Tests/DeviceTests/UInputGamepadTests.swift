@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
+import PadSystem
 import PadgateRunner
+import XCTest
 @testable import PadDevices
 
 /// A generic evdev gamepad (uinput, no HID parent) is found, grouped alone, and read.

@@ -1,4 +1,5 @@
 import Foundation
+import PadSystem
 import XCTest
 @testable import PadDevices
 
@@ -103,7 +104,7 @@ final class UdevEvents {
             if seen.contains(where: match) { return true }
             let left = deadline - ContinuousClock.now
             guard left > .zero else { reportExpiredWait(timeout, file: file, line: line); return false }
-            _ = Poll.wait([monitor.fileDescriptor], timeout: left)
+            _ = Poll.wait([monitor.descriptor], timeout: left)
         }
     }
 }

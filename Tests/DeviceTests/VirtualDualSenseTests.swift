@@ -1,4 +1,5 @@
 import Foundation
+import PadSystem
 import XCTest
 @testable import PadDevices
 import HIDCodecs

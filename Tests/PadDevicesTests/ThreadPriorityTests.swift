@@ -1,5 +1,6 @@
 import CLinuxInput
 import Foundation
+import PadSystem
 import XCTest
 @testable import PadDevices
 

@@ -1,7 +1,8 @@
-import XCTest
-import HIDCodecs
-import WireProtocol
 import Feedback
+import HIDCodecs
+import PadSystem
+import WireProtocol
+import XCTest
 @testable import PadHost
 
 final class HostSessionTests: XCTestCase {

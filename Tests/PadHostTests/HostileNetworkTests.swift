@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PadSystem
 import XCTest
 @testable import PadClient
 import PadDevices
@@ -134,8 +135,7 @@ final class HostileNetworkTests: XCTestCase {
         var sent = 0
         let delay = try worstInputDelay(port: running.port, log: log) { victim in
             let socket = try DatagramLink.bindSocket(address: "127.0.0.2")
-            defer { close(socket) }
-            var peer = try SocketAddress.resolve("127.0.0.1", port: running.port)
+            let peer = try SocketAddress(ip: "127.0.0.1", port: running.port)
             let session = victim.raw.session
             let end = ContinuousClock.now + .seconds(2)
             var junk = [UInt8](repeating: 0, count: 120)
@@ -145,9 +145,7 @@ final class HostileNetworkTests: XCTestCase {
                     junk[0] = 0x50; junk[1] = 0x47; junk[2] = 1; junk[3] = 0
                     for k in 0..<4 { junk[4 + k] = UInt8(truncatingIfNeeded: session >> (24 - 8 * UInt32(k))) }
                 }
-                _ = junk.withUnsafeBytes { bytes in withUnsafePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(socket, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                } } }
+                _ = junk.withUnsafeBytes { try? socket.send($0, to: peer) }
                 sent += 1
                 if sent % 200 == 0 { usleep(1_000) }
             }
@@ -381,7 +379,7 @@ final class RecordingPad: VirtualPad {
     func apply(_ state: PadStateSnapshot) throws { log.record(state) }
     func apply(_ touch: TouchSnapshot) throws {}
     func apply(_ motion: MotionBatch) throws {}
-    var feedbackDescriptors: [Int32] { [] }
+    var feedbackDescriptors: [FileDescriptor] { [] }
     func takeFeedback() throws -> [WireMessage] { [] }
     func remove() { log.removedPad() }
 }
@@ -432,10 +430,10 @@ enum Attacker {
     /// A TCP connection to the host from `address` (any 127/8 address is this machine's).
     static func connect(port: UInt16, from address: String) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var local = try SocketAddress.ipv4(address, port: 0)
-        var remote = try SocketAddress.ipv4("127.0.0.1", port: port)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let local = try SocketAddress(ip: address, port: 0)
+        let remote = try SocketAddress(ip: "127.0.0.1", port: port)
+        let bound = local.withSockaddr { bind(fd, $0, $1) }
+        let connected = remote.withSockaddr { Glibc.connect(fd, $0, $1) }
         guard bound == 0, connected == 0 else { close(fd); throw TLSError.io("attacker cannot connect from \(address)") }
         return fd
     }

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
-import XCTest
 import PadClient
 import PadDevices
+import PadSystem
 import Transport
 import WireProtocol
+import XCTest
 @testable import PadHost
 
 /// The link's defences end to end, on loopback with the real TLS, SPAKE2 and AES-GCM code: each
@@ -151,8 +152,8 @@ final class RawClient {
     let connection: TLSConnection
     let session: UInt32
     let sealer: DatagramSealer
-    let socket: Int32
-    var peer = sockaddr_in()
+    let socket: Socket
+    let peer: SocketAddress
 
     init(port: UInt16, identity: TLSIdentity, from address: String? = nil) throws {
         connection = try TLSDialer.connect(host: "127.0.0.1", port: port, identity: identity, from: address)
@@ -163,9 +164,8 @@ final class RawClient {
         self.session = session
         sealer = try DatagramSealer(keys: try ControlMessage.datagramKeys(connection).clientToHost, session: session)
         socket = try DatagramLink.bindSocket(address: "127.0.0.1")
-        peer = try SocketAddress.resolve("127.0.0.1", port: port)
+        peer = try SocketAddress(ip: "127.0.0.1", port: port)
     }
-    deinit { close(socket) }
 
     static func sealer(session: UInt32) throws -> DatagramSealer {
         try DatagramSealer(keys: DirectionKeys(key: (0..<32).map { _ in UInt8.random(in: 0...255) }, iv: [UInt8](repeating: 7, count: 12)), session: session)
@@ -189,11 +189,7 @@ final class RawClient {
     }
 
     func sendNow(_ datagram: [UInt8]) {
-        _ = datagram.withUnsafeBytes { bytes in
-            withUnsafePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                sendto(socket, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            } }
-        }
+        _ = datagram.withUnsafeBytes { try? socket.send($0, to: peer) }
     }
 }
 

@@ -1,5 +1,5 @@
-import XCTest
 import SeededRandom
+import XCTest
 @testable import WireProtocol
 
 final class WireCodecTests: XCTestCase {

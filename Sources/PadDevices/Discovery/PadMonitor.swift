@@ -1,4 +1,5 @@
 import Foundation
+import PadSystem
 
 public enum PadChange: Sendable, Equatable {
     case arrived(Pad)
@@ -28,13 +29,13 @@ public final class PadMonitor {
         pads = udev.pads()
     }
 
-    public var fileDescriptor: Int32 { monitor.fileDescriptor }
+    public var descriptor: FileDescriptor { monitor.descriptor }
 
-    /// Call when `fileDescriptor` is readable. Returns what changed; empty if nothing pad-related did.
+    /// Call when `descriptor` is readable. Returns what changed; empty if nothing pad-related did.
     public func handleEvents() -> [PadChange] {
         var events = monitor.drain()
         guard !events.isEmpty else { return [] }
-        while Poll.wait([monitor.fileDescriptor], timeout: settleTime)[0].readable {
+        while Poll.wait([monitor.descriptor], timeout: settleTime)[0].readable {
             events += monitor.drain()
         }
         return refresh()
@@ -46,7 +47,7 @@ public final class PadMonitor {
         while true {
             let remaining = deadline.map { $0 - ContinuousClock.now }
             if let remaining, remaining <= .zero { return [] }
-            guard Poll.wait([monitor.fileDescriptor], timeout: remaining)[0].readable else { continue }
+            guard Poll.wait([monitor.descriptor], timeout: remaining)[0].readable else { continue }
             let changes = handleEvents()
             if !changes.isEmpty { return changes }
         }
@@ -59,7 +60,7 @@ public final class PadMonitor {
             if let pad = pads.first(where: match) { return pad }
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return nil }
-            if Poll.wait([monitor.fileDescriptor], timeout: remaining)[0].readable { _ = handleEvents() }
+            if Poll.wait([monitor.descriptor], timeout: remaining)[0].readable { _ = handleEvents() }
         }
     }
 

@@ -1,5 +1,6 @@
 import CUdev
 import Foundation
+import PadSystem
 
 /// A libudev context. Enumerates the devices padgate cares about as `UdevRecord`s.
 public final class Udev {
@@ -78,7 +79,7 @@ public final class Udev {
 public final class UdevMonitor {
     let udev: Udev
     let handle: OpaquePointer
-    public let fileDescriptor: Int32
+    public let descriptor: FileDescriptor
 
     /// `subsystems`: the pads' by default; a test that waits on /dev/uhid adds "misc".
     public init(_ udev: Udev, subsystems: [String] = Udev.subsystems) throws {
@@ -94,7 +95,7 @@ public final class UdevMonitor {
             udev_monitor_unref(monitor)
             throw DeviceError.unsupported("cannot receive udev events")
         }
-        fileDescriptor = udev_monitor_get_fd(monitor)
+        descriptor = FileDescriptor(rawValue: udev_monitor_get_fd(monitor))
     }
     deinit { udev_monitor_unref(handle) }
 

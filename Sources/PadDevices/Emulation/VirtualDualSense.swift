@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HIDCodecs
+import PadSystem
 
 /// A DualSense made through /dev/uhid. The real hid-playstation driver binds to it and gives it
 /// real evdev nodes, a hidraw node, LEDs and force feedback, so it is both the device tests'
@@ -39,7 +40,7 @@ public final class VirtualDualSense {
     private var sequence: UInt8 = 0
     /// Readable whenever output reports are waiting in `takeOutputs()`, so a poll(2) loop can
     /// wait for them; `takeOutputs()` drains it.
-    public var outputReadyDescriptor: Int32 { outputPipe.descriptor }
+    public var outputReadyDescriptor: FileDescriptor { outputPipe.descriptor }
     private let outputPipe = WakePipe()
     /// Called on the pump thread for every output report the kernel or a program sends.
     public var onOutput: (([UInt8]) -> Void)?
@@ -219,7 +220,7 @@ public final class VirtualDualSense {
     private func pump() {
         while changed.withLock({ running }) {
             let due = idleRepeatDue()
-            let ready = Poll.wait([uhid.fileDescriptor, stopPipe.descriptor], timeout: due.map { max(.zero, $0 - .now) })
+            let ready = Poll.wait([uhid.descriptor, stopPipe.descriptor], timeout: due.map { max(.zero, $0 - .now) })
             if ready[0].hungUp && !ready[0].readable { return }
             repeatIfIdle()
             guard ready[0].readable else { continue }

@@ -1,33 +1,37 @@
 import CEvdev
 import Glibc
+import PadSystem
 
 /// One evdev node read through libevdev, which also keeps the node's current state
 /// (key, axis and multitouch slot values) and resynchronises it after `SYN_DROPPED`.
 public final class EvdevDevice {
     public let path: String
-    public let fileDescriptor: Int32
+    private let owned: OwnedDescriptor
     let handle: OpaquePointer
     /// Events the kernel dropped because we read too slowly (each followed by a resync).
     public private(set) var droppedSyncs = 0
 
     public init(path: String, writable: Bool = false) throws {
-        let fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw DeviceError.from(errno: errno, call: "open", path: path) }
+        do {
+            owned = try OwnedDescriptor("open") { open(path, (writable ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC) }
+        } catch {
+            throw DeviceError.from(error, path: path)
+        }
         var device: OpaquePointer?
-        let rc = libevdev_new_from_fd(fd, &device)
+        let rc = libevdev_new_from_fd(owned.rawValue, &device)
         guard rc == 0, let device else {
-            close(fd)
-            throw DeviceError.from(errno: -rc, call: "libevdev_new_from_fd", path: path)
+            throw DeviceError.from(errno: Errno(rawValue: -rc), call: "libevdev_new_from_fd", path: path)
         }
         self.path = path
-        fileDescriptor = fd
         handle = device
     }
 
     deinit {
-        libevdev_free(handle)
-        close(fileDescriptor)
+        libevdev_free(handle)  // before the descriptor it reads closes with `owned`
     }
+
+    /// What to poll for events.
+    public var descriptor: FileDescriptor { owned.descriptor }
 
     public var name: String { String(cString: libevdev_get_name(handle)) }
     public var uniq: String { libevdev_get_uniq(handle).map { String(cString: $0) } ?? "" }
@@ -58,28 +62,20 @@ public final class EvdevDevice {
         var count = 0
         var flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue
         while true {
-            let rc = libevdev_next_event(handle, flags, &event)
-            switch rc {
-            case Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue):
-                body(event); count += 1
-            case Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue):
-                if flags == LIBEVDEV_READ_FLAG_NORMAL.rawValue { droppedSyncs += 1 }
-                flags = LIBEVDEV_READ_FLAG_SYNC.rawValue
-                body(event); count += 1
-            case -EAGAIN:
+            let rc: Int32
+            do {
+                rc = try SystemCall.retrying("read", .negatedErrno) { libevdev_next_event(handle, flags, &event) }
+            } catch where error.errno == .wouldBlock {
                 if flags == LIBEVDEV_READ_FLAG_SYNC.rawValue { flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue; continue }
                 return count
-            case -EINTR:
-                continue
-            default:
-                throw rc == -ENODEV ? DeviceError.removed(path: path) : DeviceError.from(errno: -rc, call: "read", path: path)
+            } catch {
+                throw error.errno == .noDevice ? DeviceError.removed(path: path) : DeviceError.from(error, path: path)
             }
+            if rc == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) {
+                if flags == LIBEVDEV_READ_FLAG_NORMAL.rawValue { droppedSyncs += 1 }
+                flags = LIBEVDEV_READ_FLAG_SYNC.rawValue
+            }
+            body(event); count += 1
         }
-    }
-
-    /// Takes the node for this process alone (EVIOCGRAB), e.g. while forwarding it elsewhere.
-    public func grab(_ on: Bool) throws {
-        let rc = libevdev_grab(handle, on ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB)
-        if rc < 0 { throw DeviceError.from(errno: -rc, call: "EVIOCGRAB", path: path) }
     }
 }

@@ -1,4 +1,5 @@
 import HIDCodecs
+import PadSystem
 
 /// A pad's evdev nodes, typed: what `forward` converts to wire snapshots on every frame, without
 /// names or allocations. Values are the kernel's own (axis ranges are the node's).
@@ -92,7 +93,7 @@ public final class LivePadReader {
 
     /// The nodes that exist, listed once: `readAvailable` runs for every report.
     public let devices: [EvdevDevice]
-    public var fileDescriptors: [Int32] { devices.map(\.fileDescriptor) }
+    public var descriptors: [FileDescriptor] { devices.map(\.descriptor) }
 
     /// Reads what is queued on every node. Returns true when a frame (SYN_REPORT) completed.
     public func readAvailable() throws -> Bool {

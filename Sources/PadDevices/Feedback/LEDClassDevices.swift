@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import PadSystem
 
 /// The kernel's LED class devices (/sys/class/leds) that belong to one pad. Drivers such as
 /// hid-nintendo (player-1..4), xpad and hid-playstation register their LEDs there.
@@ -37,8 +38,8 @@ public struct LEDClassDevices: Sendable {
     }
 
     private func write(_ value: String, to path: String) throws {
-        guard let handle = FileHandle(forWritingAtPath: path) else { throw DeviceError.from(errno: errno, call: "open", path: path) }
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw DeviceError.from(errno: .current, call: "open", path: path) }
         defer { try? handle.close() }
-        do { try handle.write(contentsOf: Data(value.utf8)) } catch { throw DeviceError.from(errno: EIO, call: "write", path: path) }
+        do { try handle.write(contentsOf: Data(value.utf8)) } catch { throw DeviceError.from(errno: .ioError, call: "write", path: path) }
     }
 }

@@ -1,6 +1,7 @@
 import Feedback
 import Foundation
 import HIDCodecs
+import PadSystem
 
 /// All feedback for one pad: rumble (through the renderer and a sink), lightbar, player LEDs and
 /// triggers, over one cumulative output state. Motors go to zero on `close()`, which callers run

@@ -2,6 +2,7 @@ import CLinuxInput
 import Feedback
 import Foundation
 import Glibc
+import PadSystem
 
 /// Something that turns renderer actions into motor motion on one pad.
 public protocol RumbleSink: AnyObject {
@@ -21,19 +22,22 @@ public protocol RumbleSink: AnyObject {
 /// therefore cannot leave a motor running.
 public final class EvdevRumbleSink: RumbleSink {
     public let path: String
-    private var fd: Int32
+    private let owned: OwnedDescriptor
+    private var fd: Int32 { owned.rawValue }
     private var effectID: Int16 = -1
 
     public init(path: String) throws {
         self.path = path
-        fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw DeviceError.from(errno: errno, call: "open (read/write, for force feedback)", path: path) }
+        do {
+            owned = try OwnedDescriptor("open (read/write, for force feedback)") { open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
+        } catch {
+            throw DeviceError.from(error, path: path)
+        }
     }
 
     deinit {
         silence()
         if effectID >= 0 { _ = padgate_ioctl_int(fd, padgate_EVIOCRMFF(), Int32(effectID)) }
-        close(fd)
     }
 
     public func perform(_ action: RumbleAction) throws {
@@ -48,8 +52,8 @@ public final class EvdevRumbleSink: RumbleSink {
             effect.u.rumble.strong_magnitude = UInt16(levels.low) * 257
             effect.u.rumble.weak_magnitude = UInt16(levels.high) * 257
             if padgate_ioctl_ptr(fd, padgate_EVIOCSFF(), &effect) < 0 {
-                let code = errno
-                throw code == EINVAL || code == ENOSYS
+                let code = Errno.current
+                throw code == .invalidArgument || code.rawValue == ENOSYS
                     ? DeviceError.unsupported("\(path) does not take FF_RUMBLE effects (no force feedback on this node)")
                     : DeviceError.from(errno: code, call: "EVIOCSFF", path: path)
             }
@@ -68,7 +72,10 @@ public final class EvdevRumbleSink: RumbleSink {
         event.type = UInt16(EvdevCode.EV_FF)
         event.code = UInt16(bitPattern: effectID)
         event.value = count
-        let n = withUnsafePointer(to: &event) { write(fd, $0, MemoryLayout<input_event>.size) }
-        if n < 0 { throw DeviceError.from(errno: errno, call: "write EV_FF", path: path) }
+        do {
+            try withUnsafeBytes(of: &event) { (bytes) throws(SystemCallError) in try owned.descriptor.writeAll(bytes) }
+        } catch {
+            throw DeviceError.from(errno: error.errno, call: "write EV_FF", path: path)
+        }
     }
 }

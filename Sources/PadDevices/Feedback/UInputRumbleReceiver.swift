@@ -1,6 +1,7 @@
 import CLinuxInput
 import Feedback
 import Glibc
+import PadSystem
 
 /// The uinput end of force feedback: a program's EVIOCSFF on a uinput pad's evdev node arrives here
 /// as an upload request that must be answered (UI_BEGIN/END_FF_UPLOAD), or the program blocks for
@@ -23,8 +24,10 @@ public final class UInputRumbleReceiver {
         case played(id: UInt16, count: Int32)
     }
 
-    private let fd: Int32
-    public init(uinputDescriptor: Int32) { fd = uinputDescriptor }
+    private let descriptor: FileDescriptor
+    private var fd: Int32 { descriptor.rawValue }
+    /// Reads and answers on the descriptor of a uinput device its owner keeps open.
+    public init(uinput descriptor: FileDescriptor) { self.descriptor = descriptor }
 
     // _IOWR/_IOW('U', nr, struct): uinput's request numbers, built here because Swift cannot expand the macros.
     private static func request(_ direction: UInt, _ number: UInt, size: Int) -> UInt {
@@ -41,18 +44,20 @@ public final class UInputRumbleReceiver {
         var events: [Event] = []
         var event = input_event()
         while true {
-            let n = withUnsafeMutablePointer(to: &event) { read(fd, $0, MemoryLayout<input_event>.size) }
-            if n < 0 {
-                if errno == EAGAIN { return events }
-                if errno == EINTR { continue }
-                throw DeviceError.from(errno: errno, call: "read", path: UInputGamepad.path)
+            let n: Int
+            do {
+                n = try withUnsafeMutableBytes(of: &event) { (bytes) throws(SystemCallError) in try descriptor.read(into: bytes) }
+            } catch where error.errno == .wouldBlock {
+                return events
+            } catch {
+                throw DeviceError.from(error, path: UInputGamepad.path)
             }
             guard n == MemoryLayout<input_event>.size else { return events }
             if event.type == Self.evUInput && event.code == Self.uiFFUpload {
                 var upload = uinput_ff_upload()
                 upload.request_id = UInt32(bitPattern: event.value)
                 guard padgate_ioctl_ptr(fd, Self.beginUpload, &upload) >= 0 else {
-                    throw DeviceError.from(errno: errno, call: "UI_BEGIN_FF_UPLOAD", path: UInputGamepad.path)
+                    throw DeviceError.from(errno: .current, call: "UI_BEGIN_FF_UPLOAD", path: UInputGamepad.path)
                 }
                 let e = upload.effect
                 let accepted = e.type == UInt16(EvdevCode.FF_RUMBLE)
@@ -68,7 +73,7 @@ public final class UInputRumbleReceiver {
                 var erase = uinput_ff_erase()
                 erase.request_id = UInt32(bitPattern: event.value)
                 guard padgate_ioctl_ptr(fd, Self.beginErase, &erase) >= 0 else {
-                    throw DeviceError.from(errno: errno, call: "UI_BEGIN_FF_ERASE", path: UInputGamepad.path)
+                    throw DeviceError.from(errno: .current, call: "UI_BEGIN_FF_ERASE", path: UInputGamepad.path)
                 }
                 erase.retval = 0
                 _ = padgate_ioctl_ptr(fd, Self.endErase, &erase)

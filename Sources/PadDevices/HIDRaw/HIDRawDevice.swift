@@ -1,6 +1,7 @@
 import CHidapi
 import Foundation
 import Glibc
+import PadSystem
 
 /// A hidraw node opened through hidapi (hidraw backend): raw input reports in, output and
 /// feature reports out. Reads take a timeout. Writes and feature requests cannot (hidapi's calls
@@ -10,16 +11,16 @@ public final class HIDRawDevice {
     public let path: String
     let handle: OpaquePointer
     /// hidapi's descriptor once `pollDescriptor` has checked it.
-    private var checkedDescriptor: Int32?
+    private var checkedDescriptor: FileDescriptor?
     private static let initialised: Bool = hid_init() == 0
 
     public init(path: String) throws {
         guard Self.initialised else { throw DeviceError.unsupported("hidapi could not initialise") }
         // hidapi reports failures as text; check access first so the error names the fix.
-        if access(path, R_OK | W_OK) != 0 { throw DeviceError.from(errno: errno, call: "open", path: path) }
+        if access(path, R_OK | W_OK) != 0 { throw DeviceError.from(errno: .current, call: "open", path: path) }
         guard let device = hid_open_path(path) else {
-            let code = errno
-            throw DeviceError.from(errno: code == 0 ? EIO : code, call: "hid_open_path", path: path)
+            let code = Errno.current
+            throw DeviceError.from(errno: code.rawValue == 0 ? .ioError : code, call: "hid_open_path", path: path)
         }
         self.path = path
         handle = device
@@ -30,12 +31,12 @@ public final class HIDRawDevice {
     /// The node's descriptor, for poll(2): hidapi has no call for it, but its hidraw backend keeps
     /// the fd as the first field of its handle. That is checked, not trusted: the fd must be open
     /// on this very device node, else this throws and the caller reads the pad another way.
-    public func pollDescriptor() throws -> Int32 {
+    public func pollDescriptor() throws -> FileDescriptor {
         if let checkedDescriptor { return checkedDescriptor }
-        let candidate = UnsafeRawPointer(handle).load(as: Int32.self)
-        var opened = stat(), node = stat()
-        guard candidate >= 0, fstat(candidate, &opened) == 0, stat(path, &node) == 0,
-              opened.st_mode & S_IFMT == S_IFCHR, opened.st_rdev == node.st_rdev else {
+        let candidate = FileDescriptor(rawValue: UnsafeRawPointer(handle).load(as: Int32.self))
+        var node = stat()
+        guard candidate.rawValue >= 0, let opened = candidate.characterDevice(), stat(path, &node) == 0,
+              opened == UInt(node.st_rdev) else {
             throw DeviceError.unsupported("this hidapi keeps its hidraw descriptor elsewhere; cannot wait on \(path)")
         }
         checkedDescriptor = candidate
@@ -48,8 +49,7 @@ public final class HIDRawDevice {
     public func setNonBlocking() throws {
         guard hid_set_nonblocking(handle, 1) == 0 else { throw failure("set non-blocking") }
         if let descriptor = try? pollDescriptor() {
-            let flags = fcntl(descriptor, F_GETFL)
-            guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else { throw failure("set non-blocking") }
+            do { try descriptor.setNonBlocking() } catch { throw DeviceError.from(error, path: path) }
         }
     }
 
@@ -59,14 +59,13 @@ public final class HIDRawDevice {
     /// removed pad is an error (hidraw answers EIO).
     public func readQueued(into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
         let descriptor = try pollDescriptor()
-        while true {
-            let n = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-            if n >= 0 { return n }
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN { return 0 }
-            if code == ENODEV || access(path, F_OK) != 0 { throw DeviceError.removed(path: path) }
-            throw DeviceError.from(errno: code, call: "read", path: path)
+        do {
+            return try descriptor.read(into: UnsafeMutableRawBufferPointer(buffer))
+        } catch where error.errno == .wouldBlock {
+            return 0
+        } catch {
+            if error.errno == .noDevice || access(path, F_OK) != 0 { throw DeviceError.removed(path: path) }
+            throw DeviceError.from(error, path: path)
         }
     }
 
@@ -99,18 +98,13 @@ public final class HIDRawDevice {
         return Array(bytes[0..<Int(n)])
     }
 
-    public func sendFeatureReport(_ report: [UInt8]) throws {
-        let n = report.withUnsafeBufferPointer { hid_send_feature_report(handle, $0.baseAddress, $0.count) }
-        if n < 0 { throw failure("send feature report") }
-    }
-
     private func failure(_ what: String) -> DeviceError {
-        let code = errno
-        if code == ENODEV || code == EPIPE || code == ESHUTDOWN { return .removed(path: path) }
-        if code == ETIMEDOUT { return .timedOut(what, path: path) }
+        let code = Errno.current
+        if code == .noDevice || code == .brokenPipe || code == .transportShutDown { return .removed(path: path) }
+        if code == .timedOut { return .timedOut(what, path: path) }
         if access(path, F_OK) != 0 { return .removed(path: path) }
         let message = hid_error(handle).map { wcharString($0) } ?? "unknown error"
-        return .systemCall("\(what) (\(message))", path: path, errno: code == 0 ? EIO : code)
+        return .systemCall("\(what) (\(message))", path: path, errno: code.rawValue == 0 ? .ioError : code)
     }
 
     /// The device's report descriptor, from sysfs (hidapi 0.13 has no call for it).

@@ -1,4 +1,5 @@
 import HIDCodecs
+import PadSystem
 
 /// How a motion node's values become deg/s and g: each axis's evdev resolution (counts per unit).
 /// The kernel has already applied the pad's factory calibration, so this is the whole conversion.
@@ -49,7 +50,7 @@ public final class MotionReader {
         units = MotionUnits(device)
     }
 
-    public var fileDescriptor: Int32 { device.fileDescriptor }
+    public var descriptor: FileDescriptor { device.descriptor }
 
     /// Reads what is queued and hands `body` the gyro (deg/s) and accelerometer (g) of each
     /// completed frame. Returns the number of frames.

@@ -1,6 +1,7 @@
 import CLinuxInput
 import Foundation
 import Glibc
+import PadSystem
 
 /// Kind of HID report, as uhid numbers them (enum uhid_report_type).
 public enum HIDReportType: UInt8, Sendable {
@@ -24,7 +25,7 @@ public enum UHIDEvent: Equatable, Sendable {
 /// (`UHIDLayout`); a unit test checks the offsets against the kernel header.
 public final class UHIDDevice {
     public static let path = "/dev/uhid"
-    public let fileDescriptor: Int32
+    private let owned: OwnedDescriptor
     // Reads come from one pump thread; writes (input, replies) may come from any thread.
     private var buffer = [UInt8](repeating: 0, count: UHIDLayout.eventSize)
     private var readBuffer = [UInt8](repeating: 0, count: UHIDLayout.eventSize)
@@ -32,15 +33,19 @@ public final class UHIDDevice {
     private(set) var created = false
 
     public init(path: String = UHIDDevice.path) throws {
-        let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw DeviceError.from(errno: errno, call: "open", path: path) }
-        fileDescriptor = fd
+        do {
+            owned = try OwnedDescriptor("open") { open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK) }
+        } catch {
+            throw DeviceError.from(error, path: path)
+        }
     }
 
     deinit {
         if created { try? destroy() }
-        close(fileDescriptor)
     }
+
+    /// Readable when the kernel has an event for the device.
+    public var descriptor: FileDescriptor { owned.descriptor }
 
     public struct Identity: Sendable {
         public var name: String
@@ -117,10 +122,13 @@ public final class UHIDDevice {
 
     /// The next event from the kernel, or nil if none is queued.
     public func read() throws -> UHIDEvent? {
-        let n = readBuffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EAGAIN || errno == EINTR { return nil }
-            throw DeviceError.from(errno: errno, call: "read", path: UHIDDevice.path)
+        let n: Int
+        do {
+            n = try readBuffer.withUnsafeMutableBytes { bytes in Result { () throws(SystemCallError) in try owned.descriptor.read(into: bytes) } }.get()
+        } catch where error.errno == .wouldBlock {
+            return nil
+        } catch {
+            throw DeviceError.from(error, path: UHIDDevice.path)
         }
         guard n >= 4 else { return nil }
         let buffer = readBuffer
@@ -153,12 +161,14 @@ public final class UHIDDevice {
 
     private func send(length: Int? = nil) throws {
         let count = length ?? buffer.count
-        while true {
-            let n = buffer.withUnsafeBytes { write(fileDescriptor, $0.baseAddress, count) }
-            if n == count { return }
-            if n < 0 && errno == EINTR { continue }
-            throw DeviceError.from(errno: n < 0 ? errno : EIO, call: "write", path: UHIDDevice.path)
+        // uhid takes an event whole or not at all: a short write is the kernel refusing it.
+        let n: Int
+        do {
+            n = try buffer.withUnsafeBytes { bytes in Result { () throws(SystemCallError) in try owned.descriptor.write(UnsafeRawBufferPointer(rebasing: bytes[0..<count])) } }.get()
+        } catch {
+            throw DeviceError.from(error, path: UHIDDevice.path)
         }
+        if n != count { throw DeviceError.from(errno: .ioError, call: "write", path: UHIDDevice.path) }
     }
 
     private func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {

@@ -2,6 +2,7 @@ import CEvdev
 import CLinuxInput
 import Glibc
 import HIDCodecs
+import PadSystem
 
 /// A virtual evdev gamepad made through /dev/uinput with libevdev's uinput API, laid out like an
 /// Xbox 360 pad under xpad (the layout games and SDL expect from a generic pad).
@@ -80,7 +81,7 @@ public final class UInputGamepad {
         }
         let fd = open(Self.path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
-            let code = errno
+            let code = Errno.current
             libevdev_free(template)
             throw DeviceError.from(errno: code, call: "open", path: Self.path)
         }
@@ -92,7 +93,7 @@ public final class UInputGamepad {
         guard rc == 0, let created else {
             close(fd)
             libevdev_free(template)
-            throw DeviceError.from(errno: -rc, call: "UI_DEV_CREATE", path: Self.path)
+            throw DeviceError.from(errno: Errno(rawValue: -rc), call: "UI_DEV_CREATE", path: Self.path)
         }
         device = created
     }
@@ -118,11 +119,11 @@ public final class UInputGamepad {
     /// The event node the kernel made, e.g. /dev/input/event7 (nil until udev has named it).
     public var devnode: String? { libevdev_uinput_get_devnode(device).map { String(cString: $0) } }
     public var syspath: String? { libevdev_uinput_get_syspath(device).map { String(cString: $0) } }
-    public var fileDescriptor: Int32 { libevdev_uinput_get_fd(device) }
+    public var descriptor: FileDescriptor { FileDescriptor(rawValue: libevdev_uinput_get_fd(device)) }
 
     public func emit(type: UInt32, code: UInt32, value: Int32) throws {
         let rc = libevdev_uinput_write_event(device, type, code, value)
-        if rc < 0 { throw DeviceError.from(errno: -rc, call: "write", path: Self.path) }
+        if rc < 0 { throw DeviceError.from(errno: Errno(rawValue: -rc), call: "write", path: Self.path) }
     }
 
     /// Ends a frame: readers see everything since the last one at once.

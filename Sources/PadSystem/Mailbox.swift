@@ -10,7 +10,8 @@ public final class Mailbox<Item>: @unchecked Sendable {
 
     public init() {}
 
-    public var descriptor: Int32 { wake.descriptor }
+    /// What to poll (-1 when the process was out of descriptors: the loop then relies on its timeout).
+    public var descriptor: FileDescriptor { wake.descriptor }
 
     public func post(_ item: Item) {
         lock.withLock { items.append(item) }
@@ -26,6 +27,4 @@ public final class Mailbox<Item>: @unchecked Sendable {
     }
 
     public func wakeOnly() { wake.wake() }
-
-    deinit { wake.close() }
 }
