@@ -106,6 +106,8 @@ public final class PadForwarder {
                 try connect()
                 backoff = .milliseconds(250)
                 try forward(until: stop)
+            } catch TLSError.interrupted {
+                break  // a signal: the caller's stop() says so too
             } catch let error as TLSError where error.isFatalForClient {
                 log("\(error)")
                 return

@@ -28,17 +28,22 @@ public enum Poll {
     }
 
     /// Waits for `events` on one descriptor until `deadline`: true when they came (or the
-    /// descriptor failed, which the next call on it reports), false at the deadline.
+    /// descriptor failed, which the next call on it reports), false at the deadline or at the
+    /// first SIGINT/SIGTERM once `SignalTrap` is installed (`SignalTrap.fired` tells which). These
+    /// are the waits for a remote peer (connect, handshake, a control frame), seconds long: a
+    /// command asked to stop must not sit them out.
     public static func wait(for events: PollEvents, on descriptor: FileDescriptor, until deadline: ContinuousClock.Instant) -> Bool {
-        var set = PollSet<Void>()
-        set.add(descriptor, (), events: events)
-        while true {
+        var set = PollSet<Bool>()
+        set.add(descriptor, true, events: events)
+        if SignalTrap.installed { set.add(SignalTrap.descriptor, false) }
+        while !SignalTrap.fired {
             let left = deadline - .now
             guard left > .zero else { return false }
             var happened = false
-            set.wait(timeout: left) { _, _ in happened = true }
+            set.wait(timeout: left) { isPeer, _ in happened = happened || isPeer }
             if happened { return true }
         }
+        return false
     }
 }
 

@@ -19,6 +19,8 @@ nonisolated(unsafe) private var signalPipe: WakePipe?
 /// within a second (systemd's, and a person's at Ctrl-C) holds whatever a loop is doing.
 public enum SignalTrap {
     public static var fired: Bool { signalFlag != 0 }
+    /// Whether a command asked for signals to end its loops (until then the default applies).
+    public static var installed: Bool { signalPipe != nil }
 
     /// From the first signal to the watchdog's forced exit: under a second, with room for it.
     public static let orderlyStopLimit: Duration = .milliseconds(800)

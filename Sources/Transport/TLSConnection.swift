@@ -71,7 +71,7 @@ public final class TLSConnection {
                 let detail = TLSError.queue()
                 throw step == "the TLS handshake" ? TLSError.handshake(detail.isEmpty ? "the peer broke off" : detail) : TLSError.closed
             }
-            guard Poll.wait(for: events, on: socket.descriptor, until: deadline) else { throw TLSError.timedOut(step) }
+            guard Poll.wait(for: events, on: socket.descriptor, until: deadline) else { throw SignalTrap.fired ? TLSError.interrupted : TLSError.timedOut(step) }
         }
     }
 

@@ -45,8 +45,7 @@ public enum TLSDialer {
             case .unreachable(let code):
                 lastTransientError = code
                 // The kernel answers at once while the neighbour entry is still failed; wait out the window.
-                let pause = attemptEnd - .now
-                if pause > .zero { Thread.sleep(forTimeInterval: pause / .seconds(1)) }
+                if SignalTrap.sleep(attemptEnd - .now) { throw TLSError.interrupted }
             }
             guard attemptEnd < deadline else { break }
             window = .seconds(2)
@@ -73,13 +72,14 @@ public enum TLSDialer {
             throw from.map { NetworkError.cannotBind($0, error.errno) } ?? TLSError.io("cannot make a socket: \(error.errno)")
         }
         var failure: Errno?
-        do {
-            if try !socket.connect(to: target) {
-                guard Poll.wait(for: .writable, on: socket.descriptor, until: until) else { return .timedOut }
-                failure = socket.pendingError()
+        var pending = false
+        do { pending = try !socket.connect(to: target) } catch { failure = error.errno }
+        if pending {
+            guard Poll.wait(for: .writable, on: socket.descriptor, until: until) else {
+                if SignalTrap.fired { throw TLSError.interrupted }
+                return .timedOut
             }
-        } catch {
-            failure = error.errno
+            failure = socket.pendingError()
         }
         switch failure {
         case nil: return .connected(socket)

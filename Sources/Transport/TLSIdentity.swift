@@ -85,6 +85,8 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
     case refused(String)
     /// Nothing authentic came from the host for this long: it is treated as gone.
     case hostSilent(Duration)
+    /// A signal asked the process to stop while it waited for the peer.
+    case interrupted
 
     public var description: String {
         switch self {
@@ -92,6 +94,7 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
         case .identity(let what): return what
         case .handshake(let why): return "TLS handshake failed: \(why)"
         case .closed: return "the connection was closed"
+        case .interrupted: return "stopped by a signal while waiting for the peer"
         case .fingerprintChanged(let host, let expected, let got):
             return """
                 the identity of \(host) has changed: expected \(expected), got \(got). \

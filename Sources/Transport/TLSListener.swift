@@ -58,7 +58,9 @@ public final class TLSListener {
             switch acceptTCP() {
             case .accepted(let pending): return try handshake(pending, deadline: deadline)
             case .nothing:
-                guard Poll.wait(for: .readable, on: socket.descriptor, until: deadline) else { throw TLSError.timedOut("waiting for a connection") }
+                guard Poll.wait(for: .readable, on: socket.descriptor, until: deadline) else {
+                    throw SignalTrap.fired ? TLSError.interrupted : TLSError.timedOut("waiting for a connection")
+                }
             case .outOfResources(let why), .failed(let why): throw TLSError.io("accept failed: \(why)")
             }
         }
