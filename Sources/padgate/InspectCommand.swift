@@ -49,8 +49,9 @@ struct InspectCommand: ParsableCommand {
     }
 
     private func inspect(source: String) throws {
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) && Self.namesAPad(source) {
+        // A pad's node (a character device) or a name that is no file: the pad, live.
+        let type = (try? FileManager.default.attributesOfItem(atPath: source))?[.type] as? FileAttributeType
+        if type == .typeCharacterSpecial || (type == nil && Self.namesAPad(source)) {
             return try inspectLive(selector: source)
         }
         let text = try InputFile.text(source, what: "recording", expected: "a hid-recorder recording",

@@ -45,21 +45,27 @@ final class SignalStopDeviceTests: XCTestCase {
         defer { feeder.stop(); virtual.stop() }
         let hidraw = try XCTUnwrap(pad.hidraw)
         let motion = try XCTUnwrap(pad.node(.motion)?.path)
-        let cases: [(arguments: [String], ready: String, signal: Int32)] = [
-            (["watch", hidraw, "--json"], "\"event\":\"state\"", SIGINT),
-            (["record", hidraw, "-o", state.appendingPathComponent("pad.hid").path], "E: ", SIGTERM),
-            (["record", hidraw], "E: ", SIGINT),
-            (["inspect", hidraw, "--json"], "report_id", SIGTERM),
-            (["calibrate", motion, "--seconds", "60", "--no-save"], "keep the pad still", SIGTERM),
+        let file = state.appendingPathComponent("pad.hid")
+        func recorded() -> String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+        // Each command, and what shows it is at work: its output, or the file it writes.
+        let cases: [(arguments: [String], working: (RunningPadgate) -> Bool, signal: Int32)] = [
+            (["watch", hidraw, "--json"], { $0.output.contains("\"event\":\"state\"") }, SIGINT),
+            (["record", hidraw, "-o", file.path], { _ in recorded().contains("\nE: ") }, SIGTERM),
+            (["record", hidraw], { $0.output.contains("\nE: ") }, SIGINT),
+            (["inspect", hidraw, "--json"], { $0.output.contains("report_id") }, SIGTERM),
+            (["inspect", "054c:0ce6"], { $0.output.contains("report_id=") }, SIGINT),
+            (["calibrate", motion, "--seconds", "60", "--no-save"], { $0.output.contains("keep the pad still") }, SIGTERM),
         ]
         for item in cases {
             let running = try RunningPadgate(item.arguments, environment: environment)
             let what = "padgate " + item.arguments.joined(separator: " ")
-            XCTAssertTrue(running.waitFor(item.ready, timeout: Self.startLimit), "\(what) never printed '\(item.ready)': \(running.output.suffix(300))")
+            XCTAssertNotNil(eventually(timeout: Self.startLimit) { item.working(running) ? true : nil },
+                            "\(what) never got to work: \(running.output.suffix(300))")
             assertStops(running, with: item.signal, what)
         }
-        let recorded = try String(contentsOf: state.appendingPathComponent("pad.hid"), encoding: .utf8)
-        XCTAssertTrue(recorded.contains("\nE: "), "record -o kept what it read before the signal")
+        let lines = recorded().split(separator: "\n")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("E: ") }, "record -o kept what it read before the signal")
+        XCTAssertNoThrow(try HIDRecording(text: recorded()), "what record -o wrote up to the signal reads back whole")
     }
 
     func testRumbleStopsOnTheFirstSignalWithTheMotorsAtZero() throws {
