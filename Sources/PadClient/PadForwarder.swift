@@ -121,7 +121,7 @@ public final class PadForwarder {
             log("reconnecting in \(backoff + jitter)")
             let until = ContinuousClock.now + backoff + jitter
             while ContinuousClock.now < until && !stop() {
-                _ = Poll.wait([changes.descriptor], timeout: min(until - .now, .milliseconds(50)))
+                _ = Poll.wait([changes.descriptor, SignalTrap.descriptor], timeout: min(until - .now, .milliseconds(50)))
                 changes.drain(apply)  // pads plugged in meanwhile are announced on reconnect
             }
             backoff = min(backoff * 2, .seconds(8))
@@ -169,7 +169,7 @@ public final class PadForwarder {
     }
 
     /// What woke the forwarding loop.
-    enum Wake { case datagrams, control, changes, source(Int) }
+    enum Wake { case datagrams, control, changes, signal, source(Int) }
     /// Kept between passes, so that a pass allocates nothing: rebuilt only when pads come or go.
     var pollSet = PollSet<Wake>()
     @exclusivity(unchecked) var readySources: [Bool] = []
@@ -179,6 +179,8 @@ public final class PadForwarder {
         pollSet.add(link.socket.descriptor, .datagrams)
         pollSet.add(connection.descriptor, .control)
         pollSet.add(changes.descriptor, .changes)
+        // A signal wakes the pass at once: `stop()` then ends it, not the next timeout.
+        if SignalTrap.installed { pollSet.add(SignalTrap.descriptor, .signal) }
         for (index, pad) in pads.enumerated() {
             for descriptor in pad.source.descriptors { pollSet.add(descriptor, .source(index)) }
         }
@@ -209,6 +211,7 @@ public final class PadForwarder {
                 case .datagrams: datagrams = true
                 case .control: control = true
                 case .changes: changed = true
+                case .signal: break  // stop() says so
                 case .source(let index): readySources[index] = true
                 }
             }

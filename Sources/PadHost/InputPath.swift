@@ -48,7 +48,7 @@ final class InputPath {
     private var replies: [WireMessage] = []
     /// What woke the input path; the set is rebuilt only when sessions or pads come or go, so a
     /// pass allocates nothing.
-    enum Wake { case mailbox, datagrams, feedback }
+    enum Wake { case mailbox, datagrams, feedback, signal }
     private var pollSet = PollSet<Wake>()
     private var pollSetStale = true
     private var idleSessions: [UInt32] = []
@@ -86,6 +86,8 @@ final class InputPath {
         pollSet.removeAll()
         pollSet.add(mailbox.descriptor, .mailbox)
         pollSet.add(udp.descriptor, .datagrams)
+        // A signal wakes the pass at once: `stop()` then ends it, not the next tick.
+        if SignalTrap.installed { pollSet.add(SignalTrap.descriptor, .signal) }
         for session in sessions.values {
             for pad in session.pads.pads.values { for descriptor in pad.feedbackDescriptors { pollSet.add(descriptor, .feedback) } }
         }
@@ -114,6 +116,7 @@ final class InputPath {
                 case .mailbox: commands = true
                 case .datagrams: datagrams = true
                 case .feedback: break  // every pad's feedback is taken below
+                case .signal: break  // stop() says so
                 }
             }
             // Commands first: a session added just now must be there for its first datagram.

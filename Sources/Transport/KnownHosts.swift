@@ -45,21 +45,33 @@ public struct FingerprintStore {
 }
 
 /// Where padgate keeps its state: `$XDG_STATE_HOME/padgate` (identities, paired clients) and
-/// `$XDG_CONFIG_HOME/padgate` (known hosts), overridable with `PADGATE_STATE_DIR`.
+/// `$XDG_CONFIG_HOME/padgate` (known hosts), overridable with `PADGATE_STATE_DIR`. As the XDG
+/// base-directory rules say, an unset or relative XDG variable falls back to `$HOME/.local/state`
+/// and `$HOME/.config`, and `$HOME` is read from the environment (the password database only when
+/// it is unset), so `HOME=/tmp/x padgate …` keeps everything under /tmp/x.
 public enum PadgatePaths {
-    public static var stateDirectory: URL {
-        let env = ProcessInfo.processInfo.environment
-        if let explicit = env["PADGATE_STATE_DIR"] { return URL(fileURLWithPath: explicit) }
-        let base = env["XDG_STATE_HOME"].map(URL.init(fileURLWithPath:))
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
-        return base.appendingPathComponent("padgate")
+    public static var stateDirectory: URL { stateDirectory(ProcessInfo.processInfo.environment) }
+    public static var configDirectory: URL { configDirectory(ProcessInfo.processInfo.environment) }
+
+    public static func stateDirectory(_ env: [String: String]) -> URL {
+        if let explicit = env["PADGATE_STATE_DIR"], !explicit.isEmpty { return URL(fileURLWithPath: explicit) }
+        return base(env["XDG_STATE_HOME"], orHome: ".local/state", env).appendingPathComponent("padgate")
     }
 
-    public static var configDirectory: URL {
-        let env = ProcessInfo.processInfo.environment
-        if let explicit = env["PADGATE_STATE_DIR"] { return URL(fileURLWithPath: explicit).appendingPathComponent("config") }
-        let base = env["XDG_CONFIG_HOME"].map(URL.init(fileURLWithPath:))
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
-        return base.appendingPathComponent("padgate")
+    public static func configDirectory(_ env: [String: String]) -> URL {
+        if let explicit = env["PADGATE_STATE_DIR"], !explicit.isEmpty { return URL(fileURLWithPath: explicit).appendingPathComponent("config") }
+        return base(env["XDG_CONFIG_HOME"], orHome: ".config", env).appendingPathComponent("padgate")
+    }
+
+    /// The XDG variable when it is an absolute path (the spec says to ignore a relative one), else
+    /// `$HOME/<fallback>`.
+    static func base(_ xdg: String?, orHome fallback: String, _ env: [String: String]) -> URL {
+        if let xdg, xdg.hasPrefix("/") { return URL(fileURLWithPath: xdg) }
+        return home(env).appendingPathComponent(fallback)
+    }
+
+    static func home(_ env: [String: String]) -> URL {
+        if let home = env["HOME"], home.hasPrefix("/") { return URL(fileURLWithPath: home) }
+        return FileManager.default.homeDirectoryForCurrentUser
     }
 }

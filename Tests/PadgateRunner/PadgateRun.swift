@@ -36,7 +36,15 @@ public func padgate(_ arguments: [String], environment: [String: String] = [:], 
     let errors = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-stderr-\(UUID())")
     _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: errors) }
-    process.standardError = try FileHandle(forWritingTo: errors)
+    let errorHandle = try FileHandle(forWritingTo: errors)
+    process.standardError = errorHandle
+    // Foundation keeps these open as long as the Process lives: close them here, or a test that
+    // runs the binary a hundred times leaks hundreds of descriptors into every later child.
+    defer {
+        try? errorHandle.close()
+        try? out.fileHandleForReading.close()
+        try? out.fileHandleForWriting.close()
+    }
     let started = ContinuousClock.now
     try process.run()
     let killed = KillSwitch()
