@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import PadClient
 import PadDevices
 import PadHost
@@ -72,7 +73,7 @@ struct ServeCommand: ParsableCommand {
         let identity = try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "padgate host")
         let paired = try FingerprintStore(url: state.appendingPathComponent("paired-clients"))
         if !paired.unreadableLines.isEmpty {
-            note("padgate serve: ignoring unreadable lines \(paired.unreadableLines.map(String.init).joined(separator: ", ")) of \(paired.url.path)")
+            commandLog.info("ignoring unreadable lines \(paired.unreadableLines.map(String.init).joined(separator: ", ")) of \(paired.url.path)")
         }
         var configuration = PadServer.Configuration()
         configuration.address = address
@@ -85,19 +86,19 @@ struct ServeCommand: ParsableCommand {
         configuration.acceptUnpairedClients = acceptUnpairedClients
         let server = try PadServer(configuration: configuration, identity: identity, pairedClients: paired,
                                    makePad: Self.factory(virtual))
-        note("padgate serve: listening on \(address):\(server.port); identity \(identity.fingerprint)")
+        commandLog.info("listening on \(address):\(server.port); identity \(identity.fingerprint)")
         if acceptUnpairedClients {
-            note("padgate serve: accepting unpaired clients: anyone who can reach \(address):\(server.port) can drive this machine's virtual pads")
+            commandLog.info("accepting unpaired clients: anyone who can reach \(address):\(server.port) can drive this machine's virtual pads")
         } else if paired.entries.isEmpty && !pair {
-            note("padgate serve: no client is paired yet: restart with --pair to pair one")
+            commandLog.info("no client is paired yet: restart with --pair to pair one")
         }
         if pair {
             server.enablePairing { pin, why in
                 switch why {
-                case .first: note("padgate serve: pairing PIN \(pin) (run 'padgate pair THIS-HOST' on the client; valid 2 minutes, once)")
-                case .used: note("padgate serve: the PIN was used; next pairing PIN \(pin)")
-                case .expired: note("padgate serve: the PIN expired; new pairing PIN \(pin)")
-                case .tooManyFailures: note("padgate serve: too many wrong PINs; new pairing PIN \(pin)")
+                case .first: commandLog.info("pairing PIN \(pin) (run 'padgate pair THIS-HOST' on the client; valid 2 minutes, once)")
+                case .used: commandLog.info("the PIN was used; next pairing PIN \(pin)")
+                case .expired: commandLog.info("the PIN expired; new pairing PIN \(pin)")
+                case .tooManyFailures: commandLog.info("too many wrong PINs; new pairing PIN \(pin)")
                 }
             }
         }
@@ -127,23 +128,23 @@ final class PrintingPad: VirtualPad {
     var arrival: PadArrival { inner.arrival }
     init(arrival: PadArrival) {
         inner = InProcessPad(arrival: arrival)
-        note("host: virtual pad for \(PeerName(local: arrival.name)) in slot \(arrival.slot.rawValue) (in-process stand-in)")
+        console.info("host: virtual pad for \(PeerName(local: arrival.name)) in slot \(arrival.slot.rawValue) (in-process stand-in)")
     }
     func apply(_ state: PadStateSnapshot) throws {
         try inner.apply(state)
         let names = GamepadButtonsNames.names(state.buttons)
-        note("host: slot \(state.slot.rawValue) buttons [\(names)] left (\(state.leftX),\(state.leftY)) right (\(state.rightX),\(state.rightY)) l2 \(state.l2) r2 \(state.r2)")
+        console.info("host: slot \(state.slot.rawValue) buttons [\(names)] left (\(state.leftX),\(state.leftY)) right (\(state.rightX),\(state.rightY)) l2 \(state.l2) r2 \(state.r2)")
     }
     func apply(_ touch: TouchSnapshot) throws {
         if touch != inner.touch, touch.first.active || touch.second.active {
-            note("host: slot \(touch.slot.rawValue) touch (\(touch.first.x),\(touch.first.y))\(touch.second.active ? " (\(touch.second.x),\(touch.second.y))" : "")")
+            console.info("host: slot \(touch.slot.rawValue) touch (\(touch.first.x),\(touch.first.y))\(touch.second.active ? " (\(touch.second.x),\(touch.second.y))" : "")")
         }
         try inner.apply(touch)
     }
     func apply(_ motion: MotionBatch) throws { try inner.apply(motion) }
     var feedbackDescriptors: [FileDescriptor] { [] }
     func takeFeedback() throws -> [WireMessage] { try inner.takeFeedback() }
-    func remove() { inner.remove(); note("host: virtual pad in slot \(arrival.slot.rawValue) removed (all controls released)") }
+    func remove() { inner.remove(); console.info("host: virtual pad in slot \(arrival.slot.rawValue) removed (all controls released)") }
 }
 
 import HIDCodecs
@@ -195,17 +196,17 @@ struct ForwardCommand: ParsableCommand {
                 last = .now
                 let rtt = status.roundTrip.map { String(format: "%.2f ms", Double($0 / .microseconds(1)) / 1000) } ?? "-"
                 let line = "pads \(status.pads)  rtt \(rtt)  sent \(status.sent)  received \(status.received)  dropped \(status.rejected)  feedback \(status.lastFeedback.isEmpty ? "-" : status.lastFeedback)"
-                FileHandle.standardError.write(Data((standardErrorIsTerminal ? "\r\u{1b}[K" + line : line + "\n").utf8))
+                TerminalOutput.write((standardErrorIsTerminal ? "\r\u{1b}[K" + line : line + "\n"))
             }
         }
         SignalTrap.install {}
         let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
         forwarder.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
-        if !quiet && standardErrorIsTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        if !quiet && standardErrorIsTerminal { TerminalOutput.write("\n") }
     }
 }
 
-var standardErrorIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
+var standardErrorIsTerminal: Bool { TerminalOutput.isTerminal }
 
 /// Follows hot-plug for `forward`: opens arriving pads and hands them to the forwarder, takes
 /// unplugged ones away. Runs on its own thread; the forwarder takes the changes between reports.
@@ -229,7 +230,7 @@ final class HotPlugFeeder: @unchecked Sendable {
 
     func run() {
         for (index, candidate) in monitor.pads.enumerated() { attach(candidate, index: index) }
-        if sources.isEmpty { note("padgate forward: no pad yet; waiting for one to be plugged in") }
+        if sources.isEmpty { commandLog.info("no pad yet; waiting for one to be plugged in") }
         while !lock.withLock({ stopped }) {
             let ready = Poll.wait([monitor.descriptor, wake.descriptor], timeout: nil)
             if ready[0].readable { handleEvents() }
@@ -249,7 +250,7 @@ final class HotPlugFeeder: @unchecked Sendable {
             case .removed(let gone):
                 if let source = sources.removeValue(forKey: gone.id) {
                     forwarder.changes.post(.remove(source))
-                    note("padgate forward: \(gone.name) was unplugged")
+                    commandLog.info("\(gone.name) was unplugged")
                 }
             case .arrived(let new):
                 attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
@@ -274,9 +275,9 @@ final class HotPlugFeeder: @unchecked Sendable {
             sources[candidate.id] = source
             forwarder.changes.post(.add(source))
             let correction = corrected ? " (with the gyro correction 'padgate calibrate' stored)" : ""
-            note("padgate forward: forwarding \(candidate.kind.displayName) \(candidate.name) from \(path) as slot \(source.arrival.slot.rawValue)\(correction)")
+            commandLog.info("forwarding \(candidate.kind.displayName) \(candidate.name) from \(path) as slot \(source.arrival.slot.rawValue)\(correction)")
         } catch {
-            note("padgate forward: cannot read \(candidate.name): \(error)")
+            commandLog.info("cannot read \(candidate.name): \(error)")
         }
     }
 
@@ -289,7 +290,7 @@ final class HotPlugFeeder: @unchecked Sendable {
                 let source = try HidrawPadSource(pad: pad, slot: slot)
                 return (source, hidraw, source.motionCorrection != nil)
             } catch {
-                note("padgate forward: cannot read \(pad.name) from \(hidraw) (\(error)); reading its evdev nodes instead")
+                commandLog.info("cannot read \(pad.name) from \(hidraw) (\(error)); reading its evdev nodes instead")
             }
         }
         let source = try EvdevPadSource(pad: pad, slot: slot)
@@ -311,7 +312,7 @@ struct PairCommand: ParsableCommand {
         let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
         var pin = self.pin
         if pin == nil {
-            FileHandle.standardError.write(Data("PIN shown by the host: ".utf8))
+            TerminalOutput.write("PIN shown by the host: ")
             pin = readLine()?.trimmingCharacters(in: .whitespaces)
         }
         guard let pin, pin.count == 6, pin.allSatisfy(\.isNumber) else { throw ValidationError("the PIN is the 6 digits 'padgate serve --pair' shows") }
