@@ -38,8 +38,8 @@ let package = Package(
         .target(name: "PadSystem", dependencies: ["CLinuxInput", .product(name: "Logging", package: "swift-log")]),
         // Pure byte-level logic: report descriptors, controller reports, calibration, trigger effects.
         .target(name: "HIDCodecs", dependencies: ["CZlib"]),
-        // Pure feedback logic (rumble renderer, patterns): no system library, only HIDCodecs.
-        .target(name: "Feedback", dependencies: ["HIDCodecs"]),
+        // Pure feedback logic (rumble renderer, patterns): no system library, no other module.
+        .target(name: "Feedback"),
         // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput.
         .target(name: "PadDevices", dependencies: [
             "PadSystem", "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
@@ -64,6 +64,8 @@ let package = Package(
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "PadSystem"]),
+        .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "HIDCodecs", "WireProtocol",
+                                                        .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PadHostTests", dependencies: [.product(name: "Logging", package: "swift-log"), "PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),

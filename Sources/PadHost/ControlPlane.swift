@@ -46,8 +46,9 @@ final class ControlPlane {
     private let lock = NSLock()
     /// Connections in their handshake, each with its own duplicate of the socket: cutting one off
     /// (`shutdown` on the duplicate) can never hit a descriptor its thread already closed and the
-    /// kernel gave to someone else.
-    private struct Pending { let address: String; let cutOff: OwnedDescriptor; let since: ContinuousClock.Instant; var evicted = false }
+    /// kernel gave to someone else. Out of descriptors there is no duplicate: the connection is
+    /// still served, and sits out its deadline if it must be cut off.
+    private struct Pending { let address: String; let cutOff: OwnedDescriptor?; let since: ContinuousClock.Instant; var evicted = false }
     private var pending: [Int: Pending] = [:]
     private var nextPendingID = 0
     /// Handshake budgets: overall, and per address for the addresses seen lately (bounded).
@@ -133,7 +134,7 @@ final class ControlPlane {
         let deadline = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < deadline {
             let busy: Bool = lock.withLock {
-                for entry in pending.values { entry.cutOff.descriptor.shutdownSocket() }
+                for entry in pending.values { entry.cutOff?.descriptor.shutdownSocket() }
                 return !pending.isEmpty
             }
             if !busy { break }
@@ -217,13 +218,11 @@ final class ControlPlane {
                 guard let held = counts.values.max(), held > fromAddress + 1,
                       let victim = live.filter({ counts[$0.value.address] == held }).min(by: { $0.value.since < $1.value.since }) else { return nil }
                 pending[victim.key]?.evicted = true
-                victim.value.cutOff.descriptor.shutdownSocket()
+                victim.value.cutOff?.descriptor.shutdownSocket()
                 statistics.refuse("evicted for a newer address")
             }
-            // Without a duplicate (out of descriptors) the connection cannot be cut off: refused.
-            guard let cutOff = try? connection.cutOffHandle() else { return nil }
             nextPendingID += 1
-            pending[nextPendingID] = Pending(address: address, cutOff: cutOff, since: now)
+            pending[nextPendingID] = Pending(address: address, cutOff: try? connection.cutOffHandle(), since: now)
             return nextPendingID
         }
         guard let id else {
@@ -236,7 +235,7 @@ final class ControlPlane {
         let thread = Thread { [self] in
             Self.yieldToInput()
             serve(connection)
-            lock.withLock { if let entry = pending.removeValue(forKey: id) { entry.cutOff.close() } }
+            lock.withLock { if let entry = pending.removeValue(forKey: id) { entry.cutOff?.close() } }
             statistics.update { $0.pendingConnections -= 1 }
         }
         thread.stackSize = 512 << 10

@@ -186,8 +186,8 @@ struct ForwardCommand: ParsableCommand {
         let selector = try pad.map(PadSelector.init)
         // Hot-plug on a thread of its own: opening a pad (and reading its calibration) can wait on
         // the kernel, and the forwarding loop must not (a stall there would expire the host's lease).
-        let plugging = HotPlugFeeder(monitor: monitor, selector: selector, forwarder: forwarder, preferHidraw: !evdev)
-        let pluggingThread = JoinableThread { plugging.run() }
+        let plugging = HotPlugFeeder(policy: HotPlugPolicy(selector: selector, preferHidraw: !evdev), forwarder: forwarder)
+        let pluggingThread = JoinableThread { plugging.run(monitor: monitor) }
         defer { plugging.stop(); pluggingThread.join() }
         if !quiet {
             var last = ContinuousClock.now
@@ -207,96 +207,6 @@ struct ForwardCommand: ParsableCommand {
 }
 
 var standardErrorIsTerminal: Bool { TerminalOutput.isTerminal }
-
-/// Follows hot-plug for `forward`: opens arriving pads and hands them to the forwarder, takes
-/// unplugged ones away. Runs on its own thread; the forwarder takes the changes between reports.
-final class HotPlugFeeder: @unchecked Sendable {
-    let monitor: PadMonitor
-    let selector: PadSelector?
-    let forwarder: PadForwarder
-    let preferHidraw: Bool
-    private var sources: [String: PadSource] = [:]
-    private var nextSlot: UInt8 = 0
-    private let wake = WakePipe()
-    private let lock = NSLock()
-    private var stopped = false
-
-    init(monitor: PadMonitor, selector: PadSelector?, forwarder: PadForwarder, preferHidraw: Bool) {
-        self.preferHidraw = preferHidraw
-        self.monitor = monitor
-        self.selector = selector
-        self.forwarder = forwarder
-    }
-
-    func run() {
-        for (index, candidate) in monitor.pads.enumerated() { attach(candidate, index: index) }
-        if sources.isEmpty { commandLog.info("no pad yet; waiting for one to be plugged in") }
-        while !lock.withLock({ stopped }) {
-            let ready = Poll.wait([monitor.descriptor, wake.descriptor], timeout: nil)
-            if ready[0].readable { handleEvents() }
-        }
-        for source in sources.values { source.silence() }
-        wake.close()
-    }
-
-    func stop() {
-        lock.withLock { stopped = true }
-        wake.wake()
-    }
-
-    func handleEvents() {
-        for change in monitor.handleEvents() {
-            switch change {
-            case .removed(let gone):
-                if let source = sources.removeValue(forKey: gone.id) {
-                    forwarder.changes.post(.remove(source))
-                    commandLog.info("\(gone.name) was unplugged")
-                }
-            case .arrived(let new):
-                attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
-            case .changed(let old, let new) where old.evdev != new.evdev:
-                // Different nodes to read: start over with them.
-                if let source = sources.removeValue(forKey: old.id) { forwarder.changes.post(.remove(source)) }
-                attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
-            case .changed(_, let new) where sources[new.id] == nil:
-                attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
-            case .changed:
-                break  // a battery or LED appeared: the pad as forwarded is unchanged
-            }
-        }
-    }
-
-    func attach(_ candidate: Pad, index: Int) {
-        guard sources[candidate.id] == nil, !candidate.isHostVirtualPad,
-              selector.map({ $0.matches(candidate, at: index) }) ?? true else { return }
-        do {
-            let (source, path, corrected) = try open(candidate)
-            nextSlot &+= 1
-            sources[candidate.id] = source
-            forwarder.changes.post(.add(source))
-            let correction = corrected ? " (with the gyro correction 'padgate calibrate' stored)" : ""
-            commandLog.info("forwarding \(candidate.kind.displayName) \(candidate.name) from \(path) as slot \(source.arrival.slot.rawValue)\(correction)")
-        } catch {
-            commandLog.info("cannot read \(candidate.name): \(error)")
-        }
-    }
-
-    /// hidraw first, for pads with a typed decoder; evdev for the rest, and when hidraw cannot be
-    /// opened (said here, once per pad).
-    func open(_ pad: Pad) throws -> (PadSource, String, corrected: Bool) {
-        let slot = PadSlot(nextSlot)
-        if preferHidraw, HidrawPadSource.reads(pad), let hidraw = pad.hidraw {
-            do {
-                let source = try HidrawPadSource(pad: pad, slot: slot)
-                return (source, hidraw, source.motionCorrection != nil)
-            } catch {
-                commandLog.info("cannot read \(pad.name) from \(hidraw) (\(error)); reading its evdev nodes instead")
-            }
-        }
-        let source = try EvdevPadSource(pad: pad, slot: slot)
-        return (source, pad.gamepadNode?.path ?? "evdev", source.motionCorrection != nil)
-    }
-}
 
 struct PairCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
