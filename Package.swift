@@ -21,7 +21,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         systemLibrary("CUdev", pkgConfig: "libudev", apt: "libudev-dev"),
@@ -38,8 +38,8 @@ let package = Package(
         .target(name: "PadSystem", dependencies: ["CLinuxInput", .product(name: "Logging", package: "swift-log")]),
         // Pure byte-level logic: report descriptors, controller reports, calibration, trigger effects.
         .target(name: "HIDCodecs", dependencies: ["CZlib"]),
-        // Pure feedback logic (rumble renderer, patterns): no system library, only HIDCodecs.
-        .target(name: "Feedback", dependencies: ["HIDCodecs"]),
+        // Pure feedback logic (rumble renderer, patterns): no system library, no other module.
+        .target(name: "Feedback"),
         // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput.
         .target(name: "PadDevices", dependencies: [
             "PadSystem", "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
@@ -48,7 +48,7 @@ let package = Package(
         // Pure: the forwarding protocol's messages, their encoding, and snapshot-diff state.
         .target(name: "WireProtocol", dependencies: ["HIDCodecs"]),
         // The link: sealed UDP datagrams (AES-GCM, replay window), TLS control, pairing.
-        .target(name: "Transport", dependencies: ["PadSystem", "COpenSSL", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Transport", dependencies: ["PadSystem", "COpenSSL"]),
         // The client: pad sources, the forwarding loop, feedback to the physical pads.
         .target(name: "PadClient", dependencies: ["PadSystem", "WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback",
                                                   .product(name: "Logging", package: "swift-log")]),
@@ -64,9 +64,12 @@ let package = Package(
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "PadSystem"]),
-        .testTarget(name: "PadHostTests", dependencies: ["PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
+        .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "HIDCodecs", "WireProtocol",
+                                                        .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "PadHostTests", dependencies: [.product(name: "Logging", package: "swift-log"), "PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
-        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "PadSystem"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", .product(name: "Logging", package: "swift-log")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
         .testTarget(name: "DeviceTests", dependencies: ["PadSystem", "PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
         // The padgate command line as a person runs it, where no device is needed (error messages, decoding).
@@ -77,12 +80,12 @@ let package = Package(
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 
         // Fuzz targets (codecs and every network parser) behind one libFuzzer driver; a plain build replays input files instead.
-        .executableTarget(name: "FuzzCodecs", dependencies: ["PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices"], path: "Fuzz/FuzzCodecs"),
+        .executableTarget(name: "FuzzCodecs", dependencies: [.product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices"], path: "Fuzz/FuzzCodecs"),
         // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).
         .executableTarget(name: "RumbleBench", dependencies: ["Feedback", "SeededRandom"], path: "Benchmarks/RumbleBench"),
-        .executableTarget(name: "ForwardBench", dependencies: ["PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
+        .executableTarget(name: "ForwardBench", dependencies: [.product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
                           path: "Benchmarks/ForwardBench"),
         // End-to-end latency through the real `padgate` binaries against the kernel's floor, in the guest (tools/bench-latency.sh).
         .executableTarget(name: "LatencyBench", dependencies: ["PadSystem", "HIDCodecs", "PadDevices"], path: "Benchmarks/LatencyBench"),

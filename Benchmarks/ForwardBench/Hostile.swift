@@ -7,6 +7,7 @@
 import Foundation
 import Glibc
 import HIDCodecs
+import Logging
 import PadClient
 import PadDevices
 import PadHost
@@ -26,13 +27,13 @@ func hostileNetwork(seconds: Double) throws {
     let made = LockedValue<TimedPad?>(nil)
     let server = try PadServer(configuration: configuration, identity: try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "bench host"),
                                pairedClients: paired, makePad: { arrival in let pad = TimedPad(arrival: arrival); made.set(pad); return pad })
-    server.log = { _ in }
+    server.logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
     if ProcessInfo.processInfo.environment["PADGATE_HOSTILE_PAIRING_OFF"] == nil { server.enablePairing { _, _ in } }
     var clientConfiguration = PadForwarder.Configuration(host: "127.0.0.1")
     clientConfiguration.port = server.port
     let forwarder = PadForwarder(configuration: clientConfiguration, identity: clientIdentity,
                                  knownHosts: try FingerprintStore(url: state.appendingPathComponent("known_hosts")))
-    forwarder.log = { print("client: \($0)") }
+    forwarder.logger = Logger(label: "client") { StreamLogHandler.standardOutput(label: $0) }
     let pad = InjectedPad()
     forwarder.add(pad)
     let stopped = LockedValue(false)
@@ -62,7 +63,7 @@ func hostileNetwork(seconds: Double) throws {
     if ProcessInfo.processInfo.environment["PADGATE_HOSTILE_DECOY"] != nil {
         let other = try PadServer(configuration: configuration, identity: try TLSIdentity(directory: state.appendingPathComponent("decoy"), commonName: "decoy"),
                                   pairedClients: try FingerprintStore(url: state.appendingPathComponent("decoy-paired")), makePad: { TimedPad(arrival: $0) })
-        other.log = { _ in }
+        other.logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
         other.enablePairing { _, _ in }
         let thread = Thread { other.run(tick: .milliseconds(250)) { stopped.value } }
         thread.start()

@@ -10,6 +10,7 @@ import CMallocCounter
 import Foundation
 import Glibc
 import HIDCodecs
+import Logging
 import PadClient
 import PadDevices
 import PadHost
@@ -219,12 +220,12 @@ func loopback() throws {
     let server = try PadServer(configuration: configuration, identity: try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "bench host"),
                                pairedClients: paired,
                                makePad: { arrival in let pad = TimedPad(arrival: arrival); hostPads.withLock { made = pad }; return pad })
-    server.log = { _ in }
+    server.logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
     var clientConfiguration = PadForwarder.Configuration(host: "127.0.0.1")
     clientConfiguration.port = server.port
     let forwarder = PadForwarder(configuration: clientConfiguration, identity: clientIdentity,
                                  knownHosts: try FingerprintStore(url: state.appendingPathComponent("known_hosts")))
-    forwarder.log = { _ in }
+    forwarder.logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
     let pad = InjectedPad()
     forwarder.add(pad)
     let stopLock = NSLock()

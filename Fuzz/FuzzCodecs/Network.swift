@@ -4,6 +4,7 @@
 // internal steps the shipped loops run (the host session, the client's feedback handling).
 import Foundation
 import HIDCodecs
+import Logging
 import PadDevices
 import PadSystem
 @testable import PadClient
@@ -64,7 +65,7 @@ func fuzzWireHost(_ input: UnsafeRawBufferPointer) {
 let fuzzClient: PadForwarder = {
     let forwarder = PadForwarder(configuration: PadForwarder.Configuration(host: "127.0.0.1"), identity: nil,
                                  knownHosts: try! FingerprintStore(url: URL(fileURLWithPath: "/nonexistent/padgate-fuzz/known_hosts")))
-    forwarder.log = { _ in }
+    forwarder.logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
     for slot: UInt8 in [0, 1] { forwarder.add(try! ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(slot))) }
     return forwarder
 }()

@@ -48,8 +48,6 @@ public struct MemlessPlayback: Sendable {
         playing[id] = schedule(effect, count: count, now: now)
     }
 
-    public mutating func stopAll() { playing.removeAll() }
-
     private func schedule(_ effect: Effect, count: Int32, now: MonotonicTime) -> Playing {
         let playAt = now + effect.delay
         return Playing(count: count, playAt: playAt, stopAt: effect.length == .zero ? nil : playAt + effect.length)

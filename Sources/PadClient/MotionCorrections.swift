@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import Logging
 import PadDevices
 import Transport
 import WireProtocol
@@ -21,11 +22,11 @@ extension MotionCorrectionStore {
         }
     }
 
-    /// The stored correction for a pad about to be forwarded; a file that cannot be used is said
-    /// on standard error and the pad forwards without it.
+    /// The stored correction for a pad about to be forwarded; a file that cannot be used is
+    /// logged and the pad forwards without it.
     static func forwardingCorrection(for pad: Pad) -> MotionCorrection? {
         standard.correction(for: pad) {
-            FileHandle.standardError.write(Data("padgate: \($0); forwarding \(pad.name) without it\n".utf8))
+            Logger(label: "padgate.client.motion").warning("\($0); forwarding \(pad.name) without it")
         }
     }
 }

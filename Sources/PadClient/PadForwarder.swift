@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PadDevices
 import PadSystem
 import Transport
@@ -39,7 +40,7 @@ public final class PadForwarder {
     let identity: TLSIdentity?
     var knownHosts: FingerprintStore
     public private(set) var status = Status()
-    public var log: (String) -> Void = { FileHandle.standardError.write(Data(("padgate forward: " + $0 + "\n").utf8)) }
+    public var logger = Logger(label: "padgate.client")
     public var onStatus: ((Status) -> Void)?
     /// Pads plugged in or unplugged, prepared on another thread (opening a pad can wait on the
     /// kernel) and taken by the forwarding loop between two reports.
@@ -109,16 +110,16 @@ public final class PadForwarder {
             } catch TLSError.interrupted {
                 break  // a signal: the caller's stop() says so too
             } catch let error as TLSError where error.isFatalForClient {
-                log("\(error)")
+                logger.error("\(error)")
                 return
             } catch {
-                log("\(error)")
+                logger.warning("\(error)")
             }
             dropLink()
             guard !stop() else { break }
             // Exponential backoff with jitter, so many clients do not return to a restarted host at once.
             let jitter = Duration.milliseconds(Int.random(in: 0...Int(backoff / .milliseconds(1)) / 2))
-            log("reconnecting in \(backoff + jitter)")
+            logger.info("reconnecting in \(backoff + jitter)")
             let until = ContinuousClock.now + backoff + jitter
             while ContinuousClock.now < until && !stop() {
                 _ = Poll.wait([changes.descriptor, SignalTrap.descriptor], timeout: min(until - .now, .milliseconds(50)))
@@ -134,7 +135,7 @@ public final class PadForwarder {
         let name = "\(configuration.host):\(configuration.port)"
         guard let fingerprint = tls.peerFingerprint else { throw TLSError.handshake("the host sent no certificate") }
         if try knownHosts.check(name, presented: fingerprint) == .firstUse {
-            log("trusting \(name) on first use: \(fingerprint)")
+            logger.notice("trusting \(name) on first use: \(fingerprint)")
         }
         try tls.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: PeerName(local: configuration.clientName)).encoded())
         switch try ControlMessage(decoding: tls.receive(deadline: .now + TLSConnection.stepTimeout)) {
@@ -154,7 +155,7 @@ public final class PadForwarder {
             nextPing = .now
             status.connected = true
             status.session = session
-            log("connected to \(name), session \(String(session, radix: 16))")
+            logger.notice("connected to \(name), session \(String(session, radix: 16))")
             pads = pads.map { ForwardedPad($0.source, schedule: configuration.resendSchedule) }
             send(pads.indices.flatMap { announcement($0, now: .now) })
         }
@@ -229,7 +230,7 @@ public final class PadForwarder {
                 do {
                     guard try source.readInput() else { continue }
                 } catch {
-                    log("\(source.arrival.name): \(error)")
+                    logger.warning("\(source.arrival.name): \(error)", metadata: ["slot": "\(source.arrival.slot.rawValue)"])
                     remove(source)
                     return try forward(until: stop)
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import HIDCodecs
 import PadSystem
 import WireProtocol
 
@@ -23,8 +24,11 @@ public protocol PadSource: AnyObject {
     func pumpFeedback() throws
     /// Motors to zero; called on exit, signal, link loss and removal.
     func silence()
+    /// The gyro correction 'padgate calibrate' stored for the pad, if it is applied.
+    var motionCorrection: MotionCorrection? { get }
 }
 
 extension PadSource {
     public var battery: BatteryReport? { nil }
+    public var motionCorrection: MotionCorrection? { nil }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PadDevices
 import PadSystem
 import Transport
@@ -24,15 +25,30 @@ final class ControlPlane {
     let statistics: SharedStatistics
     let mailbox = Mailbox<Command>()
     var gate: PairingGate?
-    var log: (String) -> Void = { _ in }
-    private lazy var limitedLog = LimitedLog { [weak self] in self?.log($0) }
+    var logger = Logger(label: "padgate.host.control") {
+        didSet { peers = Self.rateLimited(logger) }
+    }
+    /// For what peers do: a few lines per reason (`limit` metadata) per window.
+    private var peers = ControlPlane.rateLimited(Logger(label: "padgate.host.control"))
+
+    static func rateLimited(_ logger: Logger) -> Logger {
+        var limited = logger
+        limited.handler = RateLimitedLogHandler(wrapping: logger.handler)
+        return limited
+    }
+
+    /// A line about what a peer did, limited per reason.
+    func note(_ reason: String, _ message: Logger.Message) {
+        peers.warning(message, metadata: [RateLimitedLogHandler.reasonKey: "\(reason)"])
+    }
 
     /// Shared with the connection threads.
     private let lock = NSLock()
     /// Connections in their handshake, each with its own duplicate of the socket: cutting one off
     /// (`shutdown` on the duplicate) can never hit a descriptor its thread already closed and the
-    /// kernel gave to someone else.
-    private struct Pending { let address: String; let cutOff: OwnedDescriptor; let since: ContinuousClock.Instant; var evicted = false }
+    /// kernel gave to someone else. Out of descriptors there is no duplicate: the connection is
+    /// still served, and sits out its deadline if it must be cut off.
+    private struct Pending { let address: String; let cutOff: OwnedDescriptor?; let since: ContinuousClock.Instant; var evicted = false }
     private var pending: [Int: Pending] = [:]
     private var nextPendingID = 0
     /// Handshake budgets: overall, and per address for the addresses seen lately (bounded).
@@ -118,7 +134,7 @@ final class ControlPlane {
         let deadline = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < deadline {
             let busy: Bool = lock.withLock {
-                for entry in pending.values { entry.cutOff.descriptor.shutdownSocket() }
+                for entry in pending.values { entry.cutOff?.descriptor.shutdownSocket() }
                 return !pending.isEmpty
             }
             if !busy { break }
@@ -136,7 +152,7 @@ final class ControlPlane {
         case .established(let id, let connection):
             established[id] = connection
         case .close(let id, let why):
-            if established.removeValue(forKey: id) != nil { log("closed the connection of an idle session (\(why))") }
+            if established.removeValue(forKey: id) != nil { logger.info("closed the connection of an idle session (\(why))") }
             _ = lock.withLock { sessionIDs.remove(id) }
         }
     }
@@ -170,10 +186,10 @@ final class ControlPlane {
                 acceptBackoff = min(max(acceptBackoff * 2, Self.acceptBackoffRange.lowerBound), Self.acceptBackoffRange.upperBound)
                 acceptPausedUntil = .now + acceptBackoff
                 statistics.update { $0.acceptBackoffs += 1 }
-                limitedLog.note("accept", "cannot accept connections (\(why)): pausing accepts for \(acceptBackoff)")
+                note("accept", "cannot accept connections (\(why)): pausing accepts for \(acceptBackoff)")
                 return
             case .failed(let why):
-                limitedLog.note("accept", "accept failed: \(why)")
+                note("accept", "accept failed: \(why)")
                 return
             }
         }
@@ -189,7 +205,7 @@ final class ControlPlane {
         guard takeHandshake(from: address, now: now) else {
             connection.drop()
             statistics.refuse("handshake rate")
-            limitedLog.note("rate", "refused a connection from \(address): more TLS handshakes than this host starts per second")
+            note("rate", "refused a connection from \(address): more TLS handshakes than this host starts per second")
             return
         }
         let id: Int? = lock.withLock {
@@ -202,26 +218,24 @@ final class ControlPlane {
                 guard let held = counts.values.max(), held > fromAddress + 1,
                       let victim = live.filter({ counts[$0.value.address] == held }).min(by: { $0.value.since < $1.value.since }) else { return nil }
                 pending[victim.key]?.evicted = true
-                victim.value.cutOff.descriptor.shutdownSocket()
+                victim.value.cutOff?.descriptor.shutdownSocket()
                 statistics.refuse("evicted for a newer address")
             }
-            // Without a duplicate (out of descriptors) the connection cannot be cut off: refused.
-            guard let cutOff = try? connection.cutOffHandle() else { return nil }
             nextPendingID += 1
-            pending[nextPendingID] = Pending(address: address, cutOff: cutOff, since: now)
+            pending[nextPendingID] = Pending(address: address, cutOff: try? connection.cutOffHandle(), since: now)
             return nextPendingID
         }
         guard let id else {
             connection.drop()
             statistics.refuse("too many pending connections")
-            limitedLog.note("pending", "refused a connection from \(address): too many connections still in their handshake")
+            note("pending", "refused a connection from \(address): too many connections still in their handshake")
             return
         }
         statistics.update { $0.acceptedConnections += 1; $0.pendingConnections += 1 }
         let thread = Thread { [self] in
             Self.yieldToInput()
             serve(connection)
-            lock.withLock { if let entry = pending.removeValue(forKey: id) { entry.cutOff.close() } }
+            lock.withLock { if let entry = pending.removeValue(forKey: id) { entry.cutOff?.close() } }
             statistics.update { $0.pendingConnections -= 1 }
         }
         thread.stackSize = 512 << 10
@@ -254,7 +268,7 @@ final class ControlPlane {
             connection = try listener.handshake(pending, deadline: deadline)
         } catch {
             if case TLSError.timedOut = error { statistics.refuse("handshake timed out") } else { statistics.refuse("handshake failed") }
-            limitedLog.note("handshake", "TLS handshake with \(address) failed: \(error)")
+            note("handshake", "TLS handshake with \(address) failed: \(error)")
             return
         }
         do {
@@ -270,17 +284,17 @@ final class ControlPlane {
             refuse(connection, "malformed control frame: \(error)", counted: "malformed control frame")
         } catch TLSError.timedOut {
             statistics.refuse("no hello in time")
-            limitedLog.note("hello", "\(address) sent no hello within \(limits.handshakeTimeout); disconnected")
+            note("hello", "\(address) sent no hello within \(limits.handshakeTimeout); disconnected")
         } catch {
             statistics.refuse("connection failed")
-            limitedLog.note("hello", "connection from \(address) failed: \(error)")
+            note("hello", "connection from \(address) failed: \(error)")
         }
     }
 
     func refuse(_ connection: TLSConnection, _ reason: String, counted: String) {
         statistics.refuse(counted)
         try? connection.send(ControlMessage.refused(reason: reason).encoded(), deadline: .now + .seconds(1))
-        limitedLog.note(counted, "refused \(connection.peerAddress): \(reason)")
+        note(counted, "refused \(connection.peerAddress): \(reason)")
     }
 
     func hello(_ connection: TLSConnection, version: UInt8, name: PeerName) throws {
@@ -340,39 +354,10 @@ final class ControlPlane {
                 return gate.succeed(ticket, now: .now)
             }
             try paired.remember(name, fingerprint: fingerprint)
-            log("paired with \(name) (\(fingerprint)) from \(address)")
+            logger.notice("paired with \(name) (\(fingerprint)) from \(address)")
         } catch {
             if !settled { gate.fail(ticket, now: .now) }
-            limitedLog.note("pairing", "pairing from \(address) failed: \(error)")
+            note("pairing", "pairing from \(address) failed: \(error)")
         }
-    }
-}
-
-/// Log lines about what peers do, at most a few per reason per 10 s: a flood of bad connections
-/// must not become a flood of log (and of disk, and of the one core that writes it).
-final class LimitedLog: @unchecked Sendable {
-    static let window: Duration = .seconds(10)
-    static let linesPerWindow = 3
-    private let lock = NSLock()
-    private var windows: [String: (start: ContinuousClock.Instant, lines: Int, suppressed: Int)] = [:]
-    let write: (String) -> Void
-
-    init(_ write: @escaping (String) -> Void) { self.write = write }
-
-    func note(_ reason: String, _ line: String) {
-        let now = ContinuousClock.now
-        let (show, summary): (Bool, Int) = lock.withLock {
-            var entry = windows[reason] ?? (now, 0, 0)
-            var summary = 0
-            if now - entry.start >= Self.window { summary = entry.suppressed; entry = (now, 0, 0) }
-            entry.lines += 1
-            let show = entry.lines <= Self.linesPerWindow
-            if !show { entry.suppressed += 1 }
-            if windows.count > 64, windows[reason] == nil { windows.removeAll() }
-            windows[reason] = entry
-            return (show, summary)
-        }
-        if summary > 0 { write("(\(summary) more like '\(reason)' in the last \(Self.window))") }
-        if show { write(line) }
     }
 }

@@ -1,3 +1,4 @@
+import Logging
 import PadSystem
 import Transport
 import WireProtocol
@@ -42,7 +43,8 @@ public final class HostSession {
     public var stateLease: Duration
     public var padGrace: Duration
     public private(set) var counters = Counters()
-    public var log: (String) -> Void = { _ in }
+    /// The session's logger: the input path gives it the client's name and session id.
+    public var logger = Logger(label: "padgate.host.session")
     /// Arrivals whose virtual pad could not be made: tried again after a pause, not on every keep-alive.
     var failedArrivals: [UInt8: (arrival: PadArrival, at: ContinuousClock.Instant)] = [:]
     /// Slots refused for --max-pads: their repeated announcements are counted once.
@@ -51,6 +53,15 @@ public final class HostSession {
     static let retryAfterDeviceError: Duration = .seconds(2)
     /// The fewest seconds a stalled pad is kept; `padGrace` may be longer, never shorter.
     public static let minimumPadGrace: Duration = .seconds(10)
+
+    /// One line about one slot's pad: the slot goes in the metadata.
+    func log(_ level: Logger.Level, _ slot: PadSlot, _ message: @autoclosure () -> Logger.Message) {
+        logger.log(level: level, message(), metadata: ["slot": "\(slot.rawValue)"])
+    }
+
+    func log(_ level: Logger.Level, _ slot: UInt8, _ message: @autoclosure () -> Logger.Message) {
+        log(level, PadSlot(slot), message())
+    }
 
     public struct Counters: Equatable, Sendable {
         public var refusedArrivals = 0
@@ -89,7 +100,7 @@ public final class HostSession {
         case .arrival(let arrival):
             announce(arrival, now: now)
         case .removal(let slot):
-            if pads[slot.rawValue] != nil { log("slot \(slot.rawValue): the client unplugged it; released and removed") }
+            if pads[slot.rawValue] != nil { log(.info, slot, "the client unplugged it; released and removed") }
             removePad(slot.rawValue)
             failedArrivals[slot.rawValue] = nil
         case .state(let snapshot):
@@ -102,7 +113,7 @@ public final class HostSession {
             // Back from a stall: the held state goes back on, even if it is the one sent before.
             let resumed = receiver.lastHeard == now && released.remove(slot) != nil
             if changed || resumed, let pad = pads[slot], let current = receiver.current {
-                if resumed { log("slot \(slot): the client is back; its state applies again") }
+                if resumed { log(.info, slot, "the client is back; its state applies again") }
                 do { try pad.apply(current) } catch { counters.deviceErrors += 1 }
             }
         case .touch(let touch):
@@ -133,13 +144,13 @@ public final class HostSession {
         let slot = arrival.slot.rawValue
         if let existing = pads[slot] {
             if existing.arrival == arrival { return }
-            log("slot \(slot) announced as \(PeerName(local: arrival.name)) instead of \(PeerName(local: existing.arrival.name)): replacing its virtual pad")
+            log(.notice, slot, "announced as \(PeerName(local: arrival.name)) instead of \(PeerName(local: existing.arrival.name)): replacing its virtual pad")
             removePad(slot)
         }
         guard making == nil else { return }  // one pad at a time; the next keep-alive announces it again
         if let failed = failedArrivals[slot], failed.arrival == arrival, now - failed.at < Self.retryAfterDeviceError { return }
         guard pads.count < maxPads else {
-            if refusedSlots.insert(slot).inserted { counters.refusedArrivals += 1; log("slot \(slot) refused: \(maxPads) pads is this host's limit per client (--max-pads)") }
+            if refusedSlots.insert(slot).inserted { counters.refusedArrivals += 1; log(.warning, slot, "refused: \(maxPads) pads is this host's limit per client (--max-pads)") }
             return
         }
         refusedSlots.remove(slot)
@@ -173,7 +184,7 @@ public final class HostSession {
             counters.deviceErrors += 1
             receivers[slot] = nil
             failedArrivals[slot] = (arrival, now)
-            log("cannot create a virtual pad for \(PeerName(local: arrival.name)) (slot \(slot)): \(error); retrying in \(Self.retryAfterDeviceError)")
+            log(.error, slot, "cannot create a virtual pad for \(PeerName(local: arrival.name)): \(error); retrying in \(Self.retryAfterDeviceError)")
         }
     }
 
@@ -186,10 +197,10 @@ public final class HostSession {
                 counters.leaseExpiries += 1
                 released.insert(slot)
                 releaseControls(slot)
-                log("slot \(slot): no state for \(stateLease); every control released (the pad stays \(padGrace) for the client to return)")
+                log(.warning, slot, "no state for \(stateLease); every control released (the pad stays \(padGrace) for the client to return)")
             } else if released.contains(slot), now - lastHeard > stateLease + padGrace {
                 counters.graceRemovals += 1
-                log("slot \(slot): no state for \(stateLease + padGrace); the virtual pad removed")
+                log(.warning, slot, "no state for \(stateLease + padGrace); the virtual pad removed")
                 removePad(slot)
             }
         }

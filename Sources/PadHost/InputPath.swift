@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PadDevices
 import PadSystem
 import Transport
@@ -38,7 +39,7 @@ final class InputPath {
     let statistics: SharedStatistics
     let mailbox = Mailbox<Command>()
     var sessions: [UInt32: ClientSession] = [:]
-    var log: (String) -> Void = { _ in }
+    var logger = Logger(label: "padgate.host.input")
     /// Tells the control plane to close a session's TCP connection (the session went idle).
     var closeConnection: (UInt32, String) -> Void = { _, _ in }
     private var wire = WireCodec.Counters()
@@ -76,7 +77,10 @@ final class InputPath {
             : nil
         let pads = HostSession(maxPads: configuration.limits.maxPadsPerClient, stateLease: configuration.stateLease,
                                padGrace: configuration.padGrace, maker: workshop ?? InlinePadMaker(makePad))
-        pads.log = { [weak self] in self?.log("client \(name): \($0)") }
+        var sessionLogger = logger
+        sessionLogger[metadataKey: "client"] = "\(name)"
+        sessionLogger[metadataKey: "session"] = "\(String(id, radix: 16))"
+        pads.logger = sessionLogger
         // Runs on the input path's thread, the only one that adds or removes a session's pads.
         pads.onPadsChanged = { [weak self] in self?.pollSetStale = true }
         return ClientSession(id: id, name: name, address: address, opener: opener, link: link, pads: pads, workshop: workshop, now: .now)
@@ -145,7 +149,7 @@ final class InputPath {
         switch command {
         case .add(let session):
             sessions[session.id] = session
-            log("client \(session.name) connected from \(session.address)")
+            session.pads.logger.notice("connected from \(session.address)")
         case .remove(let id, let why):
             remove(id, why: why)
         case .run(let work):
@@ -160,7 +164,7 @@ final class InputPath {
         retiredLeaseExpiries += session.pads.counters.leaseExpiries
         retiredGraceRemovals += session.pads.counters.graceRemovals
         rejectedByGoneClients.merge(session.opener.rejected, uniquingKeysWith: +)
-        log("client \(session.name) \(why); its pads were released and removed")
+        session.pads.logger.notice("\(why); its pads were released and removed")
     }
 
     func closeAll(why: String) {

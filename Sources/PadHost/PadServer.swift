@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PadDevices
 import PadSystem
 import Transport
@@ -76,8 +77,9 @@ public final class PadServer {
     let input: InputPath
     let control: ControlPlane
     let shared = SharedStatistics()
-    public var log: (String) -> Void = { FileHandle.standardError.write(Data(("padgate serve: " + $0 + "\n").utf8)) } {
-        didSet { input.log = log; control.log = log }
+    /// The host's logger; the input path and control plane log through it, with their own metadata.
+    public var logger = Logger(label: "padgate.host") {
+        didSet { input.logger = logger; control.logger = logger }
     }
 
     public var port: UInt16 { listener.port }
@@ -98,8 +100,8 @@ public final class PadServer {
         control = ControlPlane(configuration: configuration, identity: identity, listener: listener, paired: paired,
                                input: input, statistics: shared)
         input.closeConnection = { [control] session, why in control.mailbox.post(.close(session: session, why: why)) }
-        input.log = log
-        control.log = log
+        input.logger = logger
+        control.logger = logger
     }
 
     /// Turns pairing on: a PIN (given, or drawn) that `onPIN` shows each time it changes.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HIDCodecs
+import Logging
 
 extension CalibrationConvention: ExpressibleByArgument {}
 extension CalibrationTransport: ExpressibleByArgument {}
@@ -97,7 +98,7 @@ struct CalibrateCommand: ParsableCommand {
             let hint = error == .unverifiableTrailer(reportID: reportID) ? " (--transport usb)" : ""
             throw ValidationError("--feature-report: \(error)\(hint)")
         }
-        for warning in result.warnings { note("warning: \(warning)") }
+        for warning in result.warnings { console.warning("warning: \(warning)") }
         if json {
             print(CalibrationParser.json(result).serialized(pretty: true))
         } else {

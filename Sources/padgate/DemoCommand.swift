@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HIDCodecs
+import Logging
 import PadClient
 import PadDevices
 import PadHost
@@ -50,7 +51,7 @@ struct DemoCommand: ParsableCommand {
         case .auto:
             useKernel = access(UHIDDevice.path, W_OK) == 0
             if !useKernel {
-                note("padgate demo: \(UHIDDevice.path) is not writable here (no uhid module, or no udev rule), so the physical pad and the host's virtual pad are in-process stand-ins. The link between them is real: codecs, snapshot diff, wire format, TLS 1.3, AES-GCM, UDP.")
+                commandLog.info("\(UHIDDevice.path) is not writable here (no uhid module, or no udev rule), so the physical pad and the host's virtual pad are in-process stand-ins. The link between them is real: codecs, snapshot diff, wire format, TLS 1.3, AES-GCM, UDP.")
             }
         }
 
@@ -71,15 +72,13 @@ struct DemoCommand: ParsableCommand {
         let server = try PadServer(configuration: configuration, identity: hostIdentity,
                                    pairedClients: paired,
                                    makePad: ends.makeHostPad)
-        server.log = { note("host: \($0)") }
         var clientConfiguration = PadForwarder.Configuration(host: "127.0.0.1")
         clientConfiguration.port = server.port
         clientConfiguration.clientName = "demo client"
         let forwarder = PadForwarder(configuration: clientConfiguration, identity: clientIdentity,
                                      knownHosts: try FingerprintStore(url: state.appendingPathComponent("known_hosts")))
-        forwarder.log = { note("pad side: \($0)") }
         forwarder.add(ends.source)
-        note("padgate demo: host on 127.0.0.1:\(server.port), \(useKernel ? "kernel devices (uhid, hid-playstation)" : "in-process stand-ins"), \(Int(duration)) s")
+        commandLog.info("host on 127.0.0.1:\(server.port), \(useKernel ? "kernel devices (uhid, hid-playstation)" : "in-process stand-ins"), \(Int(duration)) s")
 
         // The demo's time starts when the host's virtual pad is up: setting up kernel devices takes
         // a while on a loaded machine, and none of it should eat into the tour.

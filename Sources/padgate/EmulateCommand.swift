@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HIDCodecs
+import Logging
 import PadDevices
 import PadSystem
 
@@ -58,7 +59,7 @@ struct EmulateCommand: ParsableCommand {
             pad.stop()
             throw DeviceError.unsupported("the kernel did not bind a driver to the virtual DualSense within 10 s: is hid-playstation available (sudo modprobe hid-playstation)?")
         }
-        note("padgate: virtual DualSense (\(bus.rawValue), \(pad.uniq)) is up; Ctrl-C unplugs it")
+        console.info("padgate: virtual DualSense (\(bus.rawValue), \(pad.uniq)) is up; Ctrl-C unplugs it")
 
         let feeder = InputFeeder(pad: pad, source: source)
         let deadline = duration.map { started + SecondsOption.duration($0) }
@@ -74,7 +75,7 @@ extension EmulateCommand {
         let rumble = UInputRumbleReceiver(uinput: pad.descriptor)
         SignalTrap.install {}
         let started = ContinuousClock.now
-        note("padgate: \(pad.name) is up at \(pad.devnode ?? "a new /dev/input node"); Ctrl-C unplugs it")
+        console.info("padgate: \(pad.name) is up at \(pad.devnode ?? "a new /dev/input node"); Ctrl-C unplugs it")
         let deadline = duration.map { started + SecondsOption.duration($0) }
         while !SignalTrap.fired {
             if let deadline, ContinuousClock.now >= deadline { break }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import PadClient
 import PadDevices
 import PadHost
@@ -76,7 +77,7 @@ struct ServeCommand: ParsableCommand {
         let identity = try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "padgate host")
         let paired = try FingerprintStore(url: state.appendingPathComponent("paired-clients"))
         if !paired.unreadableLines.isEmpty {
-            note("padgate serve: ignoring unreadable lines \(paired.unreadableLines.map(String.init).joined(separator: ", ")) of \(paired.url.path)")
+            commandLog.info("ignoring unreadable lines \(paired.unreadableLines.map(String.init).joined(separator: ", ")) of \(paired.url.path)")
         }
         var configuration = PadServer.Configuration()
         configuration.address = address
@@ -89,19 +90,19 @@ struct ServeCommand: ParsableCommand {
         configuration.acceptUnpairedClients = acceptUnpairedClients
         let server = try PadServer(configuration: configuration, identity: identity, pairedClients: paired,
                                    makePad: Self.factory(virtual))
-        note("padgate serve: listening on \(address):\(server.port); identity \(identity.fingerprint)")
+        commandLog.info("listening on \(address):\(server.port); identity \(identity.fingerprint)")
         if acceptUnpairedClients {
-            note("padgate serve: accepting unpaired clients: anyone who can reach \(address):\(server.port) can drive this machine's virtual pads")
+            commandLog.info("accepting unpaired clients: anyone who can reach \(address):\(server.port) can drive this machine's virtual pads")
         } else if paired.entries.isEmpty && !pair {
-            note("padgate serve: no client is paired yet: restart with --pair to pair one")
+            commandLog.info("no client is paired yet: restart with --pair to pair one")
         }
         if pair {
             server.enablePairing { pin, why in
                 switch why {
-                case .first: note("padgate serve: pairing PIN \(pin) (run 'padgate pair THIS-HOST' on the client; valid 2 minutes, once)")
-                case .used: note("padgate serve: the PIN was used; next pairing PIN \(pin)")
-                case .expired: note("padgate serve: the PIN expired; new pairing PIN \(pin)")
-                case .tooManyFailures: note("padgate serve: too many wrong PINs; new pairing PIN \(pin)")
+                case .first: commandLog.info("pairing PIN \(pin) (run 'padgate pair THIS-HOST' on the client; valid 2 minutes, once)")
+                case .used: commandLog.info("the PIN was used; next pairing PIN \(pin)")
+                case .expired: commandLog.info("the PIN expired; new pairing PIN \(pin)")
+                case .tooManyFailures: commandLog.info("too many wrong PINs; new pairing PIN \(pin)")
                 }
             }
         }
@@ -131,23 +132,23 @@ final class PrintingPad: VirtualPad {
     var arrival: PadArrival { inner.arrival }
     init(arrival: PadArrival) {
         inner = InProcessPad(arrival: arrival)
-        note("host: virtual pad for \(PeerName(local: arrival.name)) in slot \(arrival.slot.rawValue) (in-process stand-in)")
+        console.info("host: virtual pad for \(PeerName(local: arrival.name)) in slot \(arrival.slot.rawValue) (in-process stand-in)")
     }
     func apply(_ state: PadStateSnapshot) throws {
         try inner.apply(state)
         let names = GamepadButtonsNames.names(state.buttons)
-        note("host: slot \(state.slot.rawValue) buttons [\(names)] left (\(state.leftX),\(state.leftY)) right (\(state.rightX),\(state.rightY)) l2 \(state.l2) r2 \(state.r2)")
+        console.info("host: slot \(state.slot.rawValue) buttons [\(names)] left (\(state.leftX),\(state.leftY)) right (\(state.rightX),\(state.rightY)) l2 \(state.l2) r2 \(state.r2)")
     }
     func apply(_ touch: TouchSnapshot) throws {
         if touch != inner.touch, touch.first.active || touch.second.active {
-            note("host: slot \(touch.slot.rawValue) touch (\(touch.first.x),\(touch.first.y))\(touch.second.active ? " (\(touch.second.x),\(touch.second.y))" : "")")
+            console.info("host: slot \(touch.slot.rawValue) touch (\(touch.first.x),\(touch.first.y))\(touch.second.active ? " (\(touch.second.x),\(touch.second.y))" : "")")
         }
         try inner.apply(touch)
     }
     func apply(_ motion: MotionBatch) throws { try inner.apply(motion) }
     var feedbackDescriptors: [FileDescriptor] { [] }
     func takeFeedback() throws -> [WireMessage] { try inner.takeFeedback() }
-    func remove() { inner.remove(); note("host: virtual pad in slot \(arrival.slot.rawValue) removed (all controls released)") }
+    func remove() { inner.remove(); console.info("host: virtual pad in slot \(arrival.slot.rawValue) removed (all controls released)") }
 }
 
 import HIDCodecs
@@ -189,8 +190,8 @@ struct ForwardCommand: ParsableCommand {
         let selector = try pad.map(PadSelector.init)
         // Hot-plug on a thread of its own: opening a pad (and reading its calibration) can wait on
         // the kernel, and the forwarding loop must not (a stall there would expire the host's lease).
-        let plugging = HotPlugFeeder(monitor: monitor, selector: selector, forwarder: forwarder, preferHidraw: !evdev)
-        let pluggingThread = JoinableThread { plugging.run() }
+        let plugging = HotPlugFeeder(policy: HotPlugPolicy(selector: selector, preferHidraw: !evdev), forwarder: forwarder)
+        let pluggingThread = JoinableThread { plugging.run(monitor: monitor) }
         defer { plugging.stop(); pluggingThread.join() }
         if !quiet {
             var last = ContinuousClock.now
@@ -199,107 +200,17 @@ struct ForwardCommand: ParsableCommand {
                 last = .now
                 let rtt = status.roundTrip.map { String(format: "%.2f ms", Double($0 / .microseconds(1)) / 1000) } ?? "-"
                 let line = "pads \(status.pads)  rtt \(rtt)  sent \(status.sent)  received \(status.received)  dropped \(status.rejected)  feedback \(status.lastFeedback.isEmpty ? "-" : status.lastFeedback)"
-                FileHandle.standardError.write(Data((standardErrorIsTerminal ? "\r\u{1b}[K" + line : line + "\n").utf8))
+                TerminalOutput.write((standardErrorIsTerminal ? "\r\u{1b}[K" + line : line + "\n"))
             }
         }
         SignalTrap.install {}
         let deadline = duration.map { ContinuousClock.now + SecondsOption.duration($0) }
         forwarder.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
-        if !quiet && standardErrorIsTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        if !quiet && standardErrorIsTerminal { TerminalOutput.write("\n") }
     }
 }
 
-var standardErrorIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
-
-/// Follows hot-plug for `forward`: opens arriving pads and hands them to the forwarder, takes
-/// unplugged ones away. Runs on its own thread; the forwarder takes the changes between reports.
-final class HotPlugFeeder: @unchecked Sendable {
-    let monitor: PadMonitor
-    let selector: PadSelector?
-    let forwarder: PadForwarder
-    let preferHidraw: Bool
-    private var sources: [String: PadSource] = [:]
-    private var nextSlot: UInt8 = 0
-    private let wake = WakePipe()
-    private let lock = NSLock()
-    private var stopped = false
-
-    init(monitor: PadMonitor, selector: PadSelector?, forwarder: PadForwarder, preferHidraw: Bool) {
-        self.preferHidraw = preferHidraw
-        self.monitor = monitor
-        self.selector = selector
-        self.forwarder = forwarder
-    }
-
-    func run() {
-        for (index, candidate) in monitor.pads.enumerated() { attach(candidate, index: index) }
-        if sources.isEmpty { note("padgate forward: no pad yet; waiting for one to be plugged in") }
-        while !lock.withLock({ stopped }) {
-            let ready = Poll.wait([monitor.descriptor, wake.descriptor], timeout: nil)
-            if ready[0].readable { handleEvents() }
-        }
-        for source in sources.values { source.silence() }
-        wake.close()
-    }
-
-    func stop() {
-        lock.withLock { stopped = true }
-        wake.wake()
-    }
-
-    func handleEvents() {
-        for change in monitor.handleEvents() {
-            switch change {
-            case .removed(let gone):
-                if let source = sources.removeValue(forKey: gone.id) {
-                    forwarder.changes.post(.remove(source))
-                    note("padgate forward: \(gone.name) was unplugged")
-                }
-            case .arrived(let new):
-                attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
-            case .changed(let old, let new) where old.evdev != new.evdev:
-                // Different nodes to read: start over with them.
-                if let source = sources.removeValue(forKey: old.id) { forwarder.changes.post(.remove(source)) }
-                attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
-            case .changed(_, let new) where sources[new.id] == nil:
-                attach(new, index: monitor.pads.firstIndex(of: new) ?? 0)
-            case .changed:
-                break  // a battery or LED appeared: the pad as forwarded is unchanged
-            }
-        }
-    }
-
-    func attach(_ candidate: Pad, index: Int) {
-        guard sources[candidate.id] == nil, !candidate.isHostVirtualPad,
-              selector.map({ $0.matches(candidate, at: index) }) ?? true else { return }
-        do {
-            let (source, path, corrected) = try open(candidate)
-            nextSlot &+= 1
-            sources[candidate.id] = source
-            forwarder.changes.post(.add(source))
-            let correction = corrected ? " (with the gyro correction 'padgate calibrate' stored)" : ""
-            note("padgate forward: forwarding \(candidate.kind.displayName) \(candidate.name) from \(path) as slot \(source.arrival.slot.rawValue)\(correction)")
-        } catch {
-            note("padgate forward: cannot read \(candidate.name): \(error)")
-        }
-    }
-
-    /// hidraw first, for pads with a typed decoder; evdev for the rest, and when hidraw cannot be
-    /// opened (said here, once per pad).
-    func open(_ pad: Pad) throws -> (PadSource, String, corrected: Bool) {
-        let slot = PadSlot(nextSlot)
-        if preferHidraw, HidrawPadSource.reads(pad), let hidraw = pad.hidraw {
-            do {
-                let source = try HidrawPadSource(pad: pad, slot: slot)
-                return (source, hidraw, source.motionCorrection != nil)
-            } catch {
-                note("padgate forward: cannot read \(pad.name) from \(hidraw) (\(error)); reading its evdev nodes instead")
-            }
-        }
-        let source = try EvdevPadSource(pad: pad, slot: slot)
-        return (source, pad.gamepadNode?.path ?? "evdev", source.motionCorrection != nil)
-    }
-}
+var standardErrorIsTerminal: Bool { TerminalOutput.isTerminal }
 
 struct PairCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -315,7 +226,7 @@ struct PairCommand: ParsableCommand {
         let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
         var pin = self.pin
         if pin == nil {
-            FileHandle.standardError.write(Data("PIN shown by the host: ".utf8))
+            TerminalOutput.write("PIN shown by the host: ")
             pin = readLine()?.trimmingCharacters(in: .whitespaces)
         }
         guard let pin, pin.count == 6, pin.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { throw ValidationError("the PIN is the 6 digits 'padgate serve --pair' shows") }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HIDCodecs
+import Logging
 import PadClient
 import PadDevices
 import PadSystem
@@ -46,11 +47,11 @@ struct LiveCalibration {
             warnings.append("cannot read the factory calibration (\(error)); measuring anyway")
         }
         warnings += factory?.result.warnings ?? []
-        for warning in warnings { note("warning: \(warning)") }
+        for warning in warnings { console.warning("warning: \(warning)") }
 
         let sampled = try sample(reader, seconds: seconds)
         let result = try sampled.measurement.result()
-        for warning in result.warnings { note("warning: \(warning)") }
+        for warning in result.warnings { console.warning("warning: \(warning)") }
 
         var saved: URL?
         if save {
@@ -67,7 +68,7 @@ struct LiveCalibration {
         var measurement = StillnessMeasurement()
         var progress = ProgressReport(total: seconds)
         defer { progress.end() }
-        note("keep the pad still — on a table, hands off — for \(Self.decimal(seconds, 1)) s")
+        console.info("keep the pad still — on a table, hands off — for \(Self.decimal(seconds, 1)) s")
         SignalTrap.install {}
         let opened = ContinuousClock.now
         var first: ContinuousClock.Instant?
@@ -188,15 +189,15 @@ struct ProgressReport {
             shownTenths = Int(done * 10)
             let width = 30, filled = max(0, min(width, Int(done / total * Double(width))))
             let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-            FileHandle.standardError.write(Data("\r\u{1b}[K[\(bar)] \(LiveCalibration.decimal(done, 1)) / \(LiveCalibration.decimal(total, 1)) s  \(samples) samples".utf8))
+            TerminalOutput.write("\r\u{1b}[K[\(bar)] \(LiveCalibration.decimal(done, 1)) / \(LiveCalibration.decimal(total, 1)) s  \(samples) samples")
             drawn = true
         } else if Int(done) > shownSeconds {
             shownSeconds = Int(done)
-            note("calibrate: \(shownSeconds) of \(LiveCalibration.decimal(total, 1)) s, \(samples) samples")
+            console.info("calibrate: \(shownSeconds) of \(LiveCalibration.decimal(total, 1)) s, \(samples) samples")
         }
     }
 
-    func end() { if drawn { FileHandle.standardError.write(Data("\n".utf8)) } }
+    func end() { if drawn { TerminalOutput.write("\n") } }
 }
 
 enum LiveCalibrationError: Error, CustomStringConvertible {

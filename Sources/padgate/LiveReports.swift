@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HIDCodecs
+import Logging
 import PadDevices
 import PadSystem
 
@@ -84,6 +85,6 @@ struct RecordCommand: ParsableCommand {
             sink.write(Data(HIDRecording.eventText(HIDRecorderFormat.annotated(event, descriptor: descriptor)).utf8))
             count += 1
         }
-        if output != nil { note("padgate: recorded \(count) reports to \(output!)") }
+        if output != nil { console.info("padgate: recorded \(count) reports to \(output!)") }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import Logging
 import PadSystem
 
 /// One JSON object per line, keys sorted, for `--json` modes that scripts read as a stream.
@@ -22,10 +23,6 @@ enum JSONLines {
     }
 }
 
-/// A message on standard error, for progress that must not mix with --json output.
-func note(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
-}
 
 var standardOutputIsTerminal: Bool { FileDescriptor.standardOutput.isTerminal }
 

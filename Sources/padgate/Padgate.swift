@@ -17,4 +17,16 @@ struct Padgate: ParsableCommand {
             TriggerSubcommand.self, RumbleCommand.self,
         ]
     )
+
+    /// ArgumentParser's own main, with the logging bootstrap between parsing and running: the
+    /// one place a level and a handler are chosen, once the command is known.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            LogSetup.bootstrap(command: type(of: command).configuration.commandName ?? "")
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -103,8 +103,8 @@ final class HostSessionTests: XCTestCase {
             made.append(pad)
             return pad
         }
-        var logged: [String] = []
-        host.log = { logged.append($0) }
+        let logged = CapturedLog()
+        host.logger = logged.logger
         _ = host.handle(arrival(0), now: t0)
         XCTAssertEqual(host.counters.deviceErrors, 1)
         XCTAssertEqual(logged.count, 1, "a failed virtual pad is reported, not just counted")

@@ -36,7 +36,7 @@ final class HostileNetworkTests: XCTestCase {
         let log = ApplyLog()
         let server = try PadServer(configuration: configuration, identity: try identity("host"), pairedClients: paired,
                                    makePad: { arrival in RecordingPad(arrival: arrival, log: log) })
-        server.log = { _ in }
+        server.logger = CapturedLog.silent
         if let pin { server.enablePairing(pin: pin, policy: policy) { _, _ in } }
         return (RunningServer(server), log)
     }
@@ -318,14 +318,14 @@ final class HostileNetworkTests: XCTestCase {
         configuration.port = listener.port
         let forwarder = PadForwarder(configuration: configuration, identity: try identity("client"),
                                      knownHosts: try FingerprintStore(url: directory.appendingPathComponent("known_hosts")))
-        let lines = LockedList<(ContinuousClock.Instant, String)>()
-        forwarder.log = { lines.append((.now, $0)) }
+        let lines = CapturedLog()
+        forwarder.logger = lines.logger
         let source = try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0))
         forwarder.add(source)
         let start = ContinuousClock.now
         let deadline = start + .seconds(10)
-        forwarder.run { ContinuousClock.now >= deadline || lines.count >= 4 && lines.last!.1.contains("did not finish") }
-        let log = lines.all
+        forwarder.run { ContinuousClock.now >= deadline || lines.count >= 4 && lines.messages.last!.contains("did not finish") }
+        let log = lines.timed
         let lost = try XCTUnwrap(log.first { $0.1.contains("stopped answering") }, "\(log.map(\.1))")
         XCTAssertLessThan(lost.0 - start, .milliseconds(3500), "declared lost within its 2 s silence (plus the handshake)")
         XCTAssertTrue(log.contains { $0.1.contains("reconnecting") }, "\(log.map(\.1))")

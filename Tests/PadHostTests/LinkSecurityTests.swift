@@ -38,7 +38,7 @@ final class LinkSecurityTests: XCTestCase {
         if pairClient { try paired.remember("client", fingerprint: try identity("client").fingerprint) }
         let server = try PadServer(configuration: configuration, identity: try identity("host"), pairedClients: paired,
                                    makePad: { arrival in let pad = InProcessPad(arrival: arrival); made.append(pad); return pad })
-        server.log = { _ in }
+        server.logger = CapturedLog.silent
         if let pin { server.enablePairing(pin: pin, policy: policy) { pin, why in onPIN?(pin, why) } }
         return RunningServer(server)
     }
@@ -49,12 +49,12 @@ final class LinkSecurityTests: XCTestCase {
         configuration.port = port
         let forwarder = PadForwarder(configuration: configuration, identity: try identity("client"),
                                      knownHosts: try knownHosts ?? FingerprintStore(url: directory.appendingPathComponent("known_hosts")))
-        var log: [String] = []
-        forwarder.log = { log.append($0) }
+        let log = CapturedLog()
+        forwarder.logger = log.logger
         forwarder.add(try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0)))
         let deadline = ContinuousClock.now + .seconds(3)
         forwarder.run { ContinuousClock.now >= deadline || !madePads.isEmpty }
-        return log
+        return log.messages
     }
 
     func pair(_ port: UInt16, pin: String, as name: String = "client") throws {

@@ -6,7 +6,7 @@ import WireProtocol
 
 /// What the host's virtual DualSense answers with for a forwarded pad's identity reports: the
 /// physical pad's own when they are usable, padgate's defaults when a peer sends anything else.
-final class VirtualPadIdentityTests: XCTestCase {
+final class ForwardedIdentityReportTests: XCTestCase {
     /// A calibration report with every gyro axis `plus`/`minus` around `bias` and the accelerometer
     /// at ±8192 (little-endian int16 fields at hid-playstation's offsets).
     func calibration(bias: Int16, plus: Int16, minus: Int16) -> [UInt8] {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HIDCodecs
+import Logging
 import PadSystem
 
 /// A DualSense made through /dev/uhid. The real hid-playstation driver binds to it and gives it
@@ -227,7 +228,7 @@ public final class VirtualDualSense {
             do {
                 while let event = try uhid.read() { handle(event) }
             } catch {
-                FileHandle.standardError.write(Data("padgate: uhid: \(error)\n".utf8))
+                Logger(label: "padgate.devices.uhid").error("uhid: \(error)")
                 return
             }
         }

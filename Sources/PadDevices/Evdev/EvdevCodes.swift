@@ -1,7 +1,8 @@
 import HIDCodecs
 
-/// The evdev codes padgate reads (linux/input-event-codes.h), kept as typed constants so the
-/// button table below reads like the header it comes from.
+/// The evdev codes padgate reads (linux/input-event-codes.h), kept as typed constants so the code
+/// that uses them reads like the header they come from. The buttons' codes are in HIDCodecs'
+/// button table (`GamepadButtons.table`), beside each button's other names.
 public enum EvdevCode {
     public static let EV_SYN: UInt32 = 0x00, EV_KEY: UInt32 = 0x01, EV_ABS: UInt32 = 0x03, EV_MSC: UInt32 = 0x04, EV_FF: UInt32 = 0x15
     public static let SYN_REPORT: UInt32 = 0, SYN_DROPPED: UInt32 = 3

@@ -130,12 +130,6 @@ public final class PadFeedback {
         }
     }
 
-    /// Which path rumble goes through ("evdev /dev/input/event5" or "hidraw /dev/hidraw2").
-    public func rumblePathDescription() throws -> String {
-        let s = try sink()
-        return (s is EvdevRumbleSink ? "evdev " : "hidraw ") + s.path
-    }
-
     private func perform(_ action: RumbleAction) throws {
         let current = try sink()
         do {

@@ -2,7 +2,6 @@ import CLinuxInput
 import Foundation
 import PadSystem
 import XCTest
-@testable import PadDevices
 
 final class ThreadPriorityTests: XCTestCase {
     func policy() -> (policy: Int32, priority: Int32) {

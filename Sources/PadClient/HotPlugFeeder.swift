@@ -1,0 +1,105 @@
+import Foundation
+import Logging
+import PadDevices
+import PadSystem
+import WireProtocol
+
+/// Follows hot-plug for `forward`: opens arriving pads as `policy` says and hands them to the
+/// forwarder, takes unplugged ones away. Runs on its own thread (opening a pad can wait on the
+/// kernel); the forwarder takes the changes between reports.
+public final class HotPlugFeeder: @unchecked Sendable {
+    /// Opens a pad as `reading` says, in `slot`.
+    public typealias Opener = (Pad, PadSlot, HotPlugPolicy.Reading) throws -> PadSource
+
+    public private(set) var policy: HotPlugPolicy
+    let post: (PadForwarder.SourceChange) -> Void
+    let open: Opener
+    public var logger = Logger(label: "padgate.client.hotplug")
+    /// The forwarded pads by id.
+    public private(set) var sources: [String: PadSource] = [:]
+    private let wake = WakePipe()
+    private let lock = NSLock()
+    private var stopped = false
+
+    public init(policy: HotPlugPolicy, post: @escaping (PadForwarder.SourceChange) -> Void, open: @escaping Opener = HotPlugFeeder.openDevice) {
+        self.policy = policy
+        self.post = post
+        self.open = open
+    }
+
+    public convenience init(policy: HotPlugPolicy, forwarder: PadForwarder) {
+        self.init(policy: policy, post: { [changes = forwarder.changes] in changes.post($0) })
+    }
+
+    /// Forwards the pads already there, then follows `monitor` until `stop`.
+    public func run(monitor: PadMonitor) {
+        attach(monitor.pads)
+        if sources.isEmpty { logger.info("no pad yet; waiting for one to be plugged in") }
+        while !lock.withLock({ stopped }) {
+            let ready = Poll.wait([monitor.descriptor, wake.descriptor], timeout: nil)
+            if ready[0].readable { handle(monitor.handleEvents(), pads: monitor.pads) }
+        }
+        for source in sources.values { source.silence() }
+    }
+
+    public func stop() {
+        lock.withLock { stopped = true }
+        wake.wake()
+    }
+
+    /// Forwards each of `pads` the policy takes (the pads present at start).
+    public func attach(_ pads: [Pad]) {
+        for (index, pad) in pads.enumerated() { attach(pad, index: index) }
+    }
+
+    /// Carries out what the policy says about `changes`; `pads` is the monitor's list after them.
+    public func handle(_ changes: [PadChange], pads: [Pad]) {
+        for change in changes {
+            for action in policy.actions(for: change, forwarded: { sources[$0] != nil }, index: { pads.firstIndex(of: $0) ?? 0 }) {
+                switch action {
+                case .detach(let id):
+                    guard let source = sources.removeValue(forKey: id) else { continue }
+                    post(.remove(source))
+                    if case .removed(let gone) = change { logger.info("\(gone.name) was unplugged") }
+                case .attach(let pad, let index):
+                    attach(pad, index: index)
+                }
+            }
+        }
+    }
+
+    func attach(_ pad: Pad, index: Int) {
+        guard sources[pad.id] == nil, policy.forwards(pad, at: index) else { return }
+        let slot = policy.slotForNext
+        do {
+            let (source, path) = try openPreferred(pad, slot: slot)
+            policy.opened()
+            sources[pad.id] = source
+            post(.add(source))
+            let correction = source.motionCorrection != nil ? " (with the gyro correction 'padgate calibrate' stored)" : ""
+            logger.info("forwarding \(pad.kind.displayName) \(pad.name) from \(path) as slot \(slot.rawValue)\(correction)")
+        } catch {
+            logger.error("cannot read \(pad.name): \(error)")
+        }
+    }
+
+    /// As the policy reads it; from evdev when hidraw cannot be opened (said here, once per pad).
+    func openPreferred(_ pad: Pad, slot: PadSlot) throws -> (PadSource, String) {
+        if case .hidraw(let path) = policy.reading(for: pad) {
+            do {
+                return (try open(pad, slot, .hidraw(path: path)), path)
+            } catch {
+                logger.warning("cannot read \(pad.name) from \(path) (\(error)); reading its evdev nodes instead")
+            }
+        }
+        return (try open(pad, slot, .evdev), pad.gamepadNode?.path ?? "evdev")
+    }
+
+    /// The real devices: hidraw through its typed decoder, evdev through its nodes.
+    public static func openDevice(_ pad: Pad, slot: PadSlot, reading: HotPlugPolicy.Reading) throws -> PadSource {
+        switch reading {
+        case .hidraw: return try HidrawPadSource(pad: pad, slot: slot)
+        case .evdev: return try EvdevPadSource(pad: pad, slot: slot)
+        }
+    }
+}
