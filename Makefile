@@ -3,7 +3,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 export PATH := $(dir $(SWIFT)):$(PATH)
 
-.PHONY: all deps build test test-unit test-devices demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble fuzz fuzz-long install-udev clean guest
+.PHONY: all deps build release test test-unit test-devices test-package demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble fuzz fuzz-long install install-udev uninstall deb clean guest
 
 all: build
 
@@ -19,7 +19,12 @@ DIRECT_DEVICES := $(shell [ -w /dev/uhid ] && [ -w /dev/uinput ] && echo yes)
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build $(if $(DIRECT_DEVICES),--skip DeviceTests)
+	tools/test-package.sh
 	tools/test-devices.sh
+
+# The service unit, `make install DESTDIR=…` and the .deb (a static-stdlib release build).
+test-package: deps
+	tools/test-package.sh
 
 test-unit: deps
 	$(SWIFT) test
@@ -72,5 +77,51 @@ install-udev:
 	install -m 0644 udev/modules-load.d/padgate.conf /etc/modules-load.d/padgate.conf
 	udevadm control --reload && udevadm trigger
 
+# `make install` / `make uninstall` (PREFIX, DESTDIR): the release binary (Swift's standard library
+# linked in, so the machine needs no toolchain), udev rules, modules-load file, the service unit and
+# its system user, shell completions and the man page. PADGATE_BIN installs another build.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+UDEVDIR ?= /etc/udev/rules.d
+MODULESLOADDIR ?= /etc/modules-load.d
+UNITDIR ?= /etc/systemd/system
+SYSUSERSDIR ?= /etc/sysusers.d
+RELEASE_BIN := .build/release/padgate
+PADGATE_BIN ?= $(RELEASE_BIN)
+
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product padgate
+
+# The release build runs whenever the release binary is the one installed (swift build is incremental).
+install: $(if $(filter $(RELEASE_BIN),$(PADGATE_BIN)),release)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(UDEVDIR) $(DESTDIR)$(MODULESLOADDIR) \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DATADIR)/bash-completion/completions \
+		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	install -m 0755 $(PADGATE_BIN) $(DESTDIR)$(BINDIR)/padgate
+	install -m 0644 udev/70-padgate.rules udev/71-padgate-serve.rules $(DESTDIR)$(UDEVDIR)/
+	install -m 0644 udev/modules-load.d/padgate.conf $(DESTDIR)$(MODULESLOADDIR)/padgate.conf
+	install -m 0644 udev/sysusers.d/padgate.conf $(DESTDIR)$(SYSUSERSDIR)/padgate.conf
+	sed 's|@BINDIR@|$(BINDIR)|' udev/padgate-serve.service.in > $(DESTDIR)$(UNITDIR)/padgate-serve.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/padgate-serve.service
+	$(PADGATE_BIN) --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/padgate
+	$(PADGATE_BIN) --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_padgate
+	$(PADGATE_BIN) --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/padgate.fish
+	tools/make-man.sh $(PADGATE_BIN) | gzip -9n > $(DESTDIR)$(MANDIR)/man1/padgate.1.gz
+	@[ -n "$(DESTDIR)" ] || echo "installed; for the host service: sudo systemd-sysusers && sudo udevadm control --reload && sudo udevadm trigger && sudo systemctl daemon-reload && sudo systemctl enable --now padgate-serve"
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/padgate $(DESTDIR)$(MANDIR)/man1/padgate.1.gz \
+		$(DESTDIR)$(UDEVDIR)/70-padgate.rules $(DESTDIR)$(UDEVDIR)/71-padgate-serve.rules \
+		$(DESTDIR)$(MODULESLOADDIR)/padgate.conf $(DESTDIR)$(SYSUSERSDIR)/padgate.conf \
+		$(DESTDIR)$(UNITDIR)/padgate-serve.service \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/padgate $(DESTDIR)$(DATADIR)/zsh/site-functions/_padgate \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/padgate.fish
+
+# A Debian package of the release binary: runs on Debian 12 without a Swift toolchain.
+deb: release
+	tools/make-deb.sh $(RELEASE_BIN)
+
 clean:
-	rm -rf .build .build-fuzz .guest
+	rm -rf .build .build-fuzz .guest .build-deb

@@ -40,6 +40,7 @@ final class InputPath {
     let mailbox = Mailbox<Command>()
     var sessions: [UInt32: ClientSession] = [:]
     var logger = Logger(label: "padgate.host.input")
+    var heartbeat: (() -> Void)?
     /// Tells the control plane to close a session's TCP connection (the session went idle).
     var closeConnection: (UInt32, String) -> Void = { _, _ in }
     private var wire = WireCodec.Counters()
@@ -105,6 +106,7 @@ final class InputPath {
 
     func passes(tick: Duration, until stop: () -> Bool) {
         while !stop() {
+            heartbeat?()
             if pollSetStale { rebuildPollSet() }
             let now = ContinuousClock.now
             var deadline = now + tick

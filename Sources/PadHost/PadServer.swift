@@ -112,6 +112,13 @@ public final class PadServer {
 
     public var pairing: PairingGate? { control.gate }
 
+    /// Called once per pass of the input loop (at least every `tick`): the service watchdog's
+    /// ping goes here, so a wedged input loop is what stops it. Set before `run`.
+    public var heartbeat: (() -> Void)? {
+        get { input.heartbeat }
+        set { input.heartbeat = newValue }
+    }
+
     /// Serves until `stop` says so (checked at least every `tick`). The control plane runs on a
     /// thread of its own meanwhile; both are finished when this returns.
     public func run(tick: Duration = .milliseconds(250), until stop: () -> Bool) {

@@ -108,7 +108,12 @@ struct ServeCommand: ParsableCommand {
         }
         SignalTrap.install {}
         let deadline = duration.map { ContinuousClock.now + SecondsOption.duration($0) }
+        // Under systemd (Type=notify): ready once listening, and the input loop feeds the watchdog.
+        let service = ServiceManager.shared
+        server.heartbeat = { service.watchdogIfDue() }
+        service.notify("READY=1\nSTATUS=listening on \(address) port \(server.port)")
         server.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
+        service.notify("STOPPING=1")
     }
 
     static func factory(_ choice: VirtualChoice) -> VirtualPadFactory {

@@ -34,14 +34,16 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 /// Polls `condition` until it holds or `timeout` passes (udev needs a moment to name new nodes).
 /// A wait that runs out is said on stderr with its place: on a test's success path that is a bug
 /// (tools/test-devices.sh lists them), however slow the machine.
-func eventually<T>(timeout: Duration = .seconds(5), file: StaticString = #fileID, line: UInt = #line,
+/// `expiryIsExpected`: a slice of a caller's own retry loop, or a check that something does not
+/// happen; running out is then not reported.
+func eventually<T>(timeout: Duration = .seconds(5), expiryIsExpected: Bool = false, file: StaticString = #fileID, line: UInt = #line,
                    _ condition: () throws -> T?) rethrows -> T? {
     let deadline = ContinuousClock.now + timeout
     repeat {
         if let value = try condition() { return value }
         usleep(20_000)
     } while ContinuousClock.now < deadline
-    reportExpiredWait(timeout, file: file, line: line)
+    if !expiryIsExpected { reportExpiredWait(timeout, file: file, line: line) }
     return nil
 }
 
@@ -60,9 +62,9 @@ func padFor(_ virtual: VirtualDualSense, udev: Udev, nodes: Int = 3, timeout: Du
 }
 
 /// Reads a pad's evdev nodes until `condition` holds on its state.
-/// `expiryIsSuccess`: the caller checks that something does not happen, so running out is the
+/// `expiryIsExpected`: the caller checks that something does not happen, so running out is the
 /// expected end and is not reported.
-func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), expiryIsSuccess: Bool = false,
+func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), expiryIsExpected: Bool = false,
                   file: StaticString = #fileID, line: UInt = #line, _ condition: (LivePadState) -> Bool) throws -> LivePadState? {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
@@ -71,7 +73,7 @@ func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), expi
         let state = reader.snapshot()
         if condition(state) { return state }
     }
-    if !expiryIsSuccess { reportExpiredWait(timeout, file: file, line: line) }
+    if !expiryIsExpected { reportExpiredWait(timeout, file: file, line: line) }
     return nil
 }
 

@@ -46,7 +46,7 @@ final class ForwardingTests: XCTestCase {
         for _ in 0..<200 where seen == nil {
             input.sensorTimestamp &+= 12_000  // 4 ms in the pad's 1/3 µs ticks
             try physical.send(input)
-            seen = try waitForState(reader, timeout: .milliseconds(50)) {
+            seen = try waitForState(reader, timeout: .milliseconds(50), expiryIsExpected: true) {
                 $0.buttons.contains("south") && $0.buttons.contains("r1") && $0.dpad == "left" && $0.left_stick == [255, 0]
                     && $0.l2 == 200 && $0.touch.contains { $0.x == 640 && $0.y == 360 }
             }

@@ -204,7 +204,7 @@ final class SDLClientTests: XCTestCase {
             for _ in 0..<50 where seen == nil {
                 state.sensorTimestamp &+= 12_000
                 try send(state)
-                seen = sdl.waitForState(timeout: .milliseconds(100), condition)
+                seen = sdl.waitForState(timeout: .milliseconds(100), slice: true, condition)
             }
             XCTAssertNotNil(seen, "\(what): SDL saw \(sdl.lastState)")
         }
@@ -257,7 +257,7 @@ final class SDLClientTests: XCTestCase {
         for _ in 0..<50 where seen == nil {
             state.sensorTimestamp &+= 12_000
             try send(state)
-            seen = sdl.waitForState(timeout: .milliseconds(100)) { report in
+            seen = sdl.waitForState(timeout: .milliseconds(100), slice: true) { report in
                 guard let gyro = report["gyro"] as? [Double], let accel = report["accel"] as? [Double] else { return false }
                 return abs(gyro[0] - expectedGyro) < expectedGyro * 0.005 && abs(accel[1] - expectedAccel) < 0.05
             }
@@ -394,8 +394,9 @@ final class SDLProbe {
     func reply() -> [String: Any] { readJSON(timeout: .seconds(10)) ?? [:] }
 
     /// Asks for the state until `condition` holds on it.
-    func waitForState(timeout: Duration = .seconds(5), _ condition: ([String: Any]) -> Bool) -> [String: Any]? {
-        eventually(timeout: timeout) { () -> [String: Any]? in
+    /// `slice`: one pass of the caller's own resend-and-look loop, whose running out is expected.
+    func waitForState(timeout: Duration = .seconds(5), slice: Bool = false, _ condition: ([String: Any]) -> Bool) -> [String: Any]? {
+        eventually(timeout: timeout, expiryIsExpected: slice) { () -> [String: Any]? in
             lastState = command("state")
             return condition(lastState) ? lastState : nil
         }

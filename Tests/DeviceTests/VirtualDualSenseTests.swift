@@ -43,7 +43,7 @@ final class VirtualDualSenseTests: XCTestCase {
         var seen: LivePadState?
         for _ in 0..<100 where seen == nil {
             try virtual.send(input)
-            seen = try waitForState(reader, timeout: .milliseconds(100), expected)
+            seen = try waitForState(reader, timeout: .milliseconds(100), expiryIsExpected: true, expected)
         }
         let state = try XCTUnwrap(seen, "evdev never showed the fed report: \(reader.snapshot())")
         XCTAssertFalse(state.buttons.contains("east"))
@@ -64,12 +64,12 @@ final class VirtualDualSenseTests: XCTestCase {
         var corrupt = encoder.encode(input)
         corrupt[corrupt.count - 1] ^= 0xff
         for _ in 0..<5 { try virtual.send(corrupt) }
-        XCTAssertNil(try waitForState(reader, timeout: .milliseconds(500), expiryIsSuccess: true) { $0.buttons.contains("north") },
+        XCTAssertNil(try waitForState(reader, timeout: .milliseconds(500), expiryIsExpected: true) { $0.buttons.contains("north") },
                      "a report with a bad CRC reached evdev")
         var seen: LivePadState?
         for _ in 0..<50 where seen == nil {
             try virtual.send(input)
-            seen = try waitForState(reader, timeout: .milliseconds(100)) { $0.buttons.contains("north") }
+            seen = try waitForState(reader, timeout: .milliseconds(100), expiryIsExpected: true) { $0.buttons.contains("north") }
         }
         XCTAssertNotNil(seen, "a valid Bluetooth report never reached evdev")
     }
