@@ -4,6 +4,7 @@
 # file and `make uninstall` takes every one away; the .deb's binary has no Swift library in `ldd`
 # and runs with the toolchain hidden. Part of `make test`.
 set -euo pipefail
+export LC_ALL=C
 cd "$(dirname "$0")/.."
 . tools/apt-packages.sh
 install_packages padgate dpkg-dev binutils
@@ -29,8 +30,8 @@ echo "test-package: unit verified; exposure $exposure (at most $max_exposure)"
 stage="$work/stage"
 make -s install DESTDIR="$stage" PADGATE_BIN="$debug_bin" PREFIX=/usr/local >/dev/null
 expected="/etc/modules-load.d/padgate.conf
-/etc/sysusers.d/padgate.conf
 /etc/systemd/system/padgate-serve.service
+/etc/sysusers.d/padgate.conf
 /etc/udev/rules.d/70-padgate.rules
 /etc/udev/rules.d/71-padgate-serve.rules
 /usr/local/bin/padgate
@@ -56,8 +57,11 @@ echo "test-package: make install DESTDIR laid out $(echo "$expected" | wc -l) fi
 # 3. The .deb: its binary carries Swift's libraries and runs with /opt/swift out of reach.
 package=$(make -s deb | tail -1)
 [ -f "$package" ] || fail "make deb made no package ($package)"
-dpkg-deb --contents "$package" | grep -q "./usr/bin/padgate" || fail "the package has no /usr/bin/padgate"
-dpkg-deb --contents "$package" | grep -q "./lib/systemd/system/padgate-serve.service" || fail "the package has no unit"
+contents=$(dpkg-deb --contents "$package")
+for file in ./usr/bin/padgate ./lib/systemd/system/padgate-serve.service ./lib/udev/rules.d/70-padgate.rules \
+            ./usr/lib/sysusers.d/padgate.conf ./usr/share/man/man1/padgate.1.gz; do
+    grep -q " $file\$" <<<"$contents" || fail "the package has no $file"
+done
 dpkg-deb -x "$package" "$work/deb"
 libraries=$(ldd "$work/deb/usr/bin/padgate")
 if echo "$libraries" | grep -q -i "swift\|not found"; then fail "the packaged binary needs: $(echo "$libraries" | grep -i 'swift\|not found')"; fi

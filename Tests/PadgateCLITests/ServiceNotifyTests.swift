@@ -1,0 +1,56 @@
+import Foundation
+import Glibc
+import PadgateRunner
+import XCTest
+
+/// `serve` under a service manager (Type=notify, WatchdogSec=): the sd_notify datagrams the built
+/// binary sends to `$NOTIFY_SOCKET`, read as systemd reads them.
+final class ServiceNotifyTests: XCTestCase {
+    func testServeSaysReadyFeedsTheWatchdogAndSaysStopping() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-notify-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("notify").path
+        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(socket, 0)
+        defer { close(socket) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(bound, 0, "bind \(path)")
+
+        // WATCHDOG_USEC 400 ms: a ping every 200 ms at most, so two seconds hold several.
+        let serve = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "0", "--duration", "2"],
+                                       environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000",
+                                                     "PADGATE_STATE_DIR": directory.appendingPathComponent("state").path])
+        var messages: [String] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, !messages.contains(where: { $0.contains("STOPPING=1") }) {
+            var pollfd = Glibc.pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&pollfd, 1, 200) == 1 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count > 0 { messages.append(String(decoding: buffer[..<count], as: UTF8.self)) }
+        }
+        XCTAssertNotNil(serve.waitForExit(limit: .seconds(30)), "serve --duration 2 did not end")
+        let ready = try XCTUnwrap(messages.firstIndex { $0.hasPrefix("READY=1") }, "no READY=1 among \(messages)")
+        XCTAssertTrue(messages[ready].contains("STATUS=listening on 127.0.0.1 port "), messages[ready])
+        XCTAssertTrue(serve.output.contains("listening on"), "READY comes once the host listens: \(serve.output)")
+        let pings = messages.filter { $0 == "WATCHDOG=1" }.count
+        XCTAssertGreaterThanOrEqual(pings, 3, "the input loop fed the watchdog \(pings) times in 2 s: \(messages)")
+        XCTAssertEqual(messages.last, "STOPPING=1", "\(messages)")
+    }
+
+    func testWithoutAServiceManagerServeSendsNothing() throws {
+        // No NOTIFY_SOCKET: nothing to send to, and nothing fails.
+        let run = try padgate(["serve", "--address", "127.0.0.1", "--port", "0", "--duration", "0.5"],
+                              environment: ["NOTIFY_SOCKET": "", "PADGATE_STATE_DIR": FileManager.default.temporaryDirectory
+                                .appendingPathComponent("padgate-notify-\(UUID())").path], timeLimit: .seconds(30))
+        XCTAssertEqual(run.status, 0, run.stderr)
+    }
+}
