@@ -9,6 +9,7 @@ extension CalibrationTransport: ExpressibleByArgument {}
 /// `padgate calibrate PAD`: measures a still pad's gyro bias and stores a correction that
 /// `forward` applies; `padgate calibrate --feature-report HEX`: decodes a calibration report.
 struct CalibrateCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "calibrate",
         abstract: "Measure a still pad's gyro bias and store a correction, or decode a calibration feature report.",

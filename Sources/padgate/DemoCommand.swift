@@ -15,6 +15,7 @@ import WireProtocol
 /// written, both pads are real kernel devices (hid-playstation); otherwise both are in-process
 /// stand-ins and everything between them is still real.
 struct DemoCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Forward a scripted DualSense to a host on this machine and show both ends live.",

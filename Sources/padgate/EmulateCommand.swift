@@ -6,6 +6,7 @@ import PadDevices
 import PadSystem
 
 struct EmulateCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "emulate",
         abstract: "Create a virtual controller and print what is sent to it.",

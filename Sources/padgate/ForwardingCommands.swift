@@ -31,6 +31,7 @@ enum VirtualChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 struct ServeCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let defaultPort = PadServer.defaultPort
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -162,6 +163,7 @@ enum GamepadButtonsNames {
 }
 
 struct ForwardCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "forward",
         abstract: "Forward this machine's pads to a host running 'padgate serve'.",
@@ -218,6 +220,7 @@ struct ForwardCommand: ParsableCommand {
 var standardErrorIsTerminal: Bool { TerminalOutput.isTerminal }
 
 struct PairCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "pair",
         abstract: "Pair with a host using the PIN 'padgate serve --pair' shows.",

@@ -6,6 +6,7 @@ import PadDevices
 /// `padgate inspect`: decode a report descriptor, or every report of a hid-recorder file.
 /// SOURCE is a hid-recorder file, or a live pad (index, /dev node, vid:pid) read from its hidraw node.
 struct InspectCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Decode a report descriptor, a hid-recorder recording, or a live pad's reports.",

@@ -3,6 +3,7 @@ import Foundation
 import PadDevices
 
 struct ListCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List connected game controllers with their nodes and capabilities.",

@@ -39,6 +39,7 @@ struct LiveReports {
 }
 
 struct RecordCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "Record a pad's raw HID input reports to a hid-recorder file.",

@@ -69,6 +69,7 @@ func parseNumber(_ word: String, _ name: String, range: ClosedRange<Int> = 0...2
 func parseByte(_ word: String, _ name: String) throws -> UInt8 { UInt8(try parseNumber(word, name)) }
 
 struct LightbarCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "lightbar",
         abstract: "Set the lightbar colour (R G B [BRIGHTNESS], 0-255) or turn it on/off.",
@@ -105,6 +106,7 @@ struct LightbarCommand: ParsableCommand {
 }
 
 struct PlayerLEDsCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "player-leds",
         abstract: "Light the player indicator for player 1-7, or 0 for off; 'instant' skips the fade.")
@@ -128,6 +130,7 @@ struct PlayerLEDsCommand: ParsableCommand {
 }
 
 struct TriggerSubcommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "trigger",
         abstract: "Set an adaptive-trigger effect (dualsensectl's grammar).",
@@ -152,6 +155,7 @@ struct TriggerSubcommand: ParsableCommand {
 }
 
 struct RumbleCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "rumble",
         abstract: "Run the rumble motors: LOW drives the heavy left motor, HIGH the light right one (0-255).",

@@ -23,7 +23,8 @@ struct Padgate: ParsableCommand {
     static func main() {
         do {
             var command = try parseAsRoot()
-            LogSetup.bootstrap(command: type(of: command).configuration.commandName ?? "")
+            LogSetup.bootstrap(command: type(of: command).configuration.commandName ?? "",
+                               level: try LogSetup.level((command as? LoggingCommand)?.logging))
             try command.run()
         } catch {
             exit(withError: error)

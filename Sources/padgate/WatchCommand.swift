@@ -4,6 +4,7 @@ import PadDevices
 import PadSystem
 
 struct WatchCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Show a pad's live state: buttons, sticks, triggers, touch points, motion.",

@@ -53,4 +53,36 @@ final class ServiceNotifyTests: XCTestCase {
                                 .appendingPathComponent("padgate-notify-\(UUID())").path], timeLimit: .seconds(30))
         XCTAssertEqual(run.status, 0, run.stderr)
     }
+
+    /// Under systemd, stderr is the journal's stream: every line carries its syslog priority so
+    /// journald files it at the right level; `--log-level` drops what is below it.
+    func testJournalLinesCarryTheirPriorityAndTheLevelFilters() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-journal-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func serve(_ extra: [String]) throws -> String {
+            let log = directory.appendingPathComponent("stderr-\(extra.count)")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            var info = stat()
+            XCTAssertEqual(stat(log.path, &info), 0)
+            let process = Process()
+            process.executableURL = padgateExecutable
+            process.arguments = ["serve", "--address", "127.0.0.1", "--port", "0", "--duration", "0.5"] + extra
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)", "PADGATE_STATE_DIR": directory.appendingPathComponent("state").path]) { $1 }
+            let handle = try FileHandle(forWritingTo: log)
+            defer { try? handle.close() }
+            process.standardError = handle
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0)
+            return try String(contentsOf: log, encoding: .utf8)
+        }
+        let lines = try serve([]).split(separator: "\n")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("<6>padgate serve: listening on") }, "\(lines)")
+        XCTAssertTrue(lines.allSatisfy { $0.range(of: #"^<[0-7]>"#, options: .regularExpression) != nil }, "every line has a priority: \(lines)")
+        let quiet = try serve(["--log-level", "warning"])
+        XCTAssertFalse(quiet.contains("listening on"), "info lines are dropped at --log-level warning: \(quiet)")
+    }
 }

@@ -14,11 +14,27 @@ public struct TerminalLogHandler: LogHandler {
     public var metadataProvider: Logger.MetadataProvider?
     private let prefix: String
     private let output: FileDescriptor
+    /// Lines start with `<N>`, their syslog priority, for journald (`JournalStream`).
+    private let journalPriorities: Bool
 
-    public init(label: String, level: Logger.Level, prefix: (String) -> String, output: FileDescriptor = .standardError) {
+    public init(label: String, level: Logger.Level, prefix: (String) -> String, output: FileDescriptor = .standardError,
+                journalPriorities: Bool = false) {
         logLevel = level
         self.prefix = prefix(label)
         self.output = output
+        self.journalPriorities = journalPriorities
+    }
+
+    /// syslog's priority for a level, as sd-daemon(3)'s `<N>` prefixes spell it.
+    public static func syslogPriority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: return 7
+        case .info: return 6
+        case .notice: return 5
+        case .warning: return 4
+        case .error: return 3
+        case .critical: return 2
+        }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -27,8 +43,9 @@ public struct TerminalLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let line = Self.format(prefix: prefix, message: event.message.description,
+        var line = Self.format(prefix: prefix, message: event.message.description,
                                metadata: merged(event.metadata), trailing: logLevel <= .debug)
+        if journalPriorities { line = "<\(Self.syslogPriority(event.level))>" + line }
         var bytes = Array((line + "\n").utf8)
         // One write(2) per line: lines from several threads never interleave mid-line.
         _ = try? bytes.withUnsafeMutableBytes { buffer in
