@@ -64,18 +64,19 @@ let package = Package(
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "PadSystem"]),
-        .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "HIDCodecs", "WireProtocol",
-                                                        .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "PadHostTests", dependencies: [.product(name: "Logging", package: "swift-log"), "PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
+        .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "HIDCodecs", "WireProtocol", "LogCapture"]),
+        .testTarget(name: "PadHostTests", dependencies: ["LogCapture", "PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", "LogCapture", .product(name: "Logging", package: "swift-log")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
         .testTarget(name: "DeviceTests", dependencies: ["PadSystem", "PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
         // The padgate command line as a person runs it, where no device is needed (error messages, decoding).
         .testTarget(name: "PadgateCLITests", dependencies: ["PadgateRunner"]),
         // Runs the built padgate executable (next to the test bundle) for the command-line tests.
         .target(name: "PadgateRunner", path: "Tests/PadgateRunner"),
+        // A logger whose messages a test can read.
+        .target(name: "LogCapture", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/LogCapture"),
         // A seeded generator for tests and benchmarks.
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 

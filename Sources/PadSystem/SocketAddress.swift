@@ -8,15 +8,12 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
 
     public enum Family: Sendable { case ipv4, ipv6 }
 
-    /// Why a text is not an address.
-    public enum ParseError: Error, Equatable, CustomStringConvertible {
-        case notAnAddress(String)
-        case unresolvable(String)
+    /// Why a text is not an address: not numeric, or (`lookedUp`) no host by that name.
+    public struct ParseError: Error, Equatable, CustomStringConvertible {
+        public let text: String
+        public let lookedUp: Bool
         public var description: String {
-            switch self {
-            case .notAnAddress(let text): return "'\(text)' is not an IP address"
-            case .unresolvable(let host): return "cannot resolve '\(host)': check the host name"
-            }
+            lookedUp ? "cannot resolve '\(text)': check the host name" : "'\(text)' is not an IP address"
         }
     }
 
@@ -31,10 +28,10 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
         }
         let parts = text.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
         var v6 = sockaddr_in6()
-        guard let host = parts.first, inet_pton(AF_INET6, String(host), &v6.sin6_addr) == 1 else { throw .notAnAddress(text) }
+        guard let host = parts.first, inet_pton(AF_INET6, String(host), &v6.sin6_addr) == 1 else { throw ParseError(text: text, lookedUp: false) }
         if parts.count == 2 {
             let scope = String(parts[1])
-            guard let index = UInt32(scope) ?? Self.interfaceIndex(scope) else { throw .notAnAddress(text) }
+            guard let index = UInt32(scope) ?? Self.interfaceIndex(scope) else { throw ParseError(text: text, lookedUp: false) }
             v6.sin6_scope_id = index
         }
         v6.sin6_family = sa_family_t(AF_INET6)
@@ -57,7 +54,7 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result else { throw .unresolvable(host) }
+        guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result else { throw ParseError(text: host, lookedUp: true) }
         defer { freeaddrinfo(result) }
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
@@ -67,7 +64,7 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
             }
             entry = current.pointee.ai_next
         }
-        throw .unresolvable(host)
+        throw ParseError(text: host, lookedUp: true)
     }
 
     /// The address a kernel call filled in, if it is IPv4 or IPv6.

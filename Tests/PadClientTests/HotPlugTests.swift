@@ -1,4 +1,4 @@
-import Logging
+import LogCapture
 import HIDCodecs
 import PadClient
 import WireProtocol
@@ -51,7 +51,7 @@ final class HotPlugFeederTests: XCTestCase {
             if pad.id == "broken" { throw DeviceError.removed(path: "/dev/input/event1") }
             return try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: slot)
         }
-        feeder.logger = Logger.silent
+        feeder.logger = CapturedLog.silent
         feeder.attach([pad("a", kind: .dualSense, hidraw: "/dev/hidraw0"), pad("broken"), pad("b")])
         XCTAssertEqual(opened.map(\.0), ["a", "broken", "b"])
         XCTAssertEqual(opened.map(\.1.rawValue), [0, 1, 1], "the failed pad's slot goes to the next one")
@@ -73,7 +73,7 @@ final class HotPlugFeederTests: XCTestCase {
             if case .hidraw = reading { throw DeviceError.permissionDenied(path: "/dev/hidraw0") }
             return try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: slot)
         }
-        feeder.logger = Logger.silent
+        feeder.logger = CapturedLog.silent
         feeder.attach([pad("a", kind: .dualShock4, hidraw: "/dev/hidraw0")])
         XCTAssertEqual(readings, [.hidraw(path: "/dev/hidraw0"), .evdev])
         XCTAssertEqual(feeder.sources.count, 1)

@@ -1,3 +1,4 @@
+import LogCapture
 import Feedback
 import HIDCodecs
 import PadSystem

@@ -1,3 +1,4 @@
+import LogCapture
 import Foundation
 import Glibc
 import PadSystem

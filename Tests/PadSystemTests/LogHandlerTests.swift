@@ -1,4 +1,4 @@
-import Foundation
+import LogCapture
 import Logging
 import PadSystem
 import XCTest
@@ -13,34 +13,16 @@ final class LogHandlerTests: XCTestCase {
     }
 
     func testPeerTriggeredLinesAreLimitedPerReasonAndTheRestCounted() {
-        let lines = Lines()
-        var logger = Logger(label: "test") { _ in Recorder(lines: lines) }
+        let lines = CapturedLog()
+        var logger = lines.logger
         logger.handler = RateLimitedLogHandler(wrapping: logger.handler)
         for i in 0..<10 { logger.warning("refused \(i)", metadata: [RateLimitedLogHandler.reasonKey: "rate"]) }
         logger.warning("other reason", metadata: [RateLimitedLogHandler.reasonKey: "hello"])
         logger.info("not limited")
-        XCTAssertEqual(lines.all, ["refused 0", "refused 1", "refused 2", "other reason", "not limited"])
+        XCTAssertEqual(lines.messages, ["refused 0", "refused 1", "refused 2", "other reason", "not limited"])
         var copy = logger
         copy[metadataKey: "client"] = "x"
         copy.warning("refused again", metadata: [RateLimitedLogHandler.reasonKey: "rate"])
-        XCTAssertEqual(lines.all.count, 5, "a copy with more metadata shares the windows")
-    }
-
-    final class Lines: @unchecked Sendable {
-        private let lock = NSLock()
-        private var lines: [String] = []
-        var all: [String] { lock.withLock { lines } }
-        func append(_ line: String) { lock.withLock { lines.append(line) } }
-    }
-
-    struct Recorder: LogHandler {
-        let lines: Lines
-        var logLevel: Logger.Level = .trace
-        var metadata: Logger.Metadata = [:]
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) { lines.append(event.message.description) }
+        XCTAssertEqual(lines.count, 5, "a copy with more metadata shares the windows")
     }
 }
