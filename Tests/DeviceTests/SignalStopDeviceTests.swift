@@ -12,25 +12,20 @@ final class SignalStopDeviceTests: XCTestCase {
     /// Start-up under software emulation on a loaded machine.
     static let startLimit: Duration = .seconds(60)
 
-    var state: URL!
-    var environment: [String: String] { ["PADGATE_STATE_DIR": state.path, "HOME": state.appendingPathComponent("home").path] }
+    var state: ScratchState!
+    var environment: [String: String] { state.environment }
 
     override func setUpWithError() throws {
         try requireDeviceAccess()
-        state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-signal-\(UUID())")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        state = try ScratchState("signal")
     }
 
-    override func tearDownWithError() throws { if let state { try? FileManager.default.removeItem(at: state) } }
+    override func tearDown() { state = nil }
 
     private func assertStops(_ running: RunningPadgate, with signal: Int32 = SIGTERM, _ what: String, line: UInt = #line) {
-        guard let took = running.stop(with: signal, limit: .seconds(10)) else {
-            return XCTFail("\(what): still running 10 s after the signal", line: line)
-        }
-        XCTAssertLessThan(took, Self.stopLimit, "\(what): took \(took) to stop", line: line)
-        XCTAssertFalse(running.output.contains("did not stop within"), "\(what): the watchdog had to stop it: \(running.output.suffix(300))", line: line)
-        XCTAssertNotEqual(running.process.terminationReason, .uncaughtSignal, "\(what) died of the signal instead of handling it", line: line)
-        FileHandle.standardError.write(Data("SignalStopDeviceTests: \(what) stopped \(took) after the signal\n".utf8))
+        let outcome = running.stopOutcome(after: signal)
+        XCTAssertTrue(outcome.orderly(within: Self.stopLimit), "\(what): \(outcome)", line: line)
+        FileHandle.standardError.write(Data("SignalStopDeviceTests: \(what) stopped \(outcome.took.map { "\($0)" } ?? "never") after the signal\n".utf8))
     }
 
     /// A pad the test owns, with motion flowing as a real pad's does.

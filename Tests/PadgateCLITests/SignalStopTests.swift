@@ -13,23 +13,16 @@ final class SignalStopTests: XCTestCase {
     /// Start-up on a loaded machine (identities are made, sockets bound) before the signal is sent.
     static let startLimit: Duration = .seconds(30)
 
-    var state: URL!
-    var environment: [String: String] { ["PADGATE_STATE_DIR": state.path, "HOME": state.appendingPathComponent("home").path] }
+    var scratch: ScratchState!
+    var environment: [String: String] { scratch.environment }
 
-    override func setUpWithError() throws {
-        state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-signal-\(UUID())")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: state) }
+    override func setUpWithError() throws { scratch = try ScratchState("signal") }
+    override func tearDown() { scratch = nil }
 
     private func assertStops(_ running: RunningPadgate, with signal: Int32, _ what: String, line: UInt = #line) {
-        let took = running.stop(with: signal, limit: .seconds(10))
-        guard let took else { return XCTFail("\(what): still running 10 s after the signal", line: line) }
-        XCTAssertLessThan(took, Self.stopLimit, "\(what): took \(took) to stop", line: line)
-        XCTAssertFalse(running.output.contains("did not stop within"), "\(what): the watchdog had to stop it: \(running.output.suffix(300))", line: line)
-        XCTAssertFalse(running.output.contains("Fatal error"), "\(what): \(running.output.suffix(300))", line: line)
-        XCTAssertNotEqual(running.process.terminationReason, .uncaughtSignal, "\(what) died of the signal instead of handling it", line: line)
+        let outcome = running.stopOutcome(after: signal)
+        XCTAssertTrue(outcome.orderly(within: Self.stopLimit), "\(what): \(outcome)", line: line)
+        XCTAssertFalse(running.output.contains("Fatal error"), "\(what): \(outcome.tail)", line: line)
     }
 
     func testServeStopsOnTheFirstSignal() throws {

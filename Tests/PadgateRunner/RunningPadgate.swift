@@ -73,3 +73,45 @@ public final class RunningPadgate {
 
     deinit { if process.isRunning { process.terminate() } }
 }
+
+/// How a signalled `padgate` ended.
+public struct StopOutcome {
+    /// From the signal to the exit; nil if it was still running at the limit (it was killed).
+    public var took: Duration?
+    /// The signal watchdog, not the command's own loops, ended it.
+    public var forcedByWatchdog: Bool
+    /// It died of the signal instead of handling it.
+    public var diedOfSignal: Bool
+    /// What it printed last, for failure messages.
+    public var tail: String
+
+    /// Stopped by its own loops within `limit` of the signal.
+    public func orderly(within limit: Duration) -> Bool {
+        took.map { $0 < limit } == true && !forcedByWatchdog && !diedOfSignal
+    }
+}
+
+extension RunningPadgate {
+    /// Sends `signal` and reports how the command ended.
+    public func stopOutcome(after signal: Int32, limit: Duration = .seconds(10)) -> StopOutcome {
+        let took = stop(with: signal, limit: limit)
+        return StopOutcome(took: took, forcedByWatchdog: output.contains("did not stop within"),
+                           diedOfSignal: process.terminationReason == .uncaughtSignal, tail: String(output.suffix(300)))
+    }
+}
+
+/// A throw-away state directory and home for one test's `padgate` runs.
+public final class ScratchState {
+    public let url: URL
+    public var environment: [String: String] { ["PADGATE_STATE_DIR": url.path, "HOME": url.appendingPathComponent("home").path] }
+
+    public init(_ name: String) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-\(name)-\(UUID())")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    public func appendingPathComponent(_ component: String) -> URL { url.appendingPathComponent(component) }
+    public var path: String { url.path }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
