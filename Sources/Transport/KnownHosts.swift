@@ -26,6 +26,18 @@ public struct FingerprintStore {
 
     public mutating func remember(_ name: String, fingerprint: String) throws {
         entries[name] = fingerprint
+        try save()
+    }
+
+    /// Forgets `name`; false if it was not there.
+    @discardableResult
+    public mutating func forget(_ name: String) throws -> Bool {
+        guard entries.removeValue(forKey: name) != nil else { return false }
+        try save()
+        return true
+    }
+
+    private func save() throws {
         let text = entries.keys.sorted().map { "\(LineToken.encode($0)) \(entries[$0]!)" }.joined(separator: "\n") + "\n"
         try PrivateFiles.write(Data(text.utf8), to: url)
     }

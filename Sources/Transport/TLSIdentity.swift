@@ -99,7 +99,7 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
             return """
                 the identity of \(host) has changed: expected \(expected), got \(got). \
                 Someone may be intercepting the connection, or the host's state directory was reset. \
-                If you trust the change, remove \(host) from ~/.config/padgate/known_hosts and pair again.
+                If you trust the change: padgate hosts forget \(host), then pair again.
                 """
         case .notPaired(let fingerprint):
             return "this host accepts only paired clients, and \(fingerprint) is not one: run 'padgate pair HOST' with the PIN 'padgate serve --pair' shows"

@@ -113,6 +113,11 @@ final class BadInputTests: XCTestCase {
         Case(["pair", "127.0.0.1", "--pin", "-123456"], .refused("")),
         Case(["pair", "127.0.0.1", "--pin", "１２３４５６"], .refused("the PIN is the 6 digits")),
         Case(["pair", "127.0.0.1:9", "--pin", "123456"], .refused("cannot connect to 127.0.0.1:9")),
+        // hosts
+        Case(["hosts", "forget"], .refused("Missing expected argument '<host>'")),
+        Case(["hosts", "forget", "nowhere.invalid"], .refused("no pinned host 'nowhere.invalid'")),
+        Case(["hosts", "--json", "--bogus"], .refused("Unknown option '--bogus'")),
+        Case(["list", "--log-level", "loud"], .refused("'loud' is invalid for '--log-level <level>'")),
         // demo
         Case(["demo", "--devices", "gpu"], .refused("'gpu' is invalid")),
         Case(["demo", "--duration", "0"], .refused("more than 0")),
