@@ -50,11 +50,14 @@ struct LoggingOptions: ParsableArguments {
     static let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
 
     @Option(name: .customLong("log-level"), help: ArgumentHelp("How much to log: \(LoggingOptions.levels) (default info, or $PADGATE_LOG_LEVEL).",
-                                                               valueName: "level"))
+                                                               valueName: "level"), transform: LoggingOptions.parse)
     var logLevel: Logger.Level?
-}
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}
+    static func parse(_ text: String) throws -> Logger.Level {
+        guard let level = Logger.Level(rawValue: text.lowercased()) else { throw ValidationError("the levels are \(levels)") }
+        return level
+    }
+}
 
 /// The subcommands, which all take `LoggingOptions`.
 protocol LoggingCommand { var logging: LoggingOptions { get } }

@@ -117,7 +117,7 @@ final class BadInputTests: XCTestCase {
         Case(["hosts", "forget"], .refused("Missing expected argument '<host>'")),
         Case(["hosts", "forget", "nowhere.invalid"], .refused("no pinned host 'nowhere.invalid'")),
         Case(["hosts", "--json", "--bogus"], .refused("Unknown option '--bogus'")),
-        Case(["list", "--log-level", "loud"], .refused("'loud' is invalid for '--log-level <level>'")),
+        Case(["list", "--log-level", "loud"], .refused("'loud' is invalid for '--log-level <level>': the levels are trace")),
         // demo
         Case(["demo", "--devices", "gpu"], .refused("'gpu' is invalid")),
         Case(["demo", "--duration", "0"], .refused("more than 0")),
