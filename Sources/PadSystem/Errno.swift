@@ -35,6 +35,8 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     public static let noBufferSpace = Errno(rawValue: ENOBUFS)
     public static let noMemory = Errno(rawValue: ENOMEM)
     public static let addressInUse = Errno(rawValue: EADDRINUSE)
+    public static let nameTooLong = Errno(rawValue: ENAMETOOLONG)
+    public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
 
     /// Out of descriptors or memory: worth pausing for, not worth reporting as a fault.
     public var isResourceShortage: Bool {
