@@ -23,6 +23,38 @@ public final class InlinePadMaker: PadMaker {
     public func remove(_ pad: VirtualPad) { pad.remove() }
 }
 
+/// What the host keeps for one announced pad, from its announcement until it is unplugged.
+struct HostPad {
+    /// The newest snapshot and when the client was last heard (the state lease's clock).
+    var receiver: SnapshotReceiver
+    /// Nil while the maker is at work on it.
+    var virtualPad: VirtualPad?
+    /// The newest touch: a touch is taken only if its sequence is newer.
+    var lastTouch: TouchSnapshot?
+    /// The lease lapsed: every control released, the pad kept for the grace period.
+    var released = false
+    /// Rumble a game holds, renewed before its lease lapses.
+    var heldRumble: HeldRumble?
+
+    init(receiver: SnapshotReceiver) { self.receiver = receiver }
+}
+
+/// A rumble lease the host renews for as long as the game holds it.
+struct HeldRumble {
+    var lease: RumbleLease
+    var sentAt: ContinuousClock.Instant
+    var renewalDue: ContinuousClock.Instant { sentAt + .milliseconds(Int(lease.ttlMillis) * 2 / 5) }
+}
+
+/// What the session remembers about a slot beyond its pad's life: the rumble sequence goes on
+/// across pads (the client takes only newer leases), a failed arrival waits out its pause, and a
+/// refused slot is counted once.
+struct SlotHistory {
+    var rumbleSequence = WireSequence(0)
+    var failedArrival: (arrival: PadArrival, at: ContinuousClock.Instant)?
+    var refused = false
+}
+
 /// One client's pads on the host: slots to virtual pads, newest-snapshot bookkeeping, and the
 /// safety rule that no virtual pad is ever left with a control held (docs/wire.md).
 ///
@@ -32,35 +64,29 @@ public final class InlinePadMaker: PadMaker {
 public final class HostSession {
     public let maxPads: Int
     let maker: PadMaker
-    public private(set) var pads: [UInt8: VirtualPad] = [:]
+    /// Every announced pad, made or being made.
+    private(set) var pads: [PadSlot: HostPad] = [:]
+    /// Per-slot memory that outlives a pad.
+    var history: [PadSlot: SlotHistory] = [:]
     /// Arrivals whose pad is being made: one at a time per session.
     var making: PadArrival?
-    var receivers: [UInt8: SnapshotReceiver] = [:]
-    var touchSequences: [UInt8: WireSequence] = [:]
-    var lastTouch: [UInt8: TouchSnapshot] = [:]
-    /// Slots whose lease lapsed: every control released, the pad kept for the grace period.
-    var released: Set<UInt8> = []
     public var stateLease: Duration
     public var padGrace: Duration
     public private(set) var counters = Counters()
     /// The session's logger: the input path gives it the client's name and session id.
     public var logger = Logger(label: "padgate.host.session")
-    /// Arrivals whose virtual pad could not be made: tried again after a pause, not on every keep-alive.
-    var failedArrivals: [UInt8: (arrival: PadArrival, at: ContinuousClock.Instant)] = [:]
-    /// Slots refused for --max-pads: their repeated announcements are counted once.
-    var refusedSlots: Set<UInt8> = []
     var closed = false
+    /// A failed arrival is tried again after this pause, not on every keep-alive.
     static let retryAfterDeviceError: Duration = .seconds(2)
     /// The fewest seconds a stalled pad is kept; `padGrace` may be longer, never shorter.
     public static let minimumPadGrace: Duration = .seconds(10)
 
+    /// The virtual pads made so far.
+    public var virtualPads: some Sequence<VirtualPad> { pads.values.lazy.compactMap(\.virtualPad) }
+
     /// One line about one slot's pad: the slot goes in the metadata.
     func log(_ level: Logger.Level, _ slot: PadSlot, _ message: @autoclosure () -> Logger.Message) {
         logger.log(level: level, message(), metadata: ["slot": "\(slot.rawValue)"])
-    }
-
-    func log(_ level: Logger.Level, _ slot: UInt8, _ message: @autoclosure () -> Logger.Message) {
-        log(level, PadSlot(slot), message())
     }
 
     public struct Counters: Equatable, Sendable {
@@ -100,36 +126,35 @@ public final class HostSession {
         case .arrival(let arrival):
             announce(arrival, now: now)
         case .removal(let slot):
-            if pads[slot.rawValue] != nil { log(.info, slot, "the client unplugged it; released and removed") }
-            removePad(slot.rawValue)
-            failedArrivals[slot.rawValue] = nil
+            if pads[slot]?.virtualPad != nil { log(.info, slot, "the client unplugged it; released and removed") }
+            removePad(slot)
+            history[slot]?.failedArrival = nil
         case .state(let snapshot):
-            let slot = snapshot.slot.rawValue
-            guard var receiver = receivers[slot] else { counters.unknownSlot += 1; return }
-            let before = receiver.staleDropped
-            let changed = receiver.accept(snapshot, now: now)
+            // One lookup, and the pad's state changed in place: this is the input path.
+            guard let index = pads.index(forKey: snapshot.slot) else { counters.unknownSlot += 1; return }
+            let before = pads.values[index].receiver.staleDropped
+            let changed = pads.values[index].receiver.accept(snapshot, now: now)
+            let receiver = pads.values[index].receiver
             counters.staleSnapshots += receiver.staleDropped - before
-            receivers[slot] = receiver
             // Back from a stall: the held state goes back on, even if it is the one sent before.
-            let resumed = receiver.lastHeard == now && released.remove(slot) != nil
-            if changed || resumed, let pad = pads[slot], let current = receiver.current {
-                if resumed { log(.info, slot, "the client is back; its state applies again") }
+            let resumed = receiver.lastHeard == now && pads.values[index].released
+            if resumed { pads.values[index].released = false }
+            if changed || resumed, let pad = pads.values[index].virtualPad, let current = receiver.current {
+                if resumed { log(.info, snapshot.slot, "the client is back; its state applies again") }
                 do { try pad.apply(current) } catch { counters.deviceErrors += 1 }
             }
         case .touch(let touch):
-            let slot = touch.slot.rawValue
-            guard receivers[slot] != nil else { counters.unknownSlot += 1; return }
-            if let last = touchSequences[slot], !touch.sequence.isNewer(than: last) { counters.staleSnapshots += 1; return }
-            touchSequences[slot] = touch.sequence
-            lastTouch[slot] = touch
-            if let pad = pads[slot], !released.contains(slot) {
+            guard let index = pads.index(forKey: touch.slot) else { counters.unknownSlot += 1; return }
+            if let last = pads.values[index].lastTouch, !touch.sequence.isNewer(than: last.sequence) { counters.staleSnapshots += 1; return }
+            pads.values[index].lastTouch = touch
+            if let pad = pads.values[index].virtualPad, !pads.values[index].released {
                 do { try pad.apply(touch) } catch { counters.deviceErrors += 1 }
             }
         case .motion(let batch):
-            guard let pad = pads[batch.slot.rawValue] else { counters.unknownSlot += 1; return }
+            guard let pad = pads[batch.slot]?.virtualPad else { counters.unknownSlot += 1; return }
             do { try pad.apply(batch) } catch { counters.deviceErrors += 1 }
         case .battery(let battery):
-            guard let pad = pads[battery.slot.rawValue] else { counters.unknownSlot += 1; return }
+            guard let pad = pads[battery.slot]?.virtualPad else { counters.unknownSlot += 1; return }
             do { try pad.apply(battery) } catch { counters.deviceErrors += 1 }
         case .ping(let probe):
             replies.append(.pong(probe))
@@ -138,26 +163,37 @@ public final class HostSession {
         }
     }
 
+    /// How many virtual pads are made (not counting one being made).
+    var madePads: Int {
+        var count = 0
+        for entry in pads.values where entry.virtualPad != nil { count += 1 }
+        return count
+    }
+
     func announce(_ arrival: PadArrival, now: ContinuousClock.Instant) {
         // The client repeats each arrival with its keep-alives (a datagram may be lost): the
         // same announcement again changes nothing; a different one for the slot starts afresh.
-        let slot = arrival.slot.rawValue
-        if let existing = pads[slot] {
+        let slot = arrival.slot
+        if let existing = pads[slot]?.virtualPad {
             if existing.arrival == arrival { return }
             log(.notice, slot, "announced as \(PeerName(local: arrival.name)) instead of \(PeerName(local: existing.arrival.name)): replacing its virtual pad")
             removePad(slot)
         }
         guard making == nil else { return }  // one pad at a time; the next keep-alive announces it again
-        if let failed = failedArrivals[slot], failed.arrival == arrival, now - failed.at < Self.retryAfterDeviceError { return }
-        guard pads.count < maxPads else {
-            if refusedSlots.insert(slot).inserted { counters.refusedArrivals += 1; log(.warning, slot, "refused: \(maxPads) pads is this host's limit per client (--max-pads)") }
+        if let failed = history[slot]?.failedArrival, failed.arrival == arrival, now - failed.at < Self.retryAfterDeviceError { return }
+        guard madePads < maxPads else {
+            if history[slot, default: SlotHistory()].refused == false {
+                history[slot, default: SlotHistory()].refused = true
+                counters.refusedArrivals += 1
+                log(.warning, slot, "refused: \(maxPads) pads is this host's limit per client (--max-pads)")
+            }
             return
         }
-        refusedSlots.remove(slot)
-        if receivers[slot] == nil {
+        history[slot]?.refused = false
+        if pads[slot] == nil {
             var receiver = SnapshotReceiver(lease: stateLease)
             receiver.start(now: now)
-            receivers[slot] = receiver
+            pads[slot] = HostPad(receiver: receiver)
         }
         making = arrival
         // Times after this are on the caller's clock: `now` plus however long the making took.
@@ -167,23 +203,23 @@ public final class HostSession {
 
     /// The maker's answer, on the session's loop. A pad nobody wants any more is unplugged again.
     public func padMade(_ arrival: PadArrival, _ result: Result<VirtualPad, Error>, now: ContinuousClock.Instant) {
-        let slot = arrival.slot.rawValue
+        let slot = arrival.slot
         if making == arrival { making = nil }
         switch result {
         case .success(let pad):
-            guard !closed, receivers[slot] != nil, pads[slot] == nil else { maker.remove(pad); return }
-            pads[slot] = pad
+            guard !closed, let entry = pads[slot], entry.virtualPad == nil else { maker.remove(pad); return }
+            pads[slot]?.virtualPad = pad
             onPadsChanged()
-            failedArrivals[slot] = nil
+            history[slot]?.failedArrival = nil
             // What arrived while the pad was being made shows at once.
-            if let current = receivers[slot]?.current, !released.contains(slot) {
+            if let current = entry.receiver.current, !entry.released {
                 do { try pad.apply(current) } catch { counters.deviceErrors += 1 }
             }
-            if let touch = lastTouch[slot], !released.contains(slot) { try? pad.apply(touch) }
+            if let touch = entry.lastTouch, !entry.released { try? pad.apply(touch) }
         case .failure(let error):
             counters.deviceErrors += 1
-            receivers[slot] = nil
-            failedArrivals[slot] = (arrival, now)
+            pads[slot] = nil
+            history[slot, default: SlotHistory()].failedArrival = (arrival, now)
             log(.error, slot, "cannot create a virtual pad for \(PeerName(local: arrival.name)): \(error); retrying in \(Self.retryAfterDeviceError)")
         }
     }
@@ -191,14 +227,14 @@ public final class HostSession {
     /// Releases every control of a pad whose client went silent past the state lease, and unplugs
     /// it once the grace period is over too.
     public func expireLeases(now: ContinuousClock.Instant) {
-        for (slot, receiver) in receivers {
-            guard let lastHeard = receiver.lastHeard else { continue }
-            if !released.contains(slot), receiver.leaseExpired(now: now) {
+        for (slot, entry) in pads {
+            guard let lastHeard = entry.receiver.lastHeard else { continue }
+            if !entry.released, entry.receiver.leaseExpired(now: now) {
                 counters.leaseExpiries += 1
-                released.insert(slot)
+                pads[slot]?.released = true
                 releaseControls(slot)
                 log(.warning, slot, "no state for \(stateLease); every control released (the pad stays \(padGrace) for the client to return)")
-            } else if released.contains(slot), now - lastHeard > stateLease + padGrace {
+            } else if entry.released, now - lastHeard > stateLease + padGrace {
                 counters.graceRemovals += 1
                 log(.warning, slot, "no state for \(stateLease + padGrace); the virtual pad removed")
                 removePad(slot)
@@ -209,9 +245,9 @@ public final class HostSession {
     /// When the next lease or grace period runs out: the host's only timer besides rumble renewal.
     public func nextLeaseDeadline() -> ContinuousClock.Instant? {
         var next: ContinuousClock.Instant?
-        for (slot, receiver) in receivers {
-            guard let heard = receiver.lastHeard else { continue }
-            let due = heard + stateLease + (released.contains(slot) ? padGrace : .zero)
+        for entry in pads.values {
+            guard let heard = entry.receiver.lastHeard else { continue }
+            let due = heard + stateLease + (entry.released ? padGrace : .zero)
             if next.map({ due < $0 }) ?? true { next = due }
         }
         return next
@@ -220,42 +256,48 @@ public final class HostSession {
     /// The client disconnected: everything released, everything unplugged.
     public func close() {
         closed = true
-        for slot in Array(receivers.keys) { removePad(slot) }
+        for slot in Array(pads.keys) { removePad(slot) }
     }
 
-    func releaseControls(_ slot: UInt8) {
-        guard let pad = pads[slot] else { return }
+    func releaseControls(_ slot: PadSlot) {
+        guard let pad = pads[slot]?.virtualPad else { return }
         // Neutral first, so a game polling between the two never sees a held button.
-        try? pad.apply(.neutral(PadSlot(slot)))
-        try? pad.apply(TouchSnapshot(slot: PadSlot(slot)))
-        heldRumble[slot] = nil
+        try? pad.apply(.neutral(slot))
+        try? pad.apply(TouchSnapshot(slot: slot))
+        pads[slot]?.heldRumble = nil
     }
 
     /// Rumble a game holds (a DualSense keeps its motors at the last level until told otherwise)
     /// is renewed before its lease lapses, so the client keeps rumbling exactly as long as the
     /// host is alive and the game wants it.
-    var heldRumble: [UInt8: (lease: RumbleLease, sentAt: ContinuousClock.Instant)] = [:]
-    var renewalSequence: [UInt8: WireSequence] = [:]
-
     public func feedback(now: ContinuousClock.Instant = .now) -> [WireMessage] {
         var out: [WireMessage] = []
-        for (slot, pad) in pads {
-            do {
-                for message in try pad.takeFeedback() {
-                    if case .rumble(var lease) = message {
-                        lease.sequence = nextRumbleSequence(slot)
-                        heldRumble[slot] = lease.isStop ? nil : (lease, now)
-                        out.append(.rumble(lease))
-                    } else {
-                        out.append(message)
+        // By index, changing each pad in place: iterating a copy while changing the dictionary copies it.
+        var index = pads.startIndex
+        while index != pads.endIndex {
+            defer { pads.formIndex(after: &index) }
+            let slot = pads.keys[index]
+            if let pad = pads.values[index].virtualPad {
+                do {
+                    for message in try pad.takeFeedback() {
+                        if case .rumble(var lease) = message {
+                            lease.sequence = nextRumbleSequence(slot)
+                            pads.values[index].heldRumble = lease.isStop ? nil : HeldRumble(lease: lease, sentAt: now)
+                            out.append(.rumble(lease))
+                        } else {
+                            out.append(message)
+                        }
                     }
-                }
-            } catch { counters.deviceErrors += 1 }
+                } catch { counters.deviceErrors += 1 }
+            }
         }
-        for (slot, held) in heldRumble where now - held.sentAt >= .milliseconds(Int(held.lease.ttlMillis) * 2 / 5) {
+        index = pads.startIndex
+        while index != pads.endIndex {
+            defer { pads.formIndex(after: &index) }
+            guard let held = pads.values[index].heldRumble, now >= held.renewalDue else { continue }
             var renewal = held.lease
-            renewal.sequence = nextRumbleSequence(slot)
-            heldRumble[slot] = (renewal, now)
+            renewal.sequence = nextRumbleSequence(pads.keys[index])
+            pads.values[index].heldRumble = HeldRumble(lease: renewal, sentAt: now)
             out.append(.rumble(renewal))
         }
         return out
@@ -265,23 +307,21 @@ public final class HostSession {
     public func nextRenewal() -> ContinuousClock.Instant? {
         var next: ContinuousClock.Instant?
         func consider(_ due: ContinuousClock.Instant?) { if let due, next.map({ due < $0 }) ?? true { next = due } }
-        for held in heldRumble.values { consider(held.sentAt + .milliseconds(Int(held.lease.ttlMillis) * 2 / 5)) }
-        for pad in pads.values { consider(pad.feedbackDeadline) }
+        for entry in pads.values {
+            consider(entry.heldRumble?.renewalDue)
+            consider(entry.virtualPad?.feedbackDeadline)
+        }
         return next
     }
 
-    func nextRumbleSequence(_ slot: UInt8) -> WireSequence {
-        let next = (renewalSequence[slot] ?? WireSequence(0)).next
-        renewalSequence[slot] = next
+    func nextRumbleSequence(_ slot: PadSlot) -> WireSequence {
+        let next = history[slot, default: SlotHistory()].rumbleSequence.next
+        history[slot, default: SlotHistory()].rumbleSequence = next
         return next
     }
 
-    func removePad(_ slot: UInt8) {
+    func removePad(_ slot: PadSlot) {
         releaseControls(slot)
-        if let pad = pads.removeValue(forKey: slot) { maker.remove(pad); onPadsChanged() }
-        receivers[slot] = nil
-        touchSequences[slot] = nil
-        lastTouch[slot] = nil
-        released.remove(slot)
+        if let pad = pads.removeValue(forKey: slot)?.virtualPad { maker.remove(pad); onPadsChanged() }
     }
 }

@@ -94,7 +94,7 @@ final class InputPath {
         // A signal wakes the pass at once: `stop()` then ends it, not the next tick.
         if SignalTrap.installed { pollSet.add(SignalTrap.descriptor, .signal) }
         for session in sessions.values {
-            for pad in session.pads.pads.values { for descriptor in pad.feedbackDescriptors { pollSet.add(descriptor, .feedback) } }
+            for pad in session.pads.virtualPads { for descriptor in pad.feedbackDescriptors { pollSet.add(descriptor, .feedback) } }
         }
         pollSetStale = false
     }
