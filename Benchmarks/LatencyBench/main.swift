@@ -124,13 +124,13 @@ final class SweptDualSense {
     let encoder: PlayStationInputEncoder
     private var state = GamepadState.dualSenseAtRest
 
-    init(bus: VirtualDualSense.Bus, udev: Udev) throws {
+    init(bus: PadBus, udev: Udev) throws {
         device = try VirtualDualSense(bus: bus)
         encoder = PlayStationInputEncoder(layout: bus == .usb ? PlayStationLayouts.dualSenseUSB() : PlayStationLayouts.dualSenseBluetooth())
         guard device.waitUntilOpened(),
               let pad = eventually(timeout: .seconds(10), { [device] in
                   udev.pads().first { $0.uniq == device.uniq && $0.gamepadNode != nil && $0.capabilities.contains(.battery) }
-              }) else { fail("hid-playstation never bound the \(bus.rawValue) DualSense (modprobe hid_playstation)") }
+              }) else { fail("hid-playstation never bound the \(bus.shortName) DualSense (modprobe hid_playstation)") }
         self.pad = pad
     }
 
@@ -270,7 +270,7 @@ let udev = try Udev()
 let physical = try SweptDualSense(bus: .usb, udev: udev)
 let clientFloor = try uhidFloor(physical, name: "floor_uhid_usb")
 clientFloor.printLine("client side: uhid write on the physical pad -> its evdev node")
-let hostLike = try SweptDualSense(bus: .presentedToGames, udev: udev)
+let hostLike = try SweptDualSense(bus: VirtualDualSense.busPresentedToGames, udev: udev)
 let hostFloor = try uhidFloor(hostLike, name: "floor_uhid_bt")
 hostLike.device.stop()
 hostFloor.printLine("host side: uhid write on a Bluetooth DualSense like the host's -> its evdev node")

@@ -91,7 +91,7 @@ public enum CalibrationError: Error, Equatable, Sendable, CustomStringConvertibl
     case tooShort(got: Int, need: Int)
     case unexpectedReportID(UInt8, expected: [UInt8])
     case badChecksum(reportID: UInt8)
-    /// `.auto` could not tell the transport: the trailer is neither zero (USB) nor a valid Bluetooth CRC32.
+    /// With no bus given, the report could not tell it: the trailer is neither zero (USB) nor a valid Bluetooth CRC32.
     case unverifiableTrailer(reportID: UInt8)
 
     public var description: String {
@@ -104,10 +104,6 @@ public enum CalibrationError: Error, Equatable, Sendable, CustomStringConvertibl
         }
     }
 }
-
-/// How a feature report was read. `bluetooth` requires a valid CRC32 trailer, `usb` checks none, `auto` takes a
-/// report whose CRC verifies as Bluetooth and one whose trailer is zero as USB, and refuses anything else.
-public enum CalibrationTransport: String, Sendable, CaseIterable { case usb, bluetooth, auto }
 
 /// Parses the motion calibration feature reports of Sony pads (layouts as in hid-playstation's
 /// dualsense_get_calibration_data / dualshock4_get_calibration_data).
@@ -127,27 +123,30 @@ public enum CalibrationParser {
     }
 
     /// DualSense feature 0x05 (USB, or Bluetooth with a CRC32 trailer). Both forms are 41 bytes, so the length
-    /// cannot tell them apart: over USB the last 4 bytes are zero, over Bluetooth they are the CRC.
+    /// cannot tell them apart: over USB the last 4 bytes are zero, over Bluetooth they are the CRC. With no `bus`, the trailer tells.
     public static func dualSense(_ report: [UInt8], convention: CalibrationConvention = .default,
-                                 transport: CalibrationTransport = .auto) throws(CalibrationError) -> CalibrationResult {
-        try check(report, ids: [0x05], transport: transport)
+                                 bus: PadBus? = nil) throws(CalibrationError) -> CalibrationResult {
+        try check(report, ids: [0x05], bus: bus)
         return build(read(report, interleavedGyro: true), convention: convention)
     }
 
     /// DualShock 4: USB feature 0x02 lists gyro plus/minus per axis; Bluetooth feature 0x05 lists all plus then all minus.
     public static func dualShock4(_ report: [UInt8], convention: CalibrationConvention = .default) throws(CalibrationError) -> CalibrationResult {
-        try check(report, ids: [0x02, 0x05], transport: report.first == 0x05 ? .bluetooth : .usb)
+        try check(report, ids: [0x02, 0x05], bus: report.first == 0x05 ? .bluetooth : .usb)
         return build(read(report, interleavedGyro: report[0] == 0x02), convention: convention)
     }
 
-    private static func check(_ report: [UInt8], ids: [UInt8], transport: CalibrationTransport) throws(CalibrationError) {
+    /// How a feature report was read: over Bluetooth it needs a valid CRC32 trailer, over USB none is
+    /// checked, and with no bus given a report whose CRC verifies is taken as Bluetooth, one whose
+    /// trailer is zero as USB, and anything else is refused.
+    private static func check(_ report: [UInt8], ids: [UInt8], bus: PadBus?) throws(CalibrationError) {
         guard report.count >= minimumLength else { throw .tooShort(got: report.count, need: minimumLength) }
         guard ids.contains(report[0]) else { throw .unexpectedReportID(report[0], expected: ids) }
-        switch transport {
+        switch bus {
         case .usb: break
         case .bluetooth:
             guard BluetoothCRC.verify(seed: .feature, report: report) else { throw .badChecksum(reportID: report[0]) }
-        case .auto:
+        case nil:
             // A report cut short of the trailer cannot carry a CRC: only a full one is checked.
             let trailerIsZero = report.count < fullLength || report.suffix(BluetoothCRC.trailerSize).allSatisfy { $0 == 0 }
             guard trailerIsZero || BluetoothCRC.verify(seed: .feature, report: report) else {

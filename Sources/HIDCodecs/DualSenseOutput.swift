@@ -33,8 +33,6 @@ public enum OutputStateError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 }
 
-public enum Transport: String, Sendable, CaseIterable { case usb, bt }
-
 /// Everything we can set on a DualSense, cumulatively: nil means "never set, leave it to the pad".
 public struct DualSenseOutputState: Hashable, Sendable {
     /// Rumble in DualShock 4 compatibility mode: `low` drives the left (heavy) motor, `high` the right.
@@ -98,7 +96,7 @@ public struct DualSenseOutputEncoder: Sendable {
 
     /// `changedOnly: false` flags every set field (for the first report after connecting).
     /// A state with nothing (changed) to say gives a report that `flagsNothing`: don't send it.
-    public mutating func encode(_ state: DualSenseOutputState, transport: Transport, changedOnly: Bool = true) throws(OutputStateError) -> [UInt8] {
+    public mutating func encode(_ state: DualSenseOutputState, bus: PadBus, changedOnly: Bool = true) throws(OutputStateError) -> [UInt8] {
         typealias O = DualSenseOutputOffsets
         typealias F = DualSenseValidFlag
         var common = [UInt8](repeating: 0, count: O.commonSize)
@@ -146,13 +144,13 @@ public struct DualSenseOutputEncoder: Sendable {
         }
         lastSent = state
 
-        switch transport {
+        switch bus {
         case .usb:
             var report = [UInt8](repeating: 0, count: O.usbLength)
             report[0] = 0x02
             report.replaceSubrange(O.usbCommon..<O.usbCommon + O.commonSize, with: common)
             return report
-        case .bt:
+        case .bluetooth:
             var report = [UInt8](repeating: 0, count: O.btLength)
             report[0] = 0x31
             report[1] = sequence << 4
@@ -192,7 +190,7 @@ public struct DualShock4OutputState: Hashable, Sendable {
     }
 
     /// USB report 0x05 (32 bytes) or Bluetooth report 0x11 (78 bytes, CRC32 seed 0xA2).
-    public func encoded(transport: Transport) -> [UInt8] {
+    public func encoded(bus: PadBus) -> [UInt8] {
         var common = [UInt8](repeating: 0, count: 31)
         if let rumble {
             common[0] |= ValidFlag.motor
@@ -207,10 +205,10 @@ public struct DualShock4OutputState: Hashable, Sendable {
             common[0] |= ValidFlag.ledBlink
             common[8] = blink.on; common[9] = blink.off
         }
-        switch transport {
+        switch bus {
         case .usb:
             return [0x05] + common
-        case .bt:
+        case .bluetooth:
             var report = [UInt8](repeating: 0, count: 78)
             report[0] = 0x11
             report[1] = 0xC0                           // DS4_OUTPUT_HWCTL_HID | DS4_OUTPUT_HWCTL_CRC32

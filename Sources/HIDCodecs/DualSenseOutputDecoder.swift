@@ -30,7 +30,7 @@ public enum LightbarSetupCommand: Hashable, Sendable, CustomStringConvertible {
 }
 
 public struct DecodedDualSenseOutput: Hashable, Sendable {
-    public var transport: Transport
+    public var bus: PadBus
     /// Bluetooth only: the 4-bit sequence number (high nibble of byte 1) and the tag byte (0x10 from
     /// the kernel; nil in SDL 2's layout, which has none).
     public var sequence: UInt8?
@@ -53,10 +53,10 @@ public struct DecodedDualSenseOutput: Hashable, Sendable {
     public var ledBrightness: UInt8?
     public var lightbarSetup: LightbarSetupCommand?
 
-    public init(transport: Transport) { self.transport = transport }
+    public init(bus: PadBus) { self.bus = bus }
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.transport == b.transport && a.sequence == b.sequence && a.tag == b.tag && a.flag0 == b.flag0 && a.flag1 == b.flag1
+        a.bus == b.bus && a.sequence == b.sequence && a.tag == b.tag && a.flag0 == b.flag0 && a.flag1 == b.flag1
             && a.flag2 == b.flag2 && a.motors == b.motors && a.rumbleFlavour == b.rumbleFlavour && a.rightTrigger == b.rightTrigger
             && a.leftTrigger == b.leftTrigger && a.micLED == b.micLED && a.micMuted == b.micMuted && a.lightbar == b.lightbar
             && a.releaseLEDs == b.releaseLEDs && a.playerLEDs == b.playerLEDs && a.ledBrightness == b.ledBrightness
@@ -132,7 +132,7 @@ public enum DualSenseOutputDecoder {
             guard report.count >= O.usbCommon + O.commonSize else {
                 throw .tooShort(reportID: id, length: report.count, needed: O.usbCommon + O.commonSize)
             }
-            decoded = DecodedDualSenseOutput(transport: .usb)
+            decoded = DecodedDualSenseOutput(bus: .usb)
             commonStart = O.usbCommon
         case 0x31:
             guard report.count >= O.btLength else { throw .tooShort(reportID: id, length: report.count, needed: O.btLength) }
@@ -140,7 +140,7 @@ public enum DualSenseOutputDecoder {
             let expected = BluetoothCRC.checksum(seed: .output, over: Array(body[0..<O.btLength - 4]))
             let found = UInt32(body[74]) | UInt32(body[75]) << 8 | UInt32(body[76]) << 16 | UInt32(body[77]) << 24
             guard expected == found else { throw .badCRC(expected: expected, found: found) }
-            decoded = DecodedDualSenseOutput(transport: .bt)
+            decoded = DecodedDualSenseOutput(bus: .bluetooth)
             let layout = DualSenseBluetoothOutputLayout(byte1: report[1])
             decoded.bluetoothLayout = layout
             decoded.sequence = report[1] >> 4
@@ -212,7 +212,7 @@ extension DecodedDualSenseOutput {
 
     /// The same fields as an ordered JSON object (for `--json` output).
     public var json: JSONValue {
-        var fields: [(String, JSONValue)] = [("transport", .string(transport.rawValue))]
+        var fields: [(String, JSONValue)] = [("transport", .string(bus.shortName))]
         if let s = sequence { fields.append(("sequence", .integer(s))) }
         if let m = motors {
             fields.append(("rumble", .object([("left", .integer(m.left)), ("right", .integer(m.right)),

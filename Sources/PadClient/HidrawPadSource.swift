@@ -70,7 +70,7 @@ public final class HidrawPadSource: PhysicalPadSource {
 
     /// The pad's calibration and firmware feature reports, as its driver read them at probe.
     /// A pad that does not answer is forwarded with the nominal calibration and no identity.
-    static func identity(_ device: HIDRawDevice, kind: PadKind, bus: PadBus) -> (calibration: MotionCalibration, wire: PadIdentity) {
+    static func identity(_ device: HIDRawDevice, kind: PadKind, bus: PadBus?) -> (calibration: MotionCalibration, wire: PadIdentity) {
         var wire = PadIdentity()
         var calibration = MotionCalibration.nominal
         if kind.isDualSenseFamily {

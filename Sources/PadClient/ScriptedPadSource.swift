@@ -110,7 +110,7 @@ public final class ScriptedPadSource: PadSource {
     /// Encodes the cumulative state as the USB output report the pad would get, and decodes it
     /// back: what the display shows is what the bytes say.
     private func writeOutput() throws {
-        let bytes = try outputEncoder.encode(output, transport: .usb)
+        let bytes = try outputEncoder.encode(output, bus: .usb)
         guard !DualSenseOutputEncoder.flagsNothing(bytes), let sent = try? DualSenseOutputDecoder.decode(bytes) else { return }
         sent.apply(to: &shown)
         outputReports += 1

@@ -19,7 +19,7 @@ public final class DualSenseVirtualPad: VirtualPad {
         translator = GameOutputTranslator(slot: arrival.slot)
         let identity = Self.identity(for: arrival)
         calibration = identity.calibration
-        device = try VirtualDualSense(kind: identity.kind, bus: .presentedToGames, name: arrival.name.isEmpty ? nil : arrival.name,
+        device = try VirtualDualSense(kind: identity.kind, bus: VirtualDualSense.busPresentedToGames, name: arrival.name.isEmpty ? nil : arrival.name,
                                       phys: PadPhys.hostVirtual, calibration: identity.calibrationReport,
                                       firmwareInfo: identity.firmwareInfo, idleRepeat: VirtualDualSense.idleReportInterval)
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
@@ -39,8 +39,8 @@ public final class DualSenseVirtualPad: VirtualPad {
         // Checked under both conventions: the host's kernel may be of either vintage, and an
         // older one divides by the gyro's `plus - minus`, which the newer convention never uses.
         if arrival.type.isDualSenseFamily, sent.count == DualSenseIdentityData.calibration.count,
-           let parsed = try? CalibrationParser.dualSense(sent, transport: .usb), parsed.warnings.isEmpty,
-           let legacy = try? CalibrationParser.dualSense(sent, convention: .legacy, transport: .usb), legacy.warnings.isEmpty {
+           let parsed = try? CalibrationParser.dualSense(sent, bus: .usb), parsed.warnings.isEmpty,
+           let legacy = try? CalibrationParser.dualSense(sent, convention: .legacy, bus: .usb), legacy.warnings.isEmpty {
             report = sent
             calibration = parsed.calibration
         }

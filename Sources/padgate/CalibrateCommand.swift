@@ -4,7 +4,6 @@ import HIDCodecs
 import Logging
 
 extension CalibrationConvention: ExpressibleByArgument {}
-extension CalibrationTransport: ExpressibleByArgument {}
 
 /// `padgate calibrate PAD`: measures a still pad's gyro bias and stores a correction that
 /// `forward` applies; `padgate calibrate --feature-report HEX`: decodes a calibration report.
@@ -37,8 +36,11 @@ struct CalibrateCommand: ParsableCommand {
     @Option(help: "With --feature-report: which pad sent the report (dualsense, dualshock4; default dualsense).")
     var model: Model?
 
-    @Option(help: "With --feature-report for a DualSense: how the report was read, auto (zero trailer: USB; valid CRC32: Bluetooth), usb (no CRC check) or bluetooth (CRC required).")
-    var transport: CalibrationTransport?
+    @Option(help: "With --feature-report for a DualSense: how the report was read, auto (zero trailer: USB; valid CRC32: Bluetooth), usb (no CRC check) or bluetooth (CRC required).",
+            completion: .list(["usb", "bluetooth", "auto"]))
+    var transport: String?
+    /// The bus `--transport` names; nil for auto.
+    var reportBus: PadBus? { transport.flatMap { PadBus(rawValue: $0) } }
 
     @Option(help: "kernel or legacy: how the factory calibration is read.")
     var convention: CalibrationConvention = .default
@@ -66,6 +68,9 @@ struct CalibrateCommand: ParsableCommand {
             if !padOnly.isEmpty {
                 throw ValidationError("\(padOnly.joined(separator: ", ")) \(padOnly.count == 1 ? "needs" : "need") a PAD to measure, not --feature-report")
             }
+            if let transport, transport != "auto" && PadBus(rawValue: transport) == nil {
+                throw ValidationError("The value '\(transport)' is invalid for '--transport <transport>'. Please provide one of 'usb', 'bluetooth' or 'auto'.")
+            }
             if transport != nil && model == .dualshock4 {
                 throw ValidationError("--transport is for DualSense reports; a DualShock 4 report's id says how it was read (0x02 USB, 0x05 Bluetooth, CRC checked)")
             }
@@ -92,7 +97,7 @@ struct CalibrateCommand: ParsableCommand {
         let result: CalibrationResult
         do throws(CalibrationError) {
             switch model ?? .dualsense {
-            case .dualsense: result = try CalibrationParser.dualSense(bytes, convention: convention, transport: transport ?? .auto)
+            case .dualsense: result = try CalibrationParser.dualSense(bytes, convention: convention, bus: reportBus)
             case .dualshock4: result = try CalibrationParser.dualShock4(bytes, convention: convention)
             }
         } catch {

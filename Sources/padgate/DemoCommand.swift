@@ -266,7 +266,7 @@ enum DemoGame {
         // Wait for the host's virtual pad; a game starts when its pad shows up.
         // Until then it probes with an empty report, harmless before anything plays.
         while !stop() {
-            if let report = try? encoder.encode(state, transport: .usb, changedOnly: false), write(report) { padUp(); break }
+            if let report = try? encoder.encode(state, bus: .usb, changedOnly: false), write(report) { padUp(); break }
             SignalTrap.sleep(min(.milliseconds(100), deadline() - ContinuousClock.now))
         }
         let start = ContinuousClock.now
@@ -285,13 +285,13 @@ enum DemoGame {
                     if command.side != .left { state.rightTrigger = command.effect }
                 }
             }
-            if let report = try? encoder.encode(state, transport: .usb), !DualSenseOutputEncoder.flagsNothing(report) { _ = write(report) }
+            if let report = try? encoder.encode(state, bus: .usb), !DualSenseOutputEncoder.flagsNothing(report) { _ = write(report) }
             index += 1
             if index == loop.count { index = 0; lap += period }
         }
         // A game that quits stops its motors.
         state.rumble = (0, 0)
-        if let report = try? encoder.encode(state, transport: .usb), !DualSenseOutputEncoder.flagsNothing(report) { _ = write(report) }
+        if let report = try? encoder.encode(state, bus: .usb), !DualSenseOutputEncoder.flagsNothing(report) { _ = write(report) }
     }
 }
 

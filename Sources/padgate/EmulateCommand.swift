@@ -26,7 +26,7 @@ struct EmulateCommand: ParsableCommand {
     var model: Model
 
     @Option(help: "Bus to present: bt (the default: SDL's HIDAPI driver opens it with gyro, touchpad and lights) or usb. With --replay, the recording's own bus.")
-    var bus: VirtualDualSense.Bus?
+    var bus: PadBus?
 
     @Option(help: "A script of inputs to play (see docs/emulate-script.md).")
     var script: String?
@@ -50,7 +50,7 @@ struct EmulateCommand: ParsableCommand {
     func run() throws {
         if model != .dualsense { return try runUInputPad() }
         // The input is read first: a typo in a file name should not cost a pad plug and unplug.
-        let bus = try self.bus ?? replay.map(InputFeeder.recordingBus) ?? .presentedToGames
+        let bus = try self.bus ?? replay.map(InputFeeder.recordingBus) ?? VirtualDualSense.busPresentedToGames
         let source = try InputFeeder.Source(bus: bus, script: script, replay: replay)
         let pad = try VirtualDualSense(bus: bus, idleRepeat: VirtualDualSense.idleReportInterval)
         let started = ContinuousClock.now
@@ -60,7 +60,7 @@ struct EmulateCommand: ParsableCommand {
             pad.stop()
             throw DeviceError.unsupported("the kernel did not bind a driver to the virtual DualSense within 10 s: is hid-playstation available (sudo modprobe hid-playstation)?")
         }
-        console.info("padgate: virtual DualSense (\(bus.rawValue), \(pad.uniq)) is up; Ctrl-C unplugs it")
+        console.info("padgate: virtual DualSense (\(bus.shortName), \(pad.uniq)) is up; Ctrl-C unplugs it")
 
         let feeder = InputFeeder(pad: pad, source: source)
         let deadline = duration.map { started + SecondsOption.duration($0) }
@@ -88,4 +88,3 @@ extension EmulateCommand {
     }
 }
 
-extension VirtualDualSense.Bus: ExpressibleByArgument {}

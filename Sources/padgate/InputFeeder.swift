@@ -15,7 +15,7 @@ struct InputFeeder {
         case script(InputScript)
         case replay([(time: Double, bytes: [UInt8])])
 
-        init(bus: VirtualDualSense.Bus, script: String?, replay: String?) throws {
+        init(bus: PadBus, script: String?, replay: String?) throws {
             if let script {
                 self = .script(try InputScript(parsing: try InputFile.text(script, what: "--script")))
             } else if let replay {
@@ -66,17 +66,17 @@ struct InputFeeder {
 
     /// The bus whose DualSense input reports the recording holds (USB 0x01 of 64 bytes, or
     /// Bluetooth 0x31 of 78), so `--replay` needs no `--bus`.
-    static func recordingBus(_ path: String) throws -> VirtualDualSense.Bus {
+    static func recordingBus(_ path: String) throws -> PadBus {
         let recording = try HIDRecording(text: try InputFile.text(path, what: "--replay", limit: InputFile.recordingLimit))
         for event in recording.events(forDevice: recording.devices.first?.index ?? 0) {
             if event.data.first == 0x01 && event.data.count == 64 { return .usb }
-            if event.data.first == 0x31 && event.data.count == 78 { return .bt }
+            if event.data.first == 0x31 && event.data.count == 78 { return .bluetooth }
         }
-        return .presentedToGames
+        return VirtualDualSense.busPresentedToGames
     }
 
     /// The recording's input reports that this bus can carry, with times relative to the first.
-    static func loadRecording(_ path: String, bus: VirtualDualSense.Bus) throws -> [(time: Double, bytes: [UInt8])] {
+    static func loadRecording(_ path: String, bus: PadBus) throws -> [(time: Double, bytes: [UInt8])] {
         let recording = try HIDRecording(text: try InputFile.text(path, what: "--replay", limit: InputFile.recordingLimit))
         // Only the reports this bus's driver parses; a USB recording cannot drive a Bluetooth pad.
         let (id, length) = bus == .usb ? (UInt8(0x01), 64) : (UInt8(0x31), 78)

@@ -39,7 +39,7 @@ struct ListCommand: ParsableCommand {
             return
         }
         for (index, pad) in pads.enumerated() {
-            print("\(index): \(pad.kind.displayName) [\(pad.vidpid)] \(pad.bus.rawValue) \"\(pad.name)\"\(pad.uniq.isEmpty ? "" : " \(pad.uniq)")")
+            print("\(index): \(pad.kind.displayName) [\(pad.vidpid)] \(pad.busName) \"\(pad.name)\"\(pad.uniq.isEmpty ? "" : " \(pad.uniq)")")
             if let hidraw = pad.hidraw { print("     hidraw   \(hidraw)") }
             for node in pad.evdev { print("     \(node.role.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(node.path)  \(node.name)") }
             print("     can      \(pad.capabilities.names.joined(separator: ", "))")
@@ -67,7 +67,7 @@ struct PadJSON: Encodable {
 
     init(_ pad: Pad, index: Int? = nil) {
         self.index = index
-        type = pad.kind.name; bus = pad.bus.rawValue; name = pad.name; uniq = pad.uniq; phys = pad.phys
+        type = pad.kind.name; bus = pad.busName; name = pad.name; uniq = pad.uniq; phys = pad.phys
         vendor_id = String(format: "%04x", pad.vendorID); product_id = String(format: "%04x", pad.productID)
         hidraw = pad.hidraw; evdev = pad.evdev; capabilities = pad.capabilities.names; syspath = pad.id
         made_by_padgate = pad.madeByPadgate

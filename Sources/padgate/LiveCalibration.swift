@@ -100,7 +100,7 @@ struct LiveCalibration {
         func read(_ id: UInt8, _ length: Int) throws -> [UInt8] { try HIDRawDevice(path: path).featureReport(id, length: length) }
         switch pad.kind {
         case .dualSense, .dualSenseEdge:
-            return (0x05, try CalibrationParser.dualSense(read(0x05, 41), convention: convention, transport: bluetooth ? .bluetooth : .usb))
+            return (0x05, try CalibrationParser.dualSense(read(0x05, 41), convention: convention, bus: bluetooth ? .bluetooth : .usb))
         case .dualShock4:
             let id: UInt8 = bluetooth ? 0x05 : 0x02
             return (id, try CalibrationParser.dualShock4(read(id, bluetooth ? 41 : 37), convention: convention))

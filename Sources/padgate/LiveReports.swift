@@ -18,7 +18,7 @@ struct LiveReports {
             throw DeviceError.unsupported("\(pad.name) has no hidraw node (an evdev-only pad): use 'padgate watch' for it")
         }
         hidraw = try HIDRawDevice(path: path)
-        device = RecordedDevice(index: 0, name: pad.name, bus: pad.bus.kernelBus, vendorID: pad.vendorID, productID: pad.productID,
+        device = RecordedDevice(index: 0, name: pad.name, bus: pad.kernelBus, vendorID: pad.vendorID, productID: pad.productID,
                                 descriptor: try HIDRawDevice.reportDescriptor(hidrawPath: path))
     }
 

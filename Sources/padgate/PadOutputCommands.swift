@@ -5,7 +5,12 @@ import HIDCodecs
 import PadDevices
 import PadSystem
 
-extension Transport: ExpressibleByArgument {}
+/// `--bus usb|bt`, by the bus's short name.
+extension PadBus: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+    public static var allValueStrings: [String] { allCases.map(\.shortName) }
+    public var defaultValueDescription: String { shortName }
+}
 
 extension PadFeedback.RumblePath: ExpressibleByArgument {}
 
@@ -19,8 +24,8 @@ struct PadOutputOptions: ParsableArguments {
     @Flag(help: "Print the output report as hex instead of sending it (no pad needed; see --bus and --model).")
     var dryRun = false
 
-    @Option(help: "With --dry-run: transport to build the report for, usb or bt.")
-    var bus: Transport = .usb
+    @Option(help: "With --dry-run: the bus to build the report for, usb or bt.")
+    var bus: PadBus = .usb
 
     @Option(help: "With --dry-run: pad model, dualsense or dualshock4 (DualShock 4 supports lightbar and rumble).")
     var model: OutputModel = .dualsense
@@ -54,7 +59,7 @@ struct PadOutputOptions: ParsableArguments {
     func dualSenseReport(_ state: DualSenseOutputState) throws -> [UInt8] {
         guard model == .dualsense else { throw ValidationError("this command needs a DualSense (--model dualsense)") }
         var encoder = DualSenseOutputEncoder()
-        do { return try encoder.encode(state, transport: bus) } catch { throw ValidationError("\(error)") }
+        do { return try encoder.encode(state, bus: bus) } catch { throw ValidationError("\(error)") }
     }
 }
 
@@ -97,7 +102,7 @@ struct LightbarCommand: ParsableCommand {
         if output.model == .dualshock4 {
             var ds4 = DualShock4OutputState()
             ds4.lightbar = color
-            return try output.deliver(ds4.encoded(transport: output.bus))
+            return try output.deliver(ds4.encoded(bus: output.bus))
         }
         var state = DualSenseOutputState()
         state.lightbar = color
@@ -203,7 +208,7 @@ struct RumbleCommand: ParsableCommand {
         if output.model == .dualshock4 {
             var ds4 = DualShock4OutputState()
             ds4.rumble = MotorRumble(low: l, high: h)
-            return try output.deliver(ds4.encoded(transport: output.bus))
+            return try output.deliver(ds4.encoded(bus: output.bus))
         }
         var state = DualSenseOutputState()
         state.rumble = (l, h)

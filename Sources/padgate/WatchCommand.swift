@@ -129,7 +129,7 @@ final class TerminalView {
 
     func draw(_ pad: Pad, _ s: LivePadState) {
         var lines = [
-            "\(pad.kind.displayName) [\(pad.vidpid)] \(pad.bus.rawValue)  \(pad.gamepadNode?.path ?? "")",
+            "\(pad.kind.displayName) [\(pad.vidpid)] \(pad.busName)  \(pad.gamepadNode?.path ?? "")",
             "buttons: \(s.buttons.isEmpty ? "-" : s.buttons.joined(separator: " "))   dpad: \(s.dpad)",
             "left (\(s.left_stick[0]),\(s.left_stick[1]))  right (\(s.right_stick[0]),\(s.right_stick[1]))  l2 \(s.l2)  r2 \(s.r2)",
         ]

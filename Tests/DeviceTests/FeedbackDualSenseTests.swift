@@ -29,7 +29,7 @@ final class FeedbackDualSenseTests: XCTestCase {
         return (process.terminationStatus, text)
     }
 
-    private func emulated(_ bus: VirtualDualSense.Bus) throws -> (VirtualDualSense, Pad) {
+    private func emulated(_ bus: PadBus) throws -> (VirtualDualSense, Pad) {
         let virtual = try VirtualDualSense(bus: bus)
         XCTAssertTrue(virtual.waitUntilOpened(), "hid-playstation did not open the \(bus) pad")
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()), "udev never showed the emulated \(bus) DualSense")
@@ -51,21 +51,20 @@ final class FeedbackDualSenseTests: XCTestCase {
     }
 
     func testLightsAndTriggersReachThePadFieldByFieldOverUSBAndBluetooth() throws {
-        for bus in VirtualDualSense.Bus.allCases {
+        for bus in PadBus.allCases {
             let (virtual, pad) = try emulated(bus)
             defer { virtual.stop() }
             let hidraw = try XCTUnwrap(pad.hidraw)
-            let transport: Transport = bus == .usb ? .usb : .bt
 
             let (lightbarStatus, lightbarErrors) = try padgate(["lightbar", "255", "16", "32", "--pad", hidraw])
             XCTAssertEqual(lightbarStatus, 0, lightbarErrors)
             let lightbar = try XCTUnwrap(nextDecoded(virtual) { $0.lightbar != nil }, "\(bus): no lightbar report")
-            XCTAssertEqual(lightbar.transport, transport)
+            XCTAssertEqual(lightbar.bus, bus)
             XCTAssertEqual(lightbar.lightbar, RGBColor(red: 255, green: 16, blue: 32))
             XCTAssertNil(lightbar.motors, "\(bus): a lightbar report must not touch the motors")
             XCTAssertNil(lightbar.rightTrigger)
             XCTAssertNil(lightbar.leftTrigger)
-            if bus == .bt { XCTAssertEqual(lightbar.tag, 0x10) }
+            if bus == .bluetooth { XCTAssertEqual(lightbar.tag, 0x10) }
 
             XCTAssertEqual(try padgate(["trigger", "right", "weapon", "2", "6", "8", "--pad", hidraw]).0, 0)
             let trigger = try XCTUnwrap(nextDecoded(virtual) { $0.rightTrigger != nil }, "\(bus): no trigger report")
@@ -87,7 +86,7 @@ final class FeedbackDualSenseTests: XCTestCase {
     /// Rumble goes through hid-playstation's force feedback (the kernel writes the report), and the
     /// hidraw path (padgate writes it); both end with the motors at zero.
     func testRumbleReachesThePadThroughEvdevAndHidrawAndEndsSilent() throws {
-        for bus in VirtualDualSense.Bus.allCases {
+        for bus in PadBus.allCases {
             for path in ["evdev", "hidraw"] {
                 let (virtual, pad) = try emulated(bus)
                 defer { virtual.stop() }

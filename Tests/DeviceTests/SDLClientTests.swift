@@ -22,7 +22,7 @@ final class SDLClientTests: XCTestCase {
     func testSDLsHIDAPIDriverOpensTheDefaultDualSenseWithEveryCapability() throws {
         let pad = try VirtualDualSense(idleRepeat: VirtualDualSense.idleReportInterval)
         defer { pad.stop() }
-        XCTAssertEqual(pad.bus, .bt)
+        XCTAssertEqual(pad.bus, .bluetooth)
         let udev = try Udev()
         let node = try XCTUnwrap(padFor(pad, udev: udev)?.hidraw)
         let sdl = try SDLProbe(hidapi: true, path: node)

@@ -1,4 +1,5 @@
 import Foundation
+import HIDCodecs
 import PadSystem
 import XCTest
 @testable import PadDevices
@@ -27,7 +28,7 @@ final class UdevRulesTests: XCTestCase {
     }
 
     func testSupportedPadsAndVirtualDeviceInterfacesGetUaccess() throws {
-        for bus in VirtualDualSense.Bus.allCases {
+        for bus in PadBus.allCases {
             let events = try UdevEvents()  // before the pad exists, so its events cannot be missed
             let pad = try VirtualDualSense(bus: bus)
             defer { pad.stop() }

@@ -51,7 +51,7 @@ final class VirtualDualSenseTests: XCTestCase {
     }
 
     func testBluetoothDualSenseChecksInputCRC() throws {
-        let virtual = try VirtualDualSense(bus: .bt)
+        let virtual = try VirtualDualSense(bus: .bluetooth)
         defer { virtual.stop() }
         XCTAssertTrue(virtual.waitUntilOpened(), "hid-playstation did not accept the Bluetooth probe replies (CRC?)")
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))

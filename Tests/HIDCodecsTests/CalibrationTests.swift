@@ -15,7 +15,7 @@ final class CalibrationTests: XCTestCase {
         let ds = try Fixture.json("calibration/dualsense_feature_0x05.json")
         for blob in ds["blobs"] as! [[String: Any]] {
             let result = try CalibrationParser.dualSense(Fixture.hex(blob["hex"] as! String), convention: .kernel,
-                                                         transport: blob["id"] as? String == "A_bt" ? .bluetooth : .usb)
+                                                         bus: blob["id"] as? String == "A_bt" ? .bluetooth : .usb)
             let expected = published(blob["expected_published"] as! [String: Any])
             XCTAssertEqual(result.calibration.gyro.all, expected.gyro, blob["id"] as! String)
             XCTAssertEqual(result.calibration.accel.all, expected.accel, blob["id"] as! String)
@@ -93,29 +93,29 @@ final class CalibrationTests: XCTestCase {
         XCTAssertThrowsError(try CalibrationParser.dualSense([0x05, 1, 2])) { XCTAssertEqual($0 as? CalibrationError, .tooShort(got: 3, need: 35)) }
         XCTAssertThrowsError(try CalibrationParser.dualSense([UInt8](repeating: 0, count: 41))) { XCTAssertEqual($0 as? CalibrationError, .unexpectedReportID(0, expected: [5])) }
         var bt = [UInt8](repeating: 1, count: 41); bt[0] = 0x05
-        XCTAssertThrowsError(try CalibrationParser.dualSense(bt, transport: .bluetooth)) { XCTAssertEqual($0 as? CalibrationError, .badChecksum(reportID: 5)) }
+        XCTAssertThrowsError(try CalibrationParser.dualSense(bt, bus: .bluetooth)) { XCTAssertEqual($0 as? CalibrationError, .badChecksum(reportID: 5)) }
     }
 
     /// DualSense feature 0x05 is 41 bytes over USB and Bluetooth: `.auto` takes a zero trailer as USB and a valid
     /// CRC as Bluetooth, and refuses a trailer that is neither (a Bluetooth report with a corrupted CRC).
-    func testAutoTransportChecksTheTrailer() throws {
+    func testWithNoBusGivenTheTrailerTells() throws {
         let ds = try Fixture.json("calibration/dualsense_feature_0x05.json")
         let blobs = (ds["blobs"] as! [[String: Any]]).map { Fixture.hex($0["hex"] as! String) }
         let usb = blobs[0], bluetooth = blobs[1]
         XCTAssertEqual(usb.count, bluetooth.count)
-        XCTAssertNoThrow(try CalibrationParser.dualSense(usb, transport: .auto))
-        XCTAssertNoThrow(try CalibrationParser.dualSense(bluetooth, transport: .auto))
+        XCTAssertNoThrow(try CalibrationParser.dualSense(usb))
+        XCTAssertNoThrow(try CalibrationParser.dualSense(bluetooth))
         var corrupted = bluetooth
         corrupted[40] ^= 0x01
-        XCTAssertThrowsError(try CalibrationParser.dualSense(corrupted, transport: .auto)) {
+        XCTAssertThrowsError(try CalibrationParser.dualSense(corrupted)) {
             XCTAssertEqual($0 as? CalibrationError, .unverifiableTrailer(reportID: 0x05))
         }
-        XCTAssertThrowsError(try CalibrationParser.dualSense(corrupted, transport: .bluetooth)) {
+        XCTAssertThrowsError(try CalibrationParser.dualSense(corrupted, bus: .bluetooth)) {
             XCTAssertEqual($0 as? CalibrationError, .badChecksum(reportID: 0x05))
         }
-        XCTAssertNoThrow(try CalibrationParser.dualSense(corrupted, transport: .usb))
-        XCTAssertThrowsError(try CalibrationParser.dualSense(usb, transport: .bluetooth))
-        XCTAssertNoThrow(try CalibrationParser.dualSense(Array(bluetooth.prefix(35)), transport: .auto), "no trailer, nothing to check")
+        XCTAssertNoThrow(try CalibrationParser.dualSense(corrupted, bus: .usb))
+        XCTAssertThrowsError(try CalibrationParser.dualSense(usb, bus: .bluetooth))
+        XCTAssertNoThrow(try CalibrationParser.dualSense(Array(bluetooth.prefix(35))), "no trailer, nothing to check")
     }
 
     func testJSONShape() throws {

@@ -15,7 +15,7 @@ final class OutputDecoderTests: XCTestCase {
     func testKernelRumbleReportVibrationV1() throws {
         let report = kernelUSBReport { $0[1] = 0x03; $0[2] = 0x00; $0[3] = 0x40; $0[4] = 0xC0 }
         let decoded = try DualSenseOutputDecoder.decode(report)
-        XCTAssertEqual(decoded.transport, .usb)
+        XCTAssertEqual(decoded.bus, .usb)
         XCTAssertEqual(decoded.motors, DualSenseMotors(left: 0xC0, right: 0x40))
         XCTAssertEqual(decoded.rumbleFlavour, .compatible)
         XCTAssertNil(decoded.lightbar)
@@ -49,7 +49,7 @@ final class OutputDecoderTests: XCTestCase {
         report[3 + 44] = 1; report[3 + 45] = 2; report[3 + 46] = 3
         BluetoothCRC.stamp(seed: .output, report: &report)
         let decoded = try DualSenseOutputDecoder.decode(report)
-        XCTAssertEqual(decoded.transport, .bt)
+        XCTAssertEqual(decoded.bus, .bluetooth)
         XCTAssertEqual(decoded.sequence, 7)
         XCTAssertEqual(decoded.tag, 0x10)
         XCTAssertEqual(decoded.lightbar, RGBColor(red: 1, green: 2, blue: 3))
@@ -77,7 +77,7 @@ final class OutputDecoderTests: XCTestCase {
         }
     }
 
-    /// Whatever the encoder writes decodes to the same state, over both transports.
+    /// Whatever the encoder writes decodes to the same state, over both buses.
     func testEncoderOutputDecodesToTheSameState() throws {
         var state = DualSenseOutputState()
         state.rumble = (200, 17)
@@ -89,20 +89,20 @@ final class OutputDecoderTests: XCTestCase {
         state.micMuted = true
         state.rightTrigger = .weapon(start: 2, end: 6, strength: 8)
         state.leftTrigger = .vibration(position: 1, amplitude: 4, frequency: 30)
-        for transport in Transport.allCases {
+        for bus in PadBus.allCases {
             var encoder = DualSenseOutputEncoder()
-            let decoded = try DualSenseOutputDecoder.decode(try encoder.encode(state, transport: transport))
+            let decoded = try DualSenseOutputDecoder.decode(try encoder.encode(state, bus: bus))
             var roundTrip = DualSenseOutputState()
             decoded.apply(to: &roundTrip)
-            XCTAssertEqual(roundTrip, state, "\(transport)")
+            XCTAssertEqual(roundTrip, state, "\(bus)")
             XCTAssertEqual(decoded.motors, DualSenseMotors(left: 200, right: 17))
             XCTAssertEqual(decoded.rightTrigger, .weapon(start: 2, end: 6, strength: 8))
         }
         // A delta report (only the lightbar changed) carries only the lightbar.
         var encoder = DualSenseOutputEncoder()
-        _ = try encoder.encode(state, transport: .usb)
+        _ = try encoder.encode(state, bus: .usb)
         state.lightbar = RGBColor(red: 1, green: 1, blue: 1)
-        let delta = try DualSenseOutputDecoder.decode(try encoder.encode(state, transport: .usb))
+        let delta = try DualSenseOutputDecoder.decode(try encoder.encode(state, bus: .usb))
         XCTAssertEqual(delta.lightbar, RGBColor(red: 1, green: 1, blue: 1))
         XCTAssertNil(delta.motors, "a lightbar change must not re-send (or clobber) rumble")
         XCTAssertNil(delta.rightTrigger)
@@ -161,7 +161,7 @@ final class OutputDecoderTests: XCTestCase {
         return report
     }
 
-    func testSDLsRumbleAndItsStopOverBothTransports() throws {
+    func testSDLsRumbleAndItsStopOverBothBuses() throws {
         for bluetooth in [false, true] {
             // Firmware 2.24+: EnableBits1 0x02 (audio haptics off), EnableBits3 0x04 (improved rumble).
             let on = try DualSenseOutputDecoder.decode(sdlReport(bluetooth: bluetooth) { $0[0] = 0x02; $0[38] = 0x04; $0[2] = 64; $0[3] = 127 })
@@ -205,17 +205,17 @@ final class OutputDecoderTests: XCTestCase {
     /// An encoder with nothing new to say produces an all-clear report, which the pad would take
     /// for SDL's stop: `flagsNothing` is how senders know not to send it.
     func testAReportWithNothingChangedIsMarkedSoNobodySendsIt() throws {
-        for transport in Transport.allCases {
+        for bus in PadBus.allCases {
             var encoder = DualSenseOutputEncoder()
             var state = DualSenseOutputState()
             state.rumble = (120, 30)
-            let first = try encoder.encode(state, transport: transport)
+            let first = try encoder.encode(state, bus: bus)
             XCTAssertFalse(DualSenseOutputEncoder.flagsNothing(first))
-            let again = try encoder.encode(state, transport: transport)
-            XCTAssertTrue(DualSenseOutputEncoder.flagsNothing(again), "\(transport)")
+            let again = try encoder.encode(state, bus: bus)
+            XCTAssertTrue(DualSenseOutputEncoder.flagsNothing(again), "\(bus)")
             XCTAssertEqual(try DualSenseOutputDecoder.decode(again).rumbleFlavour, .audioHaptics, "which the pad reads as a stop")
             state.lightbar = RGBColor(red: 1, green: 2, blue: 3)
-            XCTAssertFalse(DualSenseOutputEncoder.flagsNothing(try encoder.encode(state, transport: transport)))
+            XCTAssertFalse(DualSenseOutputEncoder.flagsNothing(try encoder.encode(state, bus: bus)))
         }
     }
 }

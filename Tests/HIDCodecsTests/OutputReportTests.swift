@@ -50,7 +50,7 @@ final class OutputReportTests: XCTestCase {
                 XCTAssertEqual(golden[22], 0xFC)
                 state.leftTrigger = .raw(mode: 0xFC, parameters: [])
                 var encoder = DualSenseOutputEncoder()
-                XCTAssertThrowsError(try encoder.encode(state, transport: .usb, changedOnly: false)) {
+                XCTAssertThrowsError(try encoder.encode(state, bus: .usb, changedOnly: false)) {
                     XCTAssertEqual($0 as? OutputStateError, .trigger(.debugMode(0xFC)))
                 }
                 checked += 1
@@ -58,7 +58,7 @@ final class OutputReportTests: XCTestCase {
             default: XCTFail("unmapped vector \(name)"); continue
             }
             var encoder = DualSenseOutputEncoder()
-            let ours = try encoder.encode(state, transport: .usb, changedOnly: false)
+            let ours = try encoder.encode(state, bus: .usb, changedOnly: false)
             XCTAssertEqual(ours.count, 63)
             XCTAssertEqual(golden.count, 64)
             XCTAssertEqual(golden[63], 0, "\(name): pydualsense's 64th byte is padding")
@@ -79,17 +79,17 @@ final class OutputReportTests: XCTestCase {
         var state = DualSenseOutputState()
         state.lightbar = RGBColor(red: 0x12, green: 0x34, blue: 0x56)
         var encoder = DualSenseOutputEncoder()
-        let first = try encoder.encode(state, transport: .bt)
+        let first = try encoder.encode(state, bus: .bluetooth)
         XCTAssertEqual(first.count, 78)
         XCTAssertEqual(Array(first[0...2]), [0x31, 0x00, 0x10])
         XCTAssertEqual(first[3 + 1], 0x04, "valid_flag1 LIGHTBAR_CONTROL_ENABLE")
         XCTAssertEqual(Array(first[47...49]), [0x12, 0x34, 0x56], "lightbar RGB at common offset 44")
         XCTAssertTrue(BluetoothCRC.verify(seed: .output, report: first))
-        let second = try encoder.encode(state, transport: .bt)
+        let second = try encoder.encode(state, bus: .bluetooth)
         XCTAssertEqual(second[1], 0x10, "sequence advances in the high nibble")
         XCTAssertEqual(second[4], 0x00, "unchanged lightbar is not re-flagged")
-        for _ in 0..<14 { _ = try encoder.encode(state, transport: .bt) }
-        XCTAssertEqual(try encoder.encode(state, transport: .bt)[1], 0x00, "sequence wraps after 16")
+        for _ in 0..<14 { _ = try encoder.encode(state, bus: .bluetooth) }
+        XCTAssertEqual(try encoder.encode(state, bus: .bluetooth)[1], 0x00, "sequence wraps after 16")
 
         let json = try Fixture.json("output_vectors/dualsense_output_pydualsense.json")
         let pyBT = (json["vectors"] as! [[String: Any]]).first { $0["bus"] as? String == "bt" && $0["name"] as? String == "lightbar (18,52,86)" }!
@@ -102,18 +102,18 @@ final class OutputReportTests: XCTestCase {
         var encoder = DualSenseOutputEncoder()
         var state = DualSenseOutputState()
         state.rumble = (10, 20)
-        var report = try encoder.encode(state, transport: .usb)
+        var report = try encoder.encode(state, bus: .usb)
         XCTAssertEqual(report[1], 0x03)
         XCTAssertEqual(report[2], 0x00)
         state.playerLEDs = try PlayerLEDs(player: 3, instant: true)
         state.rightTrigger = .feedback(position: 3, strength: 5)
-        report = try encoder.encode(state, transport: .usb)
+        report = try encoder.encode(state, bus: .usb)
         XCTAssertEqual(report[1], 0x04, "rumble unchanged, right trigger new")
         XCTAssertEqual(report[2], 0x10)
         XCTAssertEqual(report[44], 0x15 | 0x20)
         XCTAssertEqual(report[11], 0x21)
         state.ledBrightness = 3
-        XCTAssertThrowsError(try encoder.encode(state, transport: .usb))
+        XCTAssertThrowsError(try encoder.encode(state, bus: .usb))
         XCTAssertThrowsError(try PlayerLEDs(player: 8))
     }
 
@@ -123,10 +123,10 @@ final class OutputReportTests: XCTestCase {
         var ds4 = DualShock4OutputState()
         ds4.rumble = MotorRumble(low: 200, high: 100)
         ds4.lightbar = RGBColor(red: 1, green: 2, blue: 3)
-        let usb = ds4.encoded(transport: .usb)
+        let usb = ds4.encoded(bus: .usb)
         XCTAssertEqual(usb.count, 32)
         XCTAssertEqual(Array(usb[0...8]), [0x05, 0x03, 0x00, 0x00, 100, 200, 1, 2, 3])
-        let bt = ds4.encoded(transport: .bt)
+        let bt = ds4.encoded(bus: .bluetooth)
         XCTAssertEqual(bt.count, 78)
         XCTAssertEqual(Array(bt[0...11]), [0x11, 0xC0, 0x00, 0x03, 0x00, 0x00, 100, 200, 1, 2, 3, 0])
         XCTAssertTrue(BluetoothCRC.verify(seed: .output, report: bt))
@@ -138,18 +138,18 @@ final class OutputReportTests: XCTestCase {
     func testDualShock4FlagsOnlyWhatTheReportCarries() {
         var lightbarOnly = DualShock4OutputState()
         lightbarOnly.lightbar = RGBColor(red: 0, green: 0, blue: 255)
-        for transport in Transport.allCases {
-            let report = lightbarOnly.encoded(transport: transport)
-            let common = transport == .usb ? 1 : 3
-            XCTAssertEqual(report[common], 0x02, "\(transport): LED only, motors untouched")
+        for bus in PadBus.allCases {
+            let report = lightbarOnly.encoded(bus: bus)
+            let common = bus == .usb ? 1 : 3
+            XCTAssertEqual(report[common], 0x02, "\(bus): LED only, motors untouched")
             XCTAssertEqual(Array(report[common + 5...common + 7]), [0, 0, 255])
         }
         var rumbleOnly = DualShock4OutputState()
         rumbleOnly.rumble = MotorRumble(low: 0, high: 0)
-        XCTAssertEqual(rumbleOnly.encoded(transport: .usb)[1], 0x01, "stopping the motors is a motor update")
+        XCTAssertEqual(rumbleOnly.encoded(bus: .usb)[1], 0x01, "stopping the motors is a motor update")
         var blink = DualShock4OutputState()
         blink.lightbarBlink = LightbarBlink(on: 50, off: 25)
-        XCTAssertEqual(Array(blink.encoded(transport: .usb)[1...10]), [0x04, 0, 0, 0, 0, 0, 0, 0, 50, 25])
-        XCTAssertEqual(DualShock4OutputState().encoded(transport: .usb)[1], 0x00)
+        XCTAssertEqual(Array(blink.encoded(bus: .usb)[1...10]), [0x04, 0, 0, 0, 0, 0, 0, 0, 50, 25])
+        XCTAssertEqual(DualShock4OutputState().encoded(bus: .usb)[1], 0x00)
     }
 }

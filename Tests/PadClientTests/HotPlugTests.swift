@@ -81,6 +81,6 @@ final class HotPlugFeederTests: XCTestCase {
 }
 
 func pad(_ id: String, kind: PadKind = .xbox, hidraw: String? = nil) -> Pad {
-    Pad(id: id, kind: kind, bus: .usb, vendorID: 0x054c, productID: 0x0ce6, name: "pad \(id)", uniq: "", hidraw: hidraw,
+    Pad(id: id, kind: kind, kernelBus: PadBus.usb.kernelBus, vendorID: 0x054c, productID: 0x0ce6, name: "pad \(id)", uniq: "", hidraw: hidraw,
         evdev: [EvdevNode(path: "/dev/input/event-\(id)", role: .gamepad, name: "pad \(id)")], capabilities: [])
 }

@@ -1,4 +1,5 @@
 import XCTest
+import HIDCodecs
 @testable import PadDevices
 
 /// What the virtual pads tell drivers and SDL about themselves, against the thresholds in their sources.
@@ -25,7 +26,7 @@ final class VirtualPadIdentityTests: XCTestCase {
 
     func testPadgatesOwnPadsAreToldApartByPhys() {
         func pad(_ phys: String) -> Pad {
-            Pad(id: "x", kind: .xbox, bus: .usb, vendorID: 0x045e, productID: 0x028e, name: "Microsoft X-Box 360 pad", uniq: "",
+            Pad(id: "x", kind: .xbox, kernelBus: PadBus.usb.kernelBus, vendorID: 0x045e, productID: 0x028e, name: "Microsoft X-Box 360 pad", uniq: "",
                 phys: phys, hidraw: nil, evdev: [], capabilities: [])
         }
         XCTAssertTrue(pad(PadPhys.hostVirtual).isHostVirtualPad)

@@ -72,12 +72,12 @@ public enum PadGrouping {
         let input = gamepadRecord.nearest("input")
         let phys = [gamepadRecord.nearest("hid")?.properties["HID_PHYS"], input?.properties["PHYS"], input?.attributes["phys"]]
             .lazy.compactMap { $0?.trimmingCharacters(in: CharacterSet(charactersIn: "\"\n")) }.first { !$0.isEmpty } ?? ""
-        return Pad(id: key, kind: kind, bus: ids.bus, vendorID: ids.vendor, productID: ids.product,
+        return Pad(id: key, kind: kind, kernelBus: ids.kernelBus, vendorID: ids.vendor, productID: ids.product,
                    name: ids.name.isEmpty ? inputName(gamepadRecord) : ids.name, uniq: ids.uniq, phys: phys,
                    hidraw: hidraw, evdev: nodes, capabilities: caps)
     }
 
-    struct Identity { var bus: PadBus; var vendor: UInt16; var product: UInt16; var name: String; var uniq: String }
+    struct Identity { var kernelBus: UInt16; var vendor: UInt16; var product: UInt16; var name: String; var uniq: String }
 
     /// Ids come from the HID parent (`HID_ID=0003:0000054C:00000CE6`) when there is one, else from
     /// the input device (`PRODUCT=3/54c/ce6/8111`).
@@ -85,7 +85,7 @@ public enum PadGrouping {
         if let hid = record.nearest("hid"), let hidID = hid.properties["HID_ID"] {
             let parts = hidID.split(separator: ":").map { UInt32($0, radix: 16) ?? 0 }
             if parts.count == 3 {
-                return Identity(bus: PadBus(kernelBus: UInt16(truncatingIfNeeded: parts[0])),
+                return Identity(kernelBus: UInt16(truncatingIfNeeded: parts[0]),
                                 vendor: UInt16(truncatingIfNeeded: parts[1]), product: UInt16(truncatingIfNeeded: parts[2]),
                                 name: hid.properties["HID_NAME"] ?? "", uniq: hid.properties["HID_UNIQ"] ?? "")
             }
@@ -94,7 +94,7 @@ public enum PadGrouping {
         let product = (input?.properties["PRODUCT"] ?? record.properties["PRODUCT"] ?? "")
             .split(separator: "/").map { UInt16($0, radix: 16) ?? 0 }
         let uniq = (input?.properties["UNIQ"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-        return Identity(bus: PadBus(kernelBus: product.count > 0 ? product[0] : 0),
+        return Identity(kernelBus: product.count > 0 ? product[0] : 0,
                         vendor: product.count > 1 ? product[1] : 0, product: product.count > 2 ? product[2] : 0,
                         name: inputName(record), uniq: uniq)
     }

@@ -7,30 +7,6 @@ public enum PadPhys {
     public static let uinput = "padgate/uinput"
 }
 
-/// How the pad is attached; values follow the kernel's BUS_* numbers.
-public enum PadBus: String, Codable, Sendable {
-    case usb, bluetooth, virtual, other
-
-    public init(kernelBus: UInt16) {
-        switch kernelBus {
-        case 0x03: self = .usb
-        case 0x05: self = .bluetooth
-        case 0x06: self = .virtual
-        default: self = .other
-        }
-    }
-
-    /// The kernel's BUS_* number (linux/input.h), as uhid and uinput take it.
-    public var kernelBus: UInt16 {
-        switch self {
-        case .usb: 0x03
-        case .bluetooth: 0x05
-        case .virtual: 0x06
-        case .other: 0
-        }
-    }
-}
-
 /// What an evdev node of a pad carries. A DualSense has one of each.
 public enum EvdevRole: String, Codable, Sendable, Comparable {
     case gamepad, touchpad, motion, other
@@ -75,7 +51,8 @@ public struct Pad: Codable, Sendable, Equatable {
     /// Stable for as long as the pad stays plugged in: the HID parent's (or input device's) syspath.
     public var id: String
     public var kind: PadKind
-    public var bus: PadBus
+    /// The kernel's BUS_* number: USB and Bluetooth are `bus`; others (a uinput pad's BUS_VIRTUAL) only a name.
+    public var kernelBus: UInt16
     public var vendorID: UInt16
     public var productID: UInt16
     public var name: String
@@ -88,6 +65,10 @@ public struct Pad: Codable, Sendable, Equatable {
 
     public var gamepadNode: EvdevNode? { evdev.first { $0.role == .gamepad } }
     public func node(_ role: EvdevRole) -> EvdevNode? { evdev.first { $0.role == role } }
+    /// USB or Bluetooth; nil for another bus.
+    public var bus: PadBus? { PadBus(kernelBus: kernelBus) }
+    /// The bus as `list` prints it: usb, bluetooth, virtual or other.
+    public var busName: String { bus?.rawValue ?? (kernelBus == 0x06 ? "virtual" : "other") }
     public var vidpid: String { String(format: "%04x:%04x", vendorID, productID) }
 
     /// A virtual pad that `padgate serve` made for a forwarded one. Never forwarded again: on a

@@ -10,14 +10,11 @@ import PadSystem
 ///
 /// A pump thread answers the driver's probe-time GET_REPORTs and collects every output report.
 public final class VirtualDualSense {
-    public enum Bus: String, Sendable, CaseIterable {
-        case usb, bt
-        /// How padgate presents a DualSense to games (`emulate`, the host's virtual pad): SDL 2's
-        /// hidapi drops a USB-bus hidraw node with no USB device above it, which a uhid pad never
-        /// has, so SDL would fall back to evdev without gyro, touchpad or lights. A Bluetooth-bus
-        /// pad is opened by SDL's HIDAPI driver with all of them (docs/virtual-pads.md).
-        public static let presentedToGames = Bus.bt
-    }
+    /// How padgate presents a DualSense to games (`emulate`, the host's virtual pad): SDL 2's
+    /// hidapi drops a USB-bus hidraw node with no USB device above it, which a uhid pad never
+    /// has, so SDL would fall back to evdev without gyro, touchpad or lights. A Bluetooth-bus
+    /// pad is opened by SDL's HIDAPI driver with all of them (docs/virtual-pads.md).
+    public static let busPresentedToGames = PadBus.bluetooth
 
     /// A real DualSense reports every few milliseconds whether or not anything changed, and SDL's
     /// HIDAPI driver relies on it: a Bluetooth pad that sends nothing within 16 ms of being opened
@@ -26,7 +23,7 @@ public final class VirtualDualSense {
     /// host's virtual pad) therefore repeat their last report at this interval when idle.
     public static let idleReportInterval: Duration = .milliseconds(8)
 
-    public let bus: Bus
+    public let bus: PadBus
     public let macAddress: [UInt8]
     let uhid: UHIDDevice
     /// Guards `running`, `opened` and `outputs`; signalled when the driver opens the pad and when an
@@ -79,7 +76,7 @@ public final class VirtualDualSense {
     ///   one, so each emulated pad gets a random locally administered address unless given one.
     /// - Parameter calibration: the IMU calibration the driver reads at probe (41 bytes, id 0x05).
     /// - Parameter firmwareInfo: feature report 0x20 (64 bytes).
-    public init(kind: PadKind = .dualSense, bus: Bus = .presentedToGames, name: String? = nil,
+    public init(kind: PadKind = .dualSense, bus: PadBus = busPresentedToGames, name: String? = nil,
                 macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
                 calibration: [UInt8] = DualSenseIdentityData.calibration, firmwareInfo: [UInt8] = DualSenseIdentityData.firmwareInfo,
                 idleRepeat: Duration? = nil) throws {
@@ -106,7 +103,7 @@ public final class VirtualDualSense {
         thread.start()
         let identity = UHIDDevice.Identity(
             name: name ?? Self.defaultName(kind), phys: phys, uniq: uniq,
-            bus: bus == .usb ? .usb : .bluetooth, vendorID: ids.vendor, productID: ids.product, version: bus == .usb ? 0x8111 : Self.bluetoothVersion)
+            bus: bus, vendorID: ids.vendor, productID: ids.product, version: bus == .usb ? 0x8111 : Self.bluetoothVersion)
         do {
             try uhid.create(identity, descriptor: bus == .usb ? DualSenseIdentityData.usbDescriptor
                                                                : DualSenseIdentityData.bluetoothDescriptor)
@@ -268,7 +265,7 @@ public final class VirtualDualSense {
         case 0x20: report = firmwareInfo
         default: return nil
         }
-        if bus == .bt { BluetoothCRC.stamp(seed: .feature, report: &report) }
+        if bus == .bluetooth { BluetoothCRC.stamp(seed: .feature, report: &report) }
         return report
     }
 }

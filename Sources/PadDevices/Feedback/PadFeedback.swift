@@ -59,7 +59,7 @@ public final class PadFeedback {
     public func setLightbar(_ color: RGBColor) throws {
         guard isPlayStation else { return try LEDClassDevices(pad: pad).setColor(color) }
         let output = try playStationOutput()
-        if output.model == .dualSense && output.transport == .bt && options.waitForStartupAnimation {
+        if output.model == .dualSense && output.bus == .bluetooth && options.waitForStartupAnimation {
             try waitForStartupAnimation(output)
         }
         try output.setLightbar(color)

@@ -8,7 +8,7 @@ import HIDCodecs
 public final class PlayStationOutput: RumbleSink {
     public enum Model: Sendable { case dualSense, dualShock4 }
     public let model: Model
-    public let transport: Transport
+    public let bus: PadBus
     public private(set) var path: String
     private var device: HIDRawDevice
     private var dualSense = DualSenseOutputState()
@@ -27,8 +27,8 @@ public final class PlayStationOutput: RumbleSink {
         case .dualShock4: model = .dualShock4
         default: throw DeviceError.unsupported("\(pad.kind.displayName) pads have no PlayStation output reports")
         }
-        transport = pad.bus == .bluetooth ? .bt : .usb
-        if transport == .bt && !allowBluetoothFullReports && Self.driver(ofHidraw: hidraw) != "playstation" {
+        bus = pad.bus ?? .usb
+        if bus == .bluetooth && !allowBluetoothFullReports && Self.driver(ofHidraw: hidraw) != "playstation" {
             // Without hid-playstation, a Bluetooth pad still sends its short report 0x01; our first
             // output report would switch it to full reports for everyone reading it.
             throw DeviceError.unsupported("\(pad.name) is on Bluetooth without the hid-playstation driver: sending it output reports switches it to full reports (more radio traffic and battery, and other programs reading the short report see a different format). Pass --bt-full-reports to accept that")
@@ -51,17 +51,17 @@ public final class PlayStationOutput: RumbleSink {
         change(&dualSense)
         var report: [UInt8]
         do {
-            report = try encoder.encode(dualSense, transport: transport)
+            report = try encoder.encode(dualSense, bus: bus)
             if resendRumble, let rumble = dualSense.rumble {
                 // Take the rumble bytes from a rumble-only report, so the layout stays the encoder's.
                 var only = DualSenseOutputState()
                 only.rumble = rumble
                 var scratch = DualSenseOutputEncoder()
-                let usb = try scratch.encode(only, transport: .usb)
-                let common = transport == .bt ? 3 : 1
+                let usb = try scratch.encode(only, bus: .usb)
+                let common = bus == .bluetooth ? 3 : 1
                 report[common] |= usb[1]
                 report[common + 2] = usb[3]; report[common + 3] = usb[4]
-                if transport == .bt { BluetoothCRC.stamp(seed: .output, report: &report) }
+                if bus == .bluetooth { BluetoothCRC.stamp(seed: .output, report: &report) }
             }
         } catch { throw DeviceError.malformed("\(error)") }
         guard !DualSenseOutputEncoder.flagsNothing(report) else { return }
@@ -74,7 +74,7 @@ public final class PlayStationOutput: RumbleSink {
         var report = DualShock4OutputState()
         change(&report)
         change(&dualShock4)
-        try send(report.encoded(transport: transport))
+        try send(report.encoded(bus: bus))
     }
 
     public func setLightbar(_ color: RGBColor) throws {
@@ -107,9 +107,9 @@ public final class PlayStationOutput: RumbleSink {
         switch model {
         case .dualSense:
             let report: [UInt8]
-            do { report = try encoder.encode(dualSense, transport: transport, changedOnly: false) } catch { throw DeviceError.malformed("\(error)") }
+            do { report = try encoder.encode(dualSense, bus: bus, changedOnly: false) } catch { throw DeviceError.malformed("\(error)") }
             if !DualSenseOutputEncoder.flagsNothing(report) { try send(report) }
-        case .dualShock4: try send(dualShock4.encoded(transport: transport))
+        case .dualShock4: try send(dualShock4.encoded(bus: bus))
         }
     }
 

@@ -1,5 +1,6 @@
 import CLinuxInput
 import Foundation
+import HIDCodecs
 import Glibc
 import PadSystem
 
