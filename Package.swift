@@ -38,8 +38,8 @@ let package = Package(
         .target(name: "PadSystem", dependencies: ["CLinuxInput", .product(name: "Logging", package: "swift-log")]),
         // Pure byte-level logic: report descriptors, controller reports, calibration, trigger effects.
         .target(name: "HIDCodecs", dependencies: ["CZlib"]),
-        // Pure feedback logic (rumble renderer, patterns): no system library, no other module.
-        .target(name: "Feedback"),
+        // Pure feedback logic (rumble renderer, patterns): no system library; motor levels from HIDCodecs.
+        .target(name: "Feedback", dependencies: ["HIDCodecs"]),
         // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput.
         .target(name: "PadDevices", dependencies: [
             "PadSystem", "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "PadSystem"]),
         .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "HIDCodecs", "WireProtocol", "LogCapture"]),
         .testTarget(name: "PadHostTests", dependencies: ["LogCapture", "PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
-        .testTarget(name: "FeedbackTests", dependencies: ["Feedback"]),
+        .testTarget(name: "FeedbackTests", dependencies: ["Feedback", "HIDCodecs"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", "LogCapture", .product(name: "Logging", package: "swift-log")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
@@ -85,7 +85,7 @@ let package = Package(
         // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).
-        .executableTarget(name: "RumbleBench", dependencies: ["Feedback", "SeededRandom"], path: "Benchmarks/RumbleBench"),
+        .executableTarget(name: "RumbleBench", dependencies: ["Feedback", "HIDCodecs", "SeededRandom"], path: "Benchmarks/RumbleBench"),
         .executableTarget(name: "ForwardBench", dependencies: [.product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
                           path: "Benchmarks/ForwardBench"),
         // End-to-end latency through the real `padgate` binaries against the kernel's floor, in the guest (tools/bench-latency.sh).

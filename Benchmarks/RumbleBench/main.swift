@@ -1,5 +1,6 @@
 import Feedback
 import Foundation
+import HIDCodecs
 import SeededRandom
 
 // Drives rumble through a seeded lossy channel (loss, jitter, hence reordering) from a scripted host

@@ -1,3 +1,5 @@
+import HIDCodecs
+
 /// Force-feedback rumble effects played the way the kernel's ff-memless plays them for real pads
 /// (drivers/input/ff-memless.c), for virtual pads made with uinput, which have no kernel timer:
 /// playing an effect `count` times starts it after its `delay`, stops it `length` later, and

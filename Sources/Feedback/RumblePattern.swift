@@ -1,3 +1,5 @@
+import HIDCodecs
+
 /// A rumble track: levels held for durations, played in order. Built-ins and a small text format:
 /// one step per line, `LOW HIGH MILLISECONDS`, `#` starts a comment.
 public struct RumblePattern: Equatable, Sendable {

@@ -1,3 +1,5 @@
+import HIDCodecs
+
 /// Monotonic time since an arbitrary origin. The renderer never reads a clock itself: callers pass
 /// `now`, so tests and the benchmark drive it with simulated time.
 public typealias MonotonicTime = Duration

@@ -36,11 +36,7 @@ public enum OutputStateError: Error, Equatable, Sendable, CustomStringConvertibl
 /// Everything we can set on a DualSense, cumulatively: nil means "never set, leave it to the pad".
 public struct DualSenseOutputState: Hashable, Sendable {
     /// Rumble in DualShock 4 compatibility mode: `low` drives the left (heavy) motor, `high` the right.
-    public var rumble: (low: UInt8, high: UInt8)? {
-        get { rumbleStorage.map { (UInt8($0 >> 8), UInt8($0 & 0xFF)) } }
-        set { rumbleStorage = newValue.map { UInt16($0.low) << 8 | UInt16($0.high) } }
-    }
-    private var rumbleStorage: UInt16?
+    public var rumble: MotorLevels?
     public var lightbar: RGBColor?
     /// `on`/`off` of the lightbar itself (valid_flag2 LIGHTBAR_SETUP).
     public var lightbarEnabled: Bool?
@@ -163,12 +159,6 @@ public struct DualSenseOutputEncoder: Sendable {
     }
 }
 
-/// Both rumble motors: `low` drives the left (heavy) motor, `high` the right (light) one.
-public struct MotorRumble: Hashable, Sendable {
-    public var low: UInt8, high: UInt8
-    public init(low: UInt8, high: UInt8) { self.low = low; self.high = high }
-}
-
 /// Lightbar blinking: on and off times in centiseconds (0...255 each).
 public struct LightbarBlink: Hashable, Sendable {
     public var on: UInt8, off: UInt8
@@ -179,7 +169,7 @@ public struct LightbarBlink: Hashable, Sendable {
 /// nil means "not part of this report": its valid flag stays clear and the pad keeps what it had,
 /// so a lightbar-only report does not stop the motors.
 public struct DualShock4OutputState: Hashable, Sendable {
-    public var rumble: MotorRumble? = nil
+    public var rumble: MotorLevels? = nil
     public var lightbar: RGBColor? = nil
     public var lightbarBlink: LightbarBlink? = nil
     public init() {}

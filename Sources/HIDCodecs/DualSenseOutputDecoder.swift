@@ -3,14 +3,6 @@
 /// pad ignores those bytes. Layout: hid-playstation's `dualsense_output_report_{usb,bt}` and
 /// `dualsense_output_report_common` (the same offsets `DualSenseOutputEncoder` writes).
 
-/// The two compatibility-rumble motors. `left` is the heavy (low-frequency) motor, `right` the light one.
-public struct DualSenseMotors: Hashable, Sendable, CustomStringConvertible {
-    public var left: UInt8
-    public var right: UInt8
-    public init(left: UInt8, right: UInt8) { self.left = left; self.right = right }
-    public var description: String { "left=\(left) right=\(right)" }
-}
-
 /// Which flag asked for classic rumble. Firmware from feature version 2.21 (and every DualSense Edge)
 /// takes "vibration v2" (valid_flag2 bit 2); older firmware valid_flag0 bit 0. hid-playstation picks
 /// one from the firmware-info report; both come with HAPTICS_SELECT (valid_flag0 bit 1).
@@ -40,7 +32,8 @@ public struct DecodedDualSenseOutput: Hashable, Sendable {
     public var validFlags: (UInt8, UInt8, UInt8) { (flag0, flag1, flag2) }
     var flag0: UInt8 = 0, flag1: UInt8 = 0, flag2: UInt8 = 0
 
-    public var motors: DualSenseMotors?
+    /// The compatibility-rumble motors: `low` is the left (heavy) one, `high` the right.
+    public var motors: MotorLevels?
     public var rumbleFlavour: RumbleFlavour?
     public var rightTrigger: TriggerEffect?
     public var leftTrigger: TriggerEffect?
@@ -72,7 +65,7 @@ public struct DecodedDualSenseOutput: Hashable, Sendable {
 
     /// Folds this report into a cumulative state, as the pad itself does: unflagged fields keep their value.
     public func apply(to state: inout DualSenseOutputState) {
-        if let m = motors { state.rumble = (m.left, m.right) }
+        if let m = motors { state.rumble = m }
         if let t = rightTrigger { state.rightTrigger = t }
         if let t = leftTrigger { state.leftTrigger = t }
         if let v = micLED { state.micLED = v }
@@ -161,13 +154,13 @@ public enum DualSenseOutputDecoder {
         let v1 = d.flag0 & F.compatibleVibration != 0
         let v2 = d.flag2 & F.compatibleVibration2 != 0
         if v1 || v2 {
-            d.motors = DualSenseMotors(left: c[O.motorLeft], right: c[O.motorRight])
+            d.motors = MotorLevels(low: c[O.motorLeft], high: c[O.motorRight])
             d.rumbleFlavour = v2 ? .compatibleV2 : .compatible
         } else if d.flag0 == 0 && d.flag1 == 0 && d.flag2 == 0 {
             // Nothing flagged at all: the pad leaves compatible rumble for audio haptics, and its
             // motors stop. A report that sets anything else (the kernel's lightbar-only report)
             // leaves the motors as they are, which is what its sender means.
-            d.motors = DualSenseMotors(left: 0, right: 0)
+            d.motors = .silent
             d.rumbleFlavour = .audioHaptics
         }
         func trigger(_ offset: Int) -> TriggerEffect {
@@ -196,7 +189,7 @@ extension DecodedDualSenseOutput {
     public var summary: String {
         var parts: [String] = []
         if let m = motors {
-            parts.append(rumbleFlavour == .audioHaptics ? "rumble off (audio haptics)" : "rumble \(m)" + (rumbleFlavour == .compatibleV2 ? " (v2)" : ""))
+            parts.append(rumbleFlavour == .audioHaptics ? "rumble off (audio haptics)" : "rumble left=\(m.low) right=\(m.high)" + (rumbleFlavour == .compatibleV2 ? " (v2)" : ""))
         }
         if let t = rightTrigger { parts.append("right-trigger \(t.summary)") }
         if let t = leftTrigger { parts.append("left-trigger \(t.summary)") }
@@ -215,7 +208,7 @@ extension DecodedDualSenseOutput {
         var fields: [(String, JSONValue)] = [("transport", .string(bus.shortName))]
         if let s = sequence { fields.append(("sequence", .integer(s))) }
         if let m = motors {
-            fields.append(("rumble", .object([("left", .integer(m.left)), ("right", .integer(m.right)),
+            fields.append(("rumble", .object([("left", .integer(m.low)), ("right", .integer(m.high)),
                                               ("flavour", .string(rumbleFlavour?.rawValue ?? ""))])))
         }
         if let t = rightTrigger { fields.append(("right_trigger", t.json)) }

@@ -93,8 +93,8 @@ public final class ScriptedPadSource: PadSource {
     public func pumpFeedback() throws {
         for action in renderer.step(now: now) {
             switch action {
-            case .play(let levels, _): output.rumble = (levels.low, levels.high)
-            case .stop: output.rumble = (0, 0)
+            case .play(let levels, _): output.rumble = levels
+            case .stop: output.rumble = .silent
             }
             try writeOutput()
         }
@@ -103,7 +103,7 @@ public final class ScriptedPadSource: PadSource {
     public func silence() {
         for _ in renderer.shutdown() {}
         renderer = RumbleRenderer(configuration: renderer.configuration)
-        output.rumble = (0, 0)
+        output.rumble = .silent
         try? writeOutput()
     }
 

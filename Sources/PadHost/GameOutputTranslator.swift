@@ -20,7 +20,7 @@ public struct GameOutputTranslator {
             sequence = sequence.next
             // The DualSense's left motor is the heavy (low-frequency) one.
             messages.append(.rumble(RumbleLease(slot: slot, sequence: sequence,
-                                                low: UInt16(motors.left) * 257, high: UInt16(motors.right) * 257,
+                                                low: UInt16(motors.low) * 257, high: UInt16(motors.high) * 257,
                                                 ttlMillis: Self.rumbleLeaseMillis)))
         }
         var output = HIDOutputMessage(slot: slot, sequence: sequence)

@@ -245,14 +245,14 @@ final class LockedBox<Value>: @unchecked Sendable {
 /// reports to the virtual pad, exactly what a game's hidraw or driver writes would be.
 enum DemoGame {
     enum Step {
-        case lightbar(UInt8, UInt8, UInt8), player(Int), rumble(UInt8, UInt8), trigger(TriggerSide, [String])
+        case lightbar(UInt8, UInt8, UInt8), player(Int), rumble(MotorLevels), trigger(TriggerSide, [String])
     }
 
     static let loop: [(at: Double, step: Step)] = [
         (0.0, .lightbar(0, 64, 255)), (0.0, .player(1)),
-        (1.0, .rumble(200, 60)), (1.6, .rumble(0, 0)),
+        (1.0, .rumble(MotorLevels(low: 200, high: 60))), (1.6, .rumble(MotorLevels(low: 0, high: 0))),
         (2.5, .trigger(.right, ["feedback", "3", "8"])), (3.0, .lightbar(255, 40, 0)),
-        (4.0, .rumble(80, 220)), (4.4, .rumble(0, 0)),
+        (4.0, .rumble(MotorLevels(low: 80, high: 220))), (4.4, .rumble(MotorLevels(low: 0, high: 0))),
         (5.0, .trigger(.left, ["weapon", "2", "6", "8"])), (5.0, .player(3)),
         (6.5, .trigger(.both, ["off"])), (6.5, .lightbar(0, 255, 80)),
     ]
@@ -278,7 +278,7 @@ enum DemoGame {
             switch step {
             case .lightbar(let r, let g, let b): state.lightbar = RGBColor(red: r, green: g, blue: b)
             case .player(let n): state.playerLEDs = try? PlayerLEDs(player: n)
-            case .rumble(let low, let high): state.rumble = (low, high)
+            case .rumble(let levels): state.rumble = levels
             case .trigger(let side, let words):
                 if let command = try? TriggerCommand(arguments: [side.rawValue] + words) {
                     if command.side != .right { state.leftTrigger = command.effect }
@@ -290,7 +290,7 @@ enum DemoGame {
             if index == loop.count { index = 0; lap += period }
         }
         // A game that quits stops its motors.
-        state.rumble = (0, 0)
+        state.rumble = .silent
         if let report = try? encoder.encode(state, bus: .usb), !DualSenseOutputEncoder.flagsNothing(report) { _ = write(report) }
     }
 }

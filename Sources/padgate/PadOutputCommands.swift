@@ -207,11 +207,11 @@ struct RumbleCommand: ParsableCommand {
         }
         if output.model == .dualshock4 {
             var ds4 = DualShock4OutputState()
-            ds4.rumble = MotorRumble(low: l, high: h)
+            ds4.rumble = MotorLevels(low: l, high: h)
             return try output.deliver(ds4.encoded(bus: output.bus))
         }
         var state = DualSenseOutputState()
-        state.rumble = (l, h)
+        state.rumble = MotorLevels(low: l, high: h)
         try output.deliver(output.dualSenseReport(state))
     }
 

@@ -93,9 +93,9 @@ final class FeedbackDualSenseTests: XCTestCase {
                 let hidraw = try XCTUnwrap(pad.hidraw)
                 let (status, errors) = try padgate(["rumble", "200", "100", "--for", "600ms", "--rumble-path", path, "--pad", hidraw])
                 XCTAssertEqual(status, 0, errors)
-                let on = nextDecoded(virtual, timeout: .seconds(5)) { $0.motors == DualSenseMotors(left: 200, right: 100) }
+                let on = nextDecoded(virtual, timeout: .seconds(5)) { $0.motors == MotorLevels(low: 200, high: 100) }
                 XCTAssertNotNil(on, "\(bus)/\(path): the motors never ran at 200/100")
-                let off = nextDecoded(virtual, timeout: .seconds(5)) { $0.motors == DualSenseMotors(left: 0, right: 0) }
+                let off = nextDecoded(virtual, timeout: .seconds(5)) { $0.motors == MotorLevels(low: 0, high: 0) }
                 XCTAssertNotNil(off, "\(bus)/\(path): the motors were not stopped at the end")
             }
         }
@@ -110,20 +110,20 @@ final class FeedbackDualSenseTests: XCTestCase {
         let (virtual, pad) = try emulated(.usb)
         defer { virtual.stop() }
         let process = try PadgateProcess(["rumble", "255", "255", "--for", "60s", "--pad", try XCTUnwrap(pad.hidraw)])
-        let running = nextDecoded(virtual, timeout: .seconds(20)) { $0.motors == DualSenseMotors(left: 255, right: 255) }
+        let running = nextDecoded(virtual, timeout: .seconds(20)) { $0.motors == MotorLevels(low: 255, high: 255) }
         XCTAssertNotNil(running, "the motors never ran")
         usleep(500_000)   // mid-rumble, several re-armed segments in
         _ = virtual.takeOutputs()
         kill(process.process.processIdentifier, SIGKILL)
         let killedAt = ContinuousClock.now
         process.process.waitUntilExit()
-        let silent = nextDecoded(virtual, timeout: .seconds(3)) { $0.motors == DualSenseMotors(left: 0, right: 0) }
+        let silent = nextDecoded(virtual, timeout: .seconds(3)) { $0.motors == MotorLevels(low: 0, high: 0) }
         XCTAssertNotNil(silent, "after SIGKILL the pad never got motors 0")
         let elapsed = ContinuousClock.now - killedAt
         // One 200 ms segment, plus the guest's slow CPU for the report to travel through uhid.
         XCTAssertLessThan(elapsed, .milliseconds(1500), "silence took \(elapsed)")
         FileHandle.standardError.write(Data("FeedbackDualSenseTests: silent \(elapsed) after SIGKILL\n".utf8))
         // Nothing restarts them afterwards.
-        XCTAssertNil(nextDecoded(virtual, timeout: .milliseconds(600)) { ($0.motors?.left ?? 0) > 0 })
+        XCTAssertNil(nextDecoded(virtual, timeout: .milliseconds(600)) { ($0.motors?.low ?? 0) > 0 })
     }
 }

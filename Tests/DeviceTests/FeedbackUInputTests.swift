@@ -1,5 +1,6 @@
 import Feedback
 import Foundation
+import HIDCodecs
 import PadSystem
 import PadgateRunner
 import XCTest

@@ -85,12 +85,12 @@ final class ForwardingTests: XCTestCase {
         let feedback = PadFeedback(pad: virtualPad)
         try feedback.rumble(MotorLevels(low: 180, high: 90), for: .milliseconds(600))
         let rumble = physical.waitForOutput(timeout: .seconds(5)) { report in
-            (try? DualSenseOutputDecoder.decode(report))?.motors == DualSenseMotors(left: 180, right: 90)
+            (try? DualSenseOutputDecoder.decode(report))?.motors == MotorLevels(low: 180, high: 90)
         }
         XCTAssertNotNil(rumble, "the game's rumble never reached the physical pad")
         feedback.close()
         let stopped = physical.waitForOutput(timeout: .seconds(5)) { report in
-            (try? DualSenseOutputDecoder.decode(report))?.motors == DualSenseMotors(left: 0, right: 0)
+            (try? DualSenseOutputDecoder.decode(report))?.motors == MotorLevels(low: 0, high: 0)
         }
         XCTAssertNotNil(stopped, "the stop never reached the physical pad")
 

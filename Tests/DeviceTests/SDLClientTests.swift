@@ -70,10 +70,10 @@ final class SDLClientTests: XCTestCase {
         try checkInput(sdl: sdl, send: { try pad.send($0) }, touch: false, buttons: Self.dualSenseButtons)
         _ = pad.takeOutputs()
         XCTAssertEqual(sdl.command("rumble 65535 32768 5000")["rc"] as? Int, 0)
-        let on = pad.waitForOutput(timeout: .seconds(5)) { (try? DualSenseOutputDecoder.decode($0))?.motors == DualSenseMotors(left: 255, right: 128) }
+        let on = pad.waitForOutput(timeout: .seconds(5)) { (try? DualSenseOutputDecoder.decode($0))?.motors == MotorLevels(low: 255, high: 128) }
         XCTAssertNotNil(on, "SDL's evdev rumble never reached the pad")
         XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
-        XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { (try? DualSenseOutputDecoder.decode($0))?.motors == DualSenseMotors(left: 0, right: 0) },
+        XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { (try? DualSenseOutputDecoder.decode($0))?.motors == MotorLevels(low: 0, high: 0) },
                         "SDL's evdev rumble never stopped")
     }
 
@@ -129,7 +129,7 @@ final class SDLClientTests: XCTestCase {
             try checkInput(sdl: sdl, send: { try physical.send($0) }, touch: false, buttons: Self.dualSenseButtons)
             _ = physical.takeOutputs()
             XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
-            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { (try? DualSenseOutputDecoder.decode($0))?.motors == DualSenseMotors(left: 255, right: 128) },
+            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { (try? DualSenseOutputDecoder.decode($0))?.motors == MotorLevels(low: 255, high: 128) },
                             "SDL's rumble on the host's Xbox pad never reached the physical pad")
             try expectStop(sdl: sdl) { timeout, match in physical.waitForOutput(timeout: timeout, where: match) }
             sdl.quit()
@@ -144,9 +144,9 @@ final class SDLClientTests: XCTestCase {
             try player.run()
             defer { player.terminate(); player.waitUntilExit() }
             let motors = { (report: [UInt8]) in (try? DualSenseOutputDecoder.decode(report))?.motors }
-            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(10)) { motors($0).map { $0.left > 0 } ?? false }, "the effect never played")
+            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(10)) { motors($0).map { $0.low > 0 } ?? false }, "the effect never played")
             let started = ContinuousClock.now
-            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(3)) { motors($0) == DualSenseMotors(left: 0, right: 0) },
+            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(3)) { motors($0) == MotorLevels(low: 0, high: 0) },
                             "the 300 ms effect never stopped while the game held it")
             let played = ContinuousClock.now - started
             print("a 300 ms uinput effect rumbled the physical pad for \(played)")
@@ -279,14 +279,14 @@ final class SDLClientTests: XCTestCase {
             }.flatMap { try? DualSenseOutputDecoder.decode($0) }
         }
         XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
-        XCTAssertNotNil(decoded { $0.motors == DualSenseMotors(left: 255, right: 128) }, "SDL's full-strength rumble")
+        XCTAssertNotNil(decoded { $0.motors == MotorLevels(low: 255, high: 128) }, "SDL's full-strength rumble")
         if forwarded {
             try expectStop(sdl: sdl, outputs: outputs)
         } else {
             XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
             // The very next report that mentions the motors must be the stop.
             let stop = decoded { $0.motors != nil }
-            XCTAssertEqual(stop?.motors, DualSenseMotors(left: 0, right: 0), "SDL's stop did not stop the motors: \(String(describing: stop))")
+            XCTAssertEqual(stop?.motors, MotorLevels(low: 0, high: 0), "SDL's stop did not stop the motors: \(String(describing: stop))")
         }
         XCTAssertEqual(sdl.command("led 255 0 128")["rc"] as? Int, 0)
         XCTAssertNotNil(decoded { $0.lightbar == RGBColor(red: 255, green: 0, blue: 128) }, "SDL's LED; the pad got \(passed)")
@@ -315,7 +315,7 @@ extension SDLClientTests {
         var renewals = 0
         let stop = outputs(.seconds(2)) { report in
             guard let motors = (try? DualSenseOutputDecoder.decode(report))?.motors else { return false }
-            if motors == DualSenseMotors(left: 0, right: 0) { return true }
+            if motors == MotorLevels(low: 0, high: 0) { return true }
             renewals += 1
             return false
         }
@@ -324,7 +324,7 @@ extension SDLClientTests {
         XCTAssertLessThanOrEqual(renewals, 2, "the motors were renewed \(renewals) times after SDL's stop")
         let later = outputs(.seconds(2)) { report in
             guard let motors = (try? DualSenseOutputDecoder.decode(report))?.motors else { return false }
-            return motors != DualSenseMotors(left: 0, right: 0)
+            return motors != MotorLevels(low: 0, high: 0)
         }
         XCTAssertNil(later, "the motors ran again after SDL's stop")
     }

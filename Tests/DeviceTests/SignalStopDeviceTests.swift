@@ -69,11 +69,11 @@ final class SignalStopDeviceTests: XCTestCase {
         for path in [try XCTUnwrap(pad.hidraw), try XCTUnwrap(pad.gamepadNode?.path)] {
             _ = virtual.takeOutputs()
             let rumble = try RunningPadgate(["rumble", "--pad", path, "200", "100", "--for", "60s"], environment: environment)
-            let running = virtual.waitForOutput(timeout: Self.startLimit) { (try? DualSenseOutputDecoder.decode($0))?.motors == DualSenseMotors(left: 200, right: 100) }
+            let running = virtual.waitForOutput(timeout: Self.startLimit) { (try? DualSenseOutputDecoder.decode($0))?.motors == MotorLevels(low: 200, high: 100) }
             XCTAssertNotNil(running, "rumble through \(path) never ran the motors: \(rumble.output)")
             assertStops(rumble, "rumble through \(path)")
             let motors = virtual.takeOutputs().compactMap { (try? DualSenseOutputDecoder.decode($0))?.motors }
-            XCTAssertEqual(motors.last, DualSenseMotors(left: 0, right: 0), "the last motor levels the pad got from \(path): \(motors.suffix(3))")
+            XCTAssertEqual(motors.last, MotorLevels(low: 0, high: 0), "the last motor levels the pad got from \(path): \(motors.suffix(3))")
         }
     }
 
@@ -110,7 +110,7 @@ final class SignalStopDeviceTests: XCTestCase {
         XCTAssertNotNil(eventually(timeout: Self.startLimit) { try? Udev().pads().contains(where: \.isHostVirtualPad) ? true : nil },
                         "the host never made the forwarded pad: \(forward.output.suffix(300))")
         assertStops(forward, with: SIGTERM, "forward with a live pad")
-        let sent = DualSenseMotors(left: 0, right: 0)
+        let sent = MotorLevels(low: 0, high: 0)
         let motors = virtual.takeOutputs().compactMap { (try? DualSenseOutputDecoder.decode($0))?.motors }
         XCTAssertTrue(motors.isEmpty || motors.last == sent, "forward left the motors at \(motors.suffix(3))")
         let stopped = serve.process

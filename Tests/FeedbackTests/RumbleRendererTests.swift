@@ -1,3 +1,4 @@
+import HIDCodecs
 import XCTest
 @testable import Feedback
 

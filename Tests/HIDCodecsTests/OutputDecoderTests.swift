@@ -16,7 +16,7 @@ final class OutputDecoderTests: XCTestCase {
         let report = kernelUSBReport { $0[1] = 0x03; $0[2] = 0x00; $0[3] = 0x40; $0[4] = 0xC0 }
         let decoded = try DualSenseOutputDecoder.decode(report)
         XCTAssertEqual(decoded.bus, .usb)
-        XCTAssertEqual(decoded.motors, DualSenseMotors(left: 0xC0, right: 0x40))
+        XCTAssertEqual(decoded.motors, MotorLevels(low: 0xC0, high: 0x40))
         XCTAssertEqual(decoded.rumbleFlavour, .compatible)
         XCTAssertNil(decoded.lightbar)
         XCTAssertNil(decoded.rightTrigger)
@@ -27,7 +27,7 @@ final class OutputDecoderTests: XCTestCase {
     func testKernelRumbleReportVibrationV2() throws {
         let report = kernelUSBReport { $0[1] = 0x02; $0[1 + 38] = 0x04; $0[3] = 0; $0[4] = 0 }
         let decoded = try DualSenseOutputDecoder.decode(report)
-        XCTAssertEqual(decoded.motors, DualSenseMotors(left: 0, right: 0))
+        XCTAssertEqual(decoded.motors, MotorLevels(low: 0, high: 0))
         XCTAssertEqual(decoded.rumbleFlavour, .compatibleV2)
     }
 
@@ -80,7 +80,7 @@ final class OutputDecoderTests: XCTestCase {
     /// Whatever the encoder writes decodes to the same state, over both buses.
     func testEncoderOutputDecodesToTheSameState() throws {
         var state = DualSenseOutputState()
-        state.rumble = (200, 17)
+        state.rumble = MotorLevels(low: 200, high: 17)
         state.lightbar = RGBColor(red: 9, green: 8, blue: 7)
         state.lightbarEnabled = true
         state.playerLEDs = try PlayerLEDs(player: 3, instant: true)
@@ -95,7 +95,7 @@ final class OutputDecoderTests: XCTestCase {
             var roundTrip = DualSenseOutputState()
             decoded.apply(to: &roundTrip)
             XCTAssertEqual(roundTrip, state, "\(bus)")
-            XCTAssertEqual(decoded.motors, DualSenseMotors(left: 200, right: 17))
+            XCTAssertEqual(decoded.motors, MotorLevels(low: 200, high: 17))
             XCTAssertEqual(decoded.rightTrigger, .weapon(start: 2, end: 6, strength: 8))
         }
         // A delta report (only the lightbar changed) carries only the lightbar.
@@ -117,12 +117,12 @@ final class OutputDecoderTests: XCTestCase {
             let name = "\(vector["bus"]!) \(vector["name"]!)"
             let decoded = try DualSenseOutputDecoder.decode(Fixture.hex(vector["report_hex"] as! String))
             if vector["bus"] as? String == "bt" { XCTAssertEqual(decoded.bluetoothLayout, .untagged, name) }
-            let expectedMotors: DualSenseMotors
+            let expectedMotors: MotorLevels
             switch vector["name"] as! String {
-            case "rumble left=255 right=0": expectedMotors = DualSenseMotors(left: 255, right: 0)
-            case "rumble left=0 right=255": expectedMotors = DualSenseMotors(left: 0, right: 255)
-            case "rumble left=128 right=64": expectedMotors = DualSenseMotors(left: 128, right: 64)
-            default: expectedMotors = DualSenseMotors(left: 0, right: 0)
+            case "rumble left=255 right=0": expectedMotors = MotorLevels(low: 255, high: 0)
+            case "rumble left=0 right=255": expectedMotors = MotorLevels(low: 0, high: 255)
+            case "rumble left=128 right=64": expectedMotors = MotorLevels(low: 128, high: 64)
+            default: expectedMotors = MotorLevels(low: 0, high: 0)
             }
             XCTAssertEqual(decoded.motors, expectedMotors, name)
             XCTAssertEqual(decoded.rumbleFlavour, .compatible, name)
@@ -165,14 +165,14 @@ final class OutputDecoderTests: XCTestCase {
         for bluetooth in [false, true] {
             // Firmware 2.24+: EnableBits1 0x02 (audio haptics off), EnableBits3 0x04 (improved rumble).
             let on = try DualSenseOutputDecoder.decode(sdlReport(bluetooth: bluetooth) { $0[0] = 0x02; $0[38] = 0x04; $0[2] = 64; $0[3] = 127 })
-            XCTAssertEqual(on.motors, DualSenseMotors(left: 127, right: 64), "bluetooth: \(bluetooth)")
+            XCTAssertEqual(on.motors, MotorLevels(low: 127, high: 64), "bluetooth: \(bluetooth)")
             XCTAssertEqual(on.rumbleFlavour, .compatibleV2)
             // Older firmware: EnableBits1 0x01 | 0x02, values halved by SDL.
             let old = try DualSenseOutputDecoder.decode(sdlReport(bluetooth: bluetooth) { $0[0] = 0x03; $0[2] = 32; $0[3] = 63 })
-            XCTAssertEqual(old.motors, DualSenseMotors(left: 63, right: 32))
+            XCTAssertEqual(old.motors, MotorLevels(low: 63, high: 32))
             // SDL_JoystickRumble(0, 0): every bit clear. The pad's motors stop at once.
             let stop = try DualSenseOutputDecoder.decode(sdlReport(bluetooth: bluetooth) { _ in })
-            XCTAssertEqual(stop.motors, DualSenseMotors(left: 0, right: 0), "SDL's stop is a stop")
+            XCTAssertEqual(stop.motors, MotorLevels(low: 0, high: 0), "SDL's stop is a stop")
             XCTAssertEqual(stop.rumbleFlavour, .audioHaptics)
             XCTAssertEqual(stop.summary, "rumble off (audio haptics)")
             var state = DualSenseOutputState()
@@ -208,7 +208,7 @@ final class OutputDecoderTests: XCTestCase {
         for bus in PadBus.allCases {
             var encoder = DualSenseOutputEncoder()
             var state = DualSenseOutputState()
-            state.rumble = (120, 30)
+            state.rumble = MotorLevels(low: 120, high: 30)
             let first = try encoder.encode(state, bus: bus)
             XCTAssertFalse(DualSenseOutputEncoder.flagsNothing(first))
             let again = try encoder.encode(state, bus: bus)

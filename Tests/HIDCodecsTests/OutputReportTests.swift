@@ -5,7 +5,7 @@ final class OutputReportTests: XCTestCase {
     /// pydualsense's initial state: blue lightbar, player 1 LEDs, brightness low (2), triggers all-zero (mode 0).
     func pydualsenseDefaults() -> DualSenseOutputState {
         var s = DualSenseOutputState()
-        s.rumble = (0, 0)
+        s.rumble = .silent
         s.lightbar = RGBColor(red: 0, green: 0, blue: 255)
         s.playerLEDs = PlayerLEDs(mask: 0x04)
         s.ledBrightness = 2
@@ -34,9 +34,9 @@ final class OutputReportTests: XCTestCase {
             var state = pydualsenseDefaults()
             switch name {
             case _ where name.hasPrefix("defaults") || name == "player LEDs PLAYER_1=4": break
-            case "rumble left=255 right=0": state.rumble = (255, 0)
-            case "rumble left=0 right=255": state.rumble = (0, 255)
-            case "rumble left=128 right=64": state.rumble = (128, 64)
+            case "rumble left=255 right=0": state.rumble = MotorLevels(low: 255, high: 0)
+            case "rumble left=0 right=255": state.rumble = MotorLevels(low: 0, high: 255)
+            case "rumble left=128 right=64": state.rumble = MotorLevels(low: 128, high: 64)
             case "lightbar red (255,0,0)": state.lightbar = RGBColor(red: 255, green: 0, blue: 0)
             case "lightbar (18,52,86)": state.lightbar = RGBColor(red: 18, green: 52, blue: 86)
             case "brightness high": state.ledBrightness = 0
@@ -101,7 +101,7 @@ final class OutputReportTests: XCTestCase {
     func testValidFlagsFollowWhatChanged() throws {
         var encoder = DualSenseOutputEncoder()
         var state = DualSenseOutputState()
-        state.rumble = (10, 20)
+        state.rumble = MotorLevels(low: 10, high: 20)
         var report = try encoder.encode(state, bus: .usb)
         XCTAssertEqual(report[1], 0x03)
         XCTAssertEqual(report[2], 0x00)
@@ -121,7 +121,7 @@ final class OutputReportTests: XCTestCase {
     /// BT id 0x11, hw_control 0xC0, common block at byte 3, CRC seed 0xA2, 78 bytes.
     func testDualShock4OutputReports() {
         var ds4 = DualShock4OutputState()
-        ds4.rumble = MotorRumble(low: 200, high: 100)
+        ds4.rumble = MotorLevels(low: 200, high: 100)
         ds4.lightbar = RGBColor(red: 1, green: 2, blue: 3)
         let usb = ds4.encoded(bus: .usb)
         XCTAssertEqual(usb.count, 32)
@@ -145,7 +145,7 @@ final class OutputReportTests: XCTestCase {
             XCTAssertEqual(Array(report[common + 5...common + 7]), [0, 0, 255])
         }
         var rumbleOnly = DualShock4OutputState()
-        rumbleOnly.rumble = MotorRumble(low: 0, high: 0)
+        rumbleOnly.rumble = MotorLevels(low: 0, high: 0)
         XCTAssertEqual(rumbleOnly.encoded(bus: .usb)[1], 0x01, "stopping the motors is a motor update")
         var blink = DualShock4OutputState()
         blink.lightbarBlink = LightbarBlink(on: 50, off: 25)

@@ -92,9 +92,9 @@ public final class PlayStationOutput: RumbleSink {
         }
         switch model {
         case .dualSense:
-            try updateDualSense(resendRumble: true) { $0.rumble = (levels.low, levels.high) }
+            try updateDualSense(resendRumble: true) { $0.rumble = levels }
         case .dualShock4:
-            try updateDualShock4 { $0.rumble = MotorRumble(low: levels.low, high: levels.high) }
+            try updateDualShock4 { $0.rumble = levels }
         }
     }
 

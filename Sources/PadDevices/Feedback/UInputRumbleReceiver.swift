@@ -1,6 +1,7 @@
 import CLinuxInput
 import Feedback
 import Glibc
+import HIDCodecs
 import PadSystem
 
 /// The uinput end of force feedback: a program's EVIOCSFF on a uinput pad's evdev node arrives here
