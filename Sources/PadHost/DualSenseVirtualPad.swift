@@ -9,7 +9,7 @@ import WireProtocol
 /// Output reports the game writes come back as rumble leases and HID-output messages.
 public final class DualSenseVirtualPad: VirtualPad {
     public let arrival: PadArrival
-    let device: VirtualDualSense
+    let device: EmulatedDualSense
     var state = GamepadState.dualSenseAtRest
     var translator: GameOutputTranslator
     let calibration: MotionCalibration
@@ -19,9 +19,9 @@ public final class DualSenseVirtualPad: VirtualPad {
         translator = GameOutputTranslator(slot: arrival.slot)
         let identity = Self.identity(for: arrival)
         calibration = identity.calibration
-        device = try VirtualDualSense(kind: identity.kind, bus: VirtualDualSense.busPresentedToGames, name: arrival.name.isEmpty ? nil : arrival.name,
+        device = try EmulatedDualSense(kind: identity.kind, bus: EmulatedDualSense.busPresentedToGames, name: arrival.name.isEmpty ? nil : arrival.name,
                                       phys: PadPhys.hostVirtual, calibration: identity.calibrationReport,
-                                      firmwareInfo: identity.firmwareInfo, idleRepeat: VirtualDualSense.idleReportInterval)
+                                      firmwareInfo: identity.firmwareInfo, idleRepeat: EmulatedDualSense.idleReportInterval)
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
             device.stop()
             throw DeviceError.unsupported("hid-playstation did not bind the virtual DualSense: sudo modprobe hid-playstation")
@@ -120,76 +120,4 @@ public final class DualSenseVirtualPad: VirtualPad {
     }
 
     public func remove() { device.stop() }
-}
-
-/// A forwarded pad shown as an Xbox 360-style evdev pad through uinput, for games that want
-/// XInput-like devices. Force feedback a game plays on it becomes rumble leases.
-public final class XboxVirtualPad: VirtualPad {
-    public let arrival: PadArrival
-    let device: UInputGamepad
-    let receiver: UInputRumbleReceiver
-    /// uinput has no kernel timer: the effects' delay, length and count are honoured here, as
-    /// ff-memless honours them for a real pad.
-    var playback = MemlessPlayback()
-    var sent = MotorLevels.silent
-    var sequence = WireSequence(0)
-    let started = ContinuousClock.now
-
-    public init(arrival: PadArrival) throws {
-        self.arrival = arrival
-        device = try UInputGamepad(model: .xbox360, phys: PadPhys.hostVirtual)
-        receiver = UInputRumbleReceiver(uinput: device.descriptor)
-    }
-
-    /// xpad's codes for an Xbox 360 pad (drivers/input/joystick/xpad.c): A, B, X, Y by their
-    /// labels, so the button in the west position (X) is BTN_X (0x133), not BTN_WEST.
-    static let buttonKeys: [(GamepadButtons, UInt32)] = GamepadButtons.table.compactMap { row in row.xpadKey.map { (row.button, UInt32($0)) } }
-
-    public func apply(_ s: PadStateSnapshot) throws {
-        let buttons = GamepadButtons(rawValue: s.buttons)
-        for (button, code) in Self.buttonKeys { try device.emit(type: EvdevCode.EV_KEY, code: code, value: buttons.contains(button) ? 1 : 0) }
-        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X, value: Int32(s.leftX))
-        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_Y, value: Int32(s.leftY))
-        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_RX, value: Int32(s.rightX))
-        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_RY, value: Int32(s.rightY))
-        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_Z, value: Int32(s.l2))
-        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_RZ, value: Int32(s.r2))
-        let hat = DPad(hat: s.dpad).axes
-        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0X, value: hat.x)
-        try device.emit(type: EvdevCode.EV_ABS, code: EvdevCode.ABS_HAT0Y, value: hat.y)
-        try device.sync()
-    }
-
-    public func apply(_ touch: TouchSnapshot) throws {}
-    public func apply(_ motion: MotionBatch) throws {}
-    public var feedbackDescriptors: [FileDescriptor] { [device.descriptor] }
-
-    public func takeFeedback() throws -> [WireMessage] {
-        let now = ContinuousClock.now - started
-        for event in try receiver.service() {
-            switch event {
-            case .uploaded(let effect):
-                playback.upload(id: Int(effect.id), MemlessPlayback.Effect(levels: effect.levels, delay: effect.delay, length: effect.length), now: now)
-            case .erased(let id): playback.erase(id: Int(id))
-            case .played(let id, let count): playback.play(id: Int(id), count: count, now: now)
-            }
-        }
-        return Self.leases(for: &playback, sent: &sent, sequence: &sequence, slot: arrival.slot, now: now)
-    }
-
-    public var feedbackDeadline: ContinuousClock.Instant? { playback.nextChange(after: ContinuousClock.now - started).map { started + $0 } }
-
-    /// A lease when the combined level changed: held (the host renews it) until the playback
-    /// itself says stop, so an effect ends when its length and count say, not when it is erased.
-    static func leases(for playback: inout MemlessPlayback, sent: inout MotorLevels, sequence: inout WireSequence,
-                       slot: PadSlot, now: MonotonicTime) -> [WireMessage] {
-        let levels = playback.levels(now: now)
-        guard levels != sent else { return [] }
-        sent = levels
-        sequence = sequence.next
-        return [.rumble(RumbleLease(slot: slot, sequence: sequence, low: UInt16(levels.low) * 257, high: UInt16(levels.high) * 257,
-                                    ttlMillis: levels.isSilent ? 0 : GameOutputTranslator.rumbleLeaseMillis))]
-    }
-
-    public func remove() {}
 }

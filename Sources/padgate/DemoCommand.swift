@@ -156,7 +156,7 @@ struct DemoEnds {
     }
 
     static func kernel(script: InputScript) throws -> DemoEnds {
-        let physical = try VirtualDualSense(bus: .usb)
+        let physical = try EmulatedDualSense(bus: .usb)
         let feeder = InputFeeder(pad: physical, source: .script(script))
         let feeding = LockedBox(true)
         let feederThread = JoinableThread { try? feeder.run(until: nil) { !feeding.value } }

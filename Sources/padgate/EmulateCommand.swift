@@ -50,9 +50,9 @@ struct EmulateCommand: ParsableCommand {
     func run() throws {
         if model != .dualsense { return try runUInputPad() }
         // The input is read first: a typo in a file name should not cost a pad plug and unplug.
-        let bus = try self.bus ?? replay.map(InputFeeder.recordingBus) ?? VirtualDualSense.busPresentedToGames
+        let bus = try self.bus ?? replay.map(InputFeeder.recordingBus) ?? EmulatedDualSense.busPresentedToGames
         let source = try InputFeeder.Source(bus: bus, script: script, replay: replay)
-        let pad = try VirtualDualSense(bus: bus, idleRepeat: VirtualDualSense.idleReportInterval)
+        let pad = try EmulatedDualSense(bus: bus, idleRepeat: EmulatedDualSense.idleReportInterval)
         let started = ContinuousClock.now
         pad.onOutput = { report in OutputPrinter.print(report, json: json, since: started) }
         SignalTrap.install { pad.stop() }

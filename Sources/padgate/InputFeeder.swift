@@ -6,7 +6,7 @@ import PadSystem
 /// Feeds an emulated DualSense: a steady stream of reports at the pad's report rate, their
 /// contents held neutral, driven by a script, or replayed from a recording.
 struct InputFeeder {
-    let pad: VirtualDualSense
+    let pad: EmulatedDualSense
     let source: Source
     var interval: Duration = .milliseconds(8)  // 125 Hz; a real pad sends 250 Hz over USB
 
@@ -26,7 +26,7 @@ struct InputFeeder {
         }
     }
 
-    init(pad: VirtualDualSense, source: Source) {
+    init(pad: EmulatedDualSense, source: Source) {
         self.pad = pad
         self.source = source
     }
@@ -72,7 +72,7 @@ struct InputFeeder {
             if event.data.first == 0x01 && event.data.count == 64 { return .usb }
             if event.data.first == 0x31 && event.data.count == 78 { return .bluetooth }
         }
-        return VirtualDualSense.busPresentedToGames
+        return EmulatedDualSense.busPresentedToGames
     }
 
     /// The recording's input reports that this bus can carry, with times relative to the first.

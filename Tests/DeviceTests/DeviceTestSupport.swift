@@ -54,7 +54,7 @@ func reportExpiredWait(_ timeout: Duration, file: StaticString, line: UInt) {
 
 /// The pad that udev groups for an emulated DualSense, once all three evdev nodes, the hidraw node
 /// and the battery (the driver registers it last) are there.
-func padFor(_ virtual: VirtualDualSense, udev: Udev, nodes: Int = 3, timeout: Duration = .seconds(5),
+func padFor(_ virtual: EmulatedDualSense, udev: Udev, nodes: Int = 3, timeout: Duration = .seconds(5),
             file: StaticString = #fileID, line: UInt = #line) -> Pad? {
     eventually(timeout: timeout, file: file, line: line) {
         udev.pads().first { $0.uniq == virtual.uniq && $0.evdev.count == nodes && $0.hidraw != nil && $0.capabilities.contains(.battery) }

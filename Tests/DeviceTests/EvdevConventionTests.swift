@@ -69,8 +69,8 @@ final class EvdevConventionTests: XCTestCase {
 
     /// The host's virtual DualSense is bound by hid-playstation itself, on the Bluetooth bus: its
     /// gamepad node must carry the buttons and axes a real DualSense's does.
-    func testTheVirtualDualSenseLooksLikeARealOne() throws {
-        let pad = try VirtualDualSense(idleRepeat: VirtualDualSense.idleReportInterval)
+    func testTheEmulatedDualSenseLooksLikeARealOne() throws {
+        let pad = try EmulatedDualSense(idleRepeat: EmulatedDualSense.idleReportInterval)
         defer { pad.stop() }
         let found = try XCTUnwrap(padFor(pad, udev: try Udev()))
         let ours = try capabilities(try XCTUnwrap(found.gamepadNode?.path))

@@ -17,7 +17,7 @@ final class ForwardingTests: XCTestCase {
     func testInputFeedbackAndReleaseAcrossTheLink() throws {
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR") }
-        let physical = try VirtualDualSense(bus: .usb)
+        let physical = try EmulatedDualSense(bus: .usb)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
@@ -122,7 +122,7 @@ final class ForwardingTests: XCTestCase {
         defer { unsetenv("PADGATE_STATE_DIR") }
         var firmware = DualSenseIdentityData.firmwareInfo
         firmware[DualSenseIdentityData.updateVersionOffset] = 0x31  // not the default either
-        let physical = try VirtualDualSense(kind: .dualSenseEdge, bus: .usb, calibration: Self.edgeCalibration, firmwareInfo: firmware)
+        let physical = try EmulatedDualSense(kind: .dualSenseEdge, bus: .usb, calibration: Self.edgeCalibration, firmwareInfo: firmware)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))

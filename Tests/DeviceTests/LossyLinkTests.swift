@@ -38,7 +38,7 @@ final class LossyLinkTests: XCTestCase {
     }
 
     func testTheHostConvergesWithinTheBoundUnderLossAndAKilledClientLeavesNothingHeld() throws {
-        let physical = try VirtualDualSense(bus: .usb)
+        let physical = try EmulatedDualSense(bus: .usb)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))

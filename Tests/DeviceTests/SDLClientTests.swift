@@ -20,7 +20,7 @@ final class SDLClientTests: XCTestCase {
 
     /// The default presentation (Bluetooth) is opened by SDL's HIDAPI PS5 driver with every capability.
     func testSDLsHIDAPIDriverOpensTheDefaultDualSenseWithEveryCapability() throws {
-        let pad = try VirtualDualSense(idleRepeat: VirtualDualSense.idleReportInterval)
+        let pad = try EmulatedDualSense(idleRepeat: EmulatedDualSense.idleReportInterval)
         defer { pad.stop() }
         XCTAssertEqual(pad.bus, .bluetooth)
         let udev = try Udev()
@@ -43,7 +43,7 @@ final class SDLClientTests: XCTestCase {
     /// Why Bluetooth is the default: SDL 2's hidapi drops a USB-bus hidraw node with no USB device
     /// above it, so a USB-bus uhid pad reaches a game only through SDL's evdev driver.
     func testAUSBBusDualSenseIsInvisibleToSDLsHIDAPIAndReachesItThroughEvdev() throws {
-        let pad = try VirtualDualSense(bus: .usb, idleRepeat: VirtualDualSense.idleReportInterval)
+        let pad = try EmulatedDualSense(bus: .usb, idleRepeat: EmulatedDualSense.idleReportInterval)
         defer { pad.stop() }
         let udev = try Udev()
         let found = try XCTUnwrap(padFor(pad, udev: udev))
@@ -60,7 +60,7 @@ final class SDLClientTests: XCTestCase {
     /// With SDL's HIDAPI off, the default pad reaches the game through hid-playstation's evdev nodes;
     /// its rumble goes through the kernel's force feedback and still arrives, and stops.
     func testTheDefaultDualSenseThroughSDLsEvdevDriver() throws {
-        let pad = try VirtualDualSense(idleRepeat: VirtualDualSense.idleReportInterval)
+        let pad = try EmulatedDualSense(idleRepeat: EmulatedDualSense.idleReportInterval)
         defer { pad.stop() }
         let udev = try Udev()
         let gamepad = try XCTUnwrap(padFor(pad, udev: udev)?.gamepadNode?.path)
@@ -156,11 +156,11 @@ final class SDLClientTests: XCTestCase {
     }
 
     /// An emulated USB DualSense forwarded to `serve --virtual KIND` on this machine.
-    func forwarded(virtual kind: String, _ body: (VirtualDualSense, Pad) throws -> Void) throws {
+    func forwarded(virtual kind: String, _ body: (EmulatedDualSense, Pad) throws -> Void) throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-sdl-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR"); try? FileManager.default.removeItem(at: state) }
-        let physical = try VirtualDualSense(bus: .usb)
+        let physical = try EmulatedDualSense(bus: .usb)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))

@@ -9,7 +9,7 @@ import PadSystem
 /// fixture and the host's way to present a DualSense to games.
 ///
 /// A pump thread answers the driver's probe-time GET_REPORTs and collects every output report.
-public final class VirtualDualSense {
+public final class EmulatedDualSense {
     /// How padgate presents a DualSense to games (`emulate`, the host's virtual pad): SDL 2's
     /// hidapi drops a USB-bus hidraw node with no USB device above it, which a uhid pad never
     /// has, so SDL would fall back to evdev without gyro, touchpad or lights. A Bluetooth-bus

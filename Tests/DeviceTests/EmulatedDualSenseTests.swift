@@ -6,11 +6,11 @@ import HIDCodecs
 
 /// Against the real hid-playstation driver: the emulated DualSense is bound, grouped, read and
 /// unplugged the way a real one would be.
-final class VirtualDualSenseTests: XCTestCase {
+final class EmulatedDualSenseTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess([UHIDDevice.path]) }
 
     func testUSBDualSenseIsOnePadWithHidrawAndThreeEvdevNodes() throws {
-        let virtual = try VirtualDualSense(bus: .usb)
+        let virtual = try EmulatedDualSense(bus: .usb)
         defer { virtual.stop() }
         XCTAssertTrue(virtual.waitUntilOpened(), "hid-playstation did not open the device")
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()), "udev never showed the DualSense with 3 nodes")
@@ -25,7 +25,7 @@ final class VirtualDualSenseTests: XCTestCase {
     }
 
     func testInputReportsReachEvdev() throws {
-        let virtual = try VirtualDualSense(bus: .usb)
+        let virtual = try EmulatedDualSense(bus: .usb)
         defer { virtual.stop() }
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
         let reader = try LivePadReader(pad: pad)
@@ -51,7 +51,7 @@ final class VirtualDualSenseTests: XCTestCase {
     }
 
     func testBluetoothDualSenseChecksInputCRC() throws {
-        let virtual = try VirtualDualSense(bus: .bluetooth)
+        let virtual = try EmulatedDualSense(bus: .bluetooth)
         defer { virtual.stop() }
         XCTAssertTrue(virtual.waitUntilOpened(), "hid-playstation did not accept the Bluetooth probe replies (CRC?)")
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
@@ -77,7 +77,7 @@ final class VirtualDualSenseTests: XCTestCase {
     func testUnplugIsReportedWithinOneSecondAndReplugIsFound() throws {
         let monitor = try PadMonitor()
         let mac: [UInt8] = [0x02, 0x11, 0x22, 0x33, 0x44, 0x55]
-        var virtual: VirtualDualSense? = try VirtualDualSense(bus: .usb, macAddress: mac)
+        var virtual: EmulatedDualSense? = try EmulatedDualSense(bus: .usb, macAddress: mac)
         let arrived = try XCTUnwrap(waitForArrival(monitor, uniq: virtual!.uniq), "arrival not reported")
         XCTAssertEqual(arrived.kind, .dualSense)
 
@@ -93,13 +93,13 @@ final class VirtualDualSenseTests: XCTestCase {
         let elapsed = try XCTUnwrap(removedAfter, "removal never reported")
         XCTAssertLessThan(elapsed, .seconds(1), "removal took \(elapsed)")
 
-        let again = try VirtualDualSense(bus: .usb, macAddress: mac)
+        let again = try EmulatedDualSense(bus: .usb, macAddress: mac)
         defer { again.stop() }
         XCTAssertNotNil(waitForArrival(monitor, uniq: again.uniq), "re-plugged pad not found again")
     }
 
     func testOutputReportsFromTheDriverArriveAtTheEmulatedPad() throws {
-        let virtual = try VirtualDualSense(bus: .usb)
+        let virtual = try EmulatedDualSense(bus: .usb)
         defer { virtual.stop() }
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
         _ = virtual.takeOutputs()  // the driver's own start-up reports (lightbar reset, player LED)
