@@ -33,6 +33,8 @@ enum VirtualChoice: String, ExpressibleByArgument, CaseIterable {
 struct ServeCommand: ParsableCommand {
     @OptionGroup var logging: LoggingOptions
     static let defaultPort = PadServer.defaultPort
+    /// Members of this group may manage a running host through its control socket.
+    static let adminGroup = "padgate"
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Host forwarded pads: each becomes a virtual pad games see, and their feedback goes back.",
@@ -113,8 +115,19 @@ struct ServeCommand: ParsableCommand {
         let service = ServiceManager.shared
         server.heartbeat = { service.watchdogIfDue() }
         service.notify("READY=1\nSTATUS=listening on \(address) port \(server.port)")
+        // The local control socket (padgate host …); without one the host serves as before.
+        var administration: HostAdministration?
+        do {
+            administration = try HostAdministration(server: server, directory: PadgatePaths.runtimeDirectory,
+                                                    access: .init(uid: ProcessIdentity.userID, adminGroup: ProcessIdentity.group(named: Self.adminGroup)),
+                                                    activityFile: state.appendingPathComponent("client-activity"))
+            administration?.start()
+        } catch {
+            commandLog.warning("no control socket in \(PadgatePaths.runtimeDirectory.path) (\(error)): 'padgate host' cannot reach this host; set PADGATE_RUNTIME_DIR to a writable directory")
+        }
         server.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
         service.notify("STOPPING=1")
+        administration?.stop()
     }
 
     static func factory(_ choice: VirtualChoice) -> VirtualPadFactory {
