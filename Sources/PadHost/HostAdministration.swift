@@ -83,6 +83,9 @@ public final class HostAdministration: @unchecked Sendable {
             guard ready[0].readable else { continue }
             while let (connection, peer) = try? LocalSocket.accept(listener) {
                 guard access.allows(peer) else {
+                    // Read what it sent (briefly) before answering: closing on unread bytes resets the
+                    // connection, and the refusal would be lost.
+                    _ = readRequest(connection, within: .milliseconds(200))
                     reply(connection, ["error": "permission denied: uid \(peer.uid) may not manage this host (root, the host's user or its admin group may)"])
                     logger.warning("control socket: refused uid \(peer.uid) (pid \(peer.pid))")
                     continue
@@ -109,9 +112,9 @@ public final class HostAdministration: @unchecked Sendable {
     }
 
     /// One line, bounded in size and time: a local peer that dawdles or floods is dropped.
-    private func readRequest(_ connection: OwnedDescriptor) -> [String: Any]? {
+    private func readRequest(_ connection: OwnedDescriptor, within limit: Duration = HostAdministration.requestDeadline) -> [String: Any]? {
         var data = [UInt8]()
-        let deadline = ContinuousClock.now + Self.requestDeadline
+        let deadline = ContinuousClock.now + limit
         var buffer = [UInt8](repeating: 0, count: 1024)
         try? connection.descriptor.setNonBlocking()
         while !data.contains(0x0a), data.count <= Self.maxRequestBytes {

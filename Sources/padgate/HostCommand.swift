@@ -26,10 +26,13 @@ struct HostCommand: ParsableCommand {
             }
         }
 
+        /// A host that refuses a peer says why and closes before reading: the write may then fail
+        /// (EPIPE, no SIGPIPE), and the reason is in the reply.
         func send(_ request: [String: Any]) throws {
+            _ = Signals.ignoreBrokenPipes
             var data = try JSONSerialization.data(withJSONObject: request)
             data.append(0x0a)
-            try data.withUnsafeBytes { try socket.descriptor.writeAll($0) }
+            do { try data.withUnsafeBytes { try socket.descriptor.writeAll($0) } } catch let error as SystemCallError where error.errno == .brokenPipe {}
         }
 
         /// The next reply, waiting at most `timeout` (or until a signal).
