@@ -251,8 +251,16 @@ struct PairCommand: ParsableCommand {
             pin = readLine()?.trimmingCharacters(in: .whitespaces)
         }
         guard let pin, pin.count == 6, pin.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { throw ValidationError("the PIN is the 6 digits 'padgate serve --pair' shows") }
+        // A first connection learns the host's identity; the PIN is stretched with none open (the
+        // host's first-frame deadline would otherwise count the scrypt); the second one pairs.
+        let hostFingerprint: String = try {
+            let probe = try TLSDialer.connect(host: host.host, port: host.port, identity: identity)
+            guard let fingerprint = probe.peerFingerprint else { throw PairingError.protocolError("the host sent no certificate") }
+            return fingerprint
+        }()
+        let stretched = try Pairing.stretch(pin: pin, clientFingerprint: identity.fingerprint, hostFingerprint: hostFingerprint)
         let connection = try TLSDialer.connect(host: host.host, port: host.port, identity: identity)
-        try Pairing.pairAsClient(connection, clientIdentity: identity, pin: pin, clientName: PeerName(local: ProcessInfo.processInfo.hostName))
+        try Pairing.pairAsClient(connection, clientIdentity: identity, stretchedPIN: stretched, clientName: PeerName(local: ProcessInfo.processInfo.hostName))
         // The PIN authenticated this host's certificate: pin it, replacing any older entry.
         var knownHosts = try FingerprintStore(url: PadgatePaths.configDirectory.appendingPathComponent("known_hosts"))
         try knownHosts.remember("\(host.host):\(host.port)", fingerprint: connection.peerFingerprint ?? "")
