@@ -146,7 +146,7 @@ public final class HostAdministration: @unchecked Sendable {
     }
 
     struct SessionSummary {
-        var id: UInt32, name: String, address: String, fingerprint: String, pads: [String], lastHeardMilliseconds: Int, rejected: Int
+        var id: UInt32, name: String, address: String, fingerprint: String, pads: [String], lastHeardMilliseconds: Int, received: UInt64, rejected: Int
     }
 
     private func sessions() -> [SessionSummary] {
@@ -156,6 +156,7 @@ public final class HostAdministration: @unchecked Sendable {
                 SessionSummary(id: session.id, name: session.name.raw, address: session.address, fingerprint: session.fingerprint,
                                pads: session.pads.pads.keys.sorted().map { slot in "slot \(slot): \(session.pads.pads[slot]!.arrival.type.displayName)" },
                                lastHeardMilliseconds: Int((now - session.lastAuthentic) / .milliseconds(1)),
+                               received: session.opener.window.highest,
                                rejected: session.opener.rejected.values.reduce(0, +))
             }
         } ?? []
@@ -172,7 +173,7 @@ public final class HostAdministration: @unchecked Sendable {
             "sessions": live.map { session -> [String: Any] in
                 ["session": String(session.id, radix: 16), "client": session.name, "address": session.address,
                  "fingerprint": session.fingerprint, "pads": session.pads, "last_heard_ms": session.lastHeardMilliseconds,
-                 "datagrams_rejected": session.rejected]
+                 "datagrams_received": session.received, "datagrams_rejected": session.rejected]
             },
             "messages_decoded": statistics.wire.messages,
             "datagrams_rejected": Dictionary(uniqueKeysWithValues: statistics.datagramsRejected.map { ("\($0.key)", $0.value) }),

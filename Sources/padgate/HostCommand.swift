@@ -139,7 +139,8 @@ struct HostCommand: ParsableCommand {
             for session in sessions {
                 let pads = (session["pads"] as? [String] ?? []).joined(separator: ", ")
                 print("  \(session["client"] as? String ?? "?") from \(session["address"] as? String ?? "?"): \(pads.isEmpty ? "no pads" : pads); "
-                      + "last heard \(session["last_heard_ms"] as? Int ?? 0) ms ago, \(session["datagrams_rejected"] as? Int ?? 0) datagrams rejected")
+                      + "last heard \(session["last_heard_ms"] as? Int ?? 0) ms ago, \(session["datagrams_received"] as? Int ?? 0) datagrams received, "
+                      + "\(session["datagrams_rejected"] as? Int ?? 0) rejected")
             }
             let refused = status["connections_refused"] as? [String: Int] ?? [:]
             print("connections refused: " + (refused.isEmpty ? "none" : refused.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
