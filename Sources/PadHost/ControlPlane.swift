@@ -24,7 +24,17 @@ final class ControlPlane {
     let input: InputPath
     let statistics: SharedStatistics
     let mailbox = Mailbox<Command>()
-    var gate: PairingGate?
+    /// Set by `enablePairing` before `run`, or by the host's control socket while it runs.
+    var gate: PairingGate? {
+        get { gateLock.withLock { storedGate } }
+        set { gateLock.withLock { storedGate = newValue } }
+    }
+    private var storedGate: PairingGate?
+    private let gateLock = NSLock()
+    /// Told of each client that paired (its stored name and fingerprint); set before `run`.
+    var onPaired: ((String, String) -> Void)?
+    /// Told of each session's client fingerprint as it starts; set before `run`.
+    var onSession: ((String) -> Void)?
     var logger = Logger(label: "padgate.host.control") {
         didSet { peers = Self.rateLimited(logger) }
     }
@@ -319,6 +329,7 @@ final class ControlPlane {
             return refuse(connection, "this host serves at most \(limits.maxClients) clients at once (serve --max-clients)", counted: "too many clients")
         }
         let session = try input.makeSession(id: id, name: name, address: connection.peerAddress, keys: keys)
+        session.fingerprint = connection.peerFingerprint ?? ""
         input.mailbox.post(.add(session))
         do {
             try connection.send(ControlMessage.welcome(session: id, udpPort: listener.port,
@@ -330,6 +341,7 @@ final class ControlPlane {
             return
         }
         mailbox.post(.established(session: id, connection: connection))
+        onSession?(session.fingerprint)
     }
 
     func pair(_ connection: TLSConnection, share: [UInt8], name: PeerName) {
@@ -353,8 +365,9 @@ final class ControlPlane {
                 settled = true
                 return gate.succeed(ticket, now: .now)
             }
-            try paired.remember(name, fingerprint: fingerprint)
+            let stored = try paired.remember(name, fingerprint: fingerprint)
             logger.notice("paired with \(name) (\(fingerprint)) from \(address)")
+            onPaired?(stored, fingerprint)
         } catch {
             if !settled { gate.fail(ticket, now: .now) }
             note("pairing", "pairing from \(address) failed: \(error)")

@@ -84,6 +84,11 @@ public final class HostSession {
     /// The virtual pads made so far.
     public var virtualPads: some Sequence<VirtualPad> { pads.values.lazy.compactMap(\.virtualPad) }
 
+    /// The same in slot order, with their slots (for `host clients`).
+    public var virtualPadsBySlot: [(slot: PadSlot, pad: VirtualPad)] {
+        pads.compactMap { slot, entry in entry.virtualPad.map { (slot, $0) } }.sorted { $0.slot.rawValue < $1.slot.rawValue }
+    }
+
     /// One line about one slot's pad: the slot goes in the metadata.
     func log(_ level: Logger.Level, _ slot: PadSlot, _ message: @autoclosure () -> Logger.Message) {
         logger.log(level: level, message(), metadata: ["slot": "\(slot.rawValue)"])

@@ -10,6 +10,8 @@ final class ClientSession {
     let id: UInt32
     let name: PeerName
     let address: String
+    /// The client's certificate fingerprint: what pairing recorded, what `host revoke` names.
+    var fingerprint = ""
     let opener: DatagramOpener
     let link: DatagramLink
     let pads: HostSession

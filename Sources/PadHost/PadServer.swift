@@ -139,11 +139,26 @@ final class LockedStore: @unchecked Sendable {
     func contains(fingerprint: String) -> Bool { lock.withLock { store.contains(fingerprint: fingerprint) } }
     /// Two machines may share a name: the second is stored under the name and its fingerprint's
     /// start, so pairing one never unpairs the other.
-    func remember(_ name: PeerName, fingerprint: String) throws {
+    /// Returns the name it was stored under.
+    @discardableResult
+    func remember(_ name: PeerName, fingerprint: String) throws -> String {
         try lock.withLock {
             var key = name.raw
             if let existing = store.fingerprint(for: key), existing != fingerprint { key += " " + fingerprint.prefix(11) }
             try store.remember(key, fingerprint: fingerprint)
+            return key
+        }
+    }
+
+    var entries: [String: String] { lock.withLock { store.entries } }
+
+    /// Forgets the client named `nameOrFingerprint` (or holding that fingerprint); its entry, or nil.
+    func forget(_ nameOrFingerprint: String) throws -> (name: String, fingerprint: String)? {
+        try lock.withLock {
+            guard let entry = store.entries.first(where: { $0.key == nameOrFingerprint })
+                    ?? store.entries.first(where: { $0.value == nameOrFingerprint }) else { return nil }
+            try store.forget(entry.key)
+            return (entry.key, entry.value)
         }
     }
 }

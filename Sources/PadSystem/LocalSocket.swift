@@ -76,3 +76,14 @@ public enum LocalSocket {
         }
     }
 }
+
+/// Who this process runs as, and the groups it may name, for the control socket's access rule.
+public enum ProcessIdentity {
+    public static var userID: uid_t { geteuid() }
+
+    /// The id of the group called `name`, if the system has one.
+    public static func group(named name: String) -> gid_t? {
+        guard let entry = getgrnam(name) else { return nil }
+        return entry.pointee.gr_gid
+    }
+}

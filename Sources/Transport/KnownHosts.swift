@@ -65,6 +65,19 @@ public enum PadgatePaths {
     public static var stateDirectory: URL { stateDirectory(ProcessInfo.processInfo.environment) }
     public static var configDirectory: URL { configDirectory(ProcessInfo.processInfo.environment) }
 
+    public static var runtimeDirectory: URL { runtimeDirectory(ProcessInfo.processInfo.environment) }
+
+    /// Where the running host's control socket lives: `$PADGATE_RUNTIME_DIR`, else systemd's
+    /// `$RUNTIME_DIRECTORY` (the unit's RuntimeDirectory=), else `$XDG_RUNTIME_DIR/padgate`, else
+    /// `/run/padgate`. `serve` and `padgate host` resolve it alike.
+    public static func runtimeDirectory(_ env: [String: String]) -> URL {
+        if let explicit = env["PADGATE_RUNTIME_DIR"], explicit.hasPrefix("/") { return URL(fileURLWithPath: explicit) }
+        // systemd lists one path per RuntimeDirectory= entry, colon-separated; the unit has one.
+        if let systemd = env["RUNTIME_DIRECTORY"]?.split(separator: ":").first, systemd.hasPrefix("/") { return URL(fileURLWithPath: String(systemd)) }
+        if let xdg = env["XDG_RUNTIME_DIR"], xdg.hasPrefix("/") { return URL(fileURLWithPath: xdg).appendingPathComponent("padgate") }
+        return URL(fileURLWithPath: "/run/padgate")
+    }
+
     public static func stateDirectory(_ env: [String: String]) -> URL {
         if let explicit = env["PADGATE_STATE_DIR"], !explicit.isEmpty { return URL(fileURLWithPath: explicit) }
         return base(env["XDG_STATE_HOME"], orHome: ".local/state", env).appendingPathComponent("padgate")

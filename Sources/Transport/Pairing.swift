@@ -25,9 +25,37 @@ public enum Pairing {
     public static let exchangeTimeout: Duration = .seconds(20)
 
     public static func pairAsClient(_ connection: TLSConnection, clientIdentity: TLSIdentity, pin: String, clientName: PeerName) throws {
+        guard let hostFingerprint = connection.peerFingerprint else { throw PairingError.protocolError("the host sent no certificate") }
+        let stretched = try stretch(pin: pin, clientFingerprint: clientIdentity.fingerprint, hostFingerprint: hostFingerprint)
+        try pairAsClient(connection, clientIdentity: clientIdentity, stretchedPIN: stretched, clientName: clientName)
+    }
+
+    /// The PIN stretched for this pair of peers (scrypt, the expensive part: tenths of a second on a
+    /// desktop, seconds on a slow machine). A client computes it before the connection it pairs
+    /// on, since a host gives the first frame only its handshake deadline (docs/pairing.md).
+    public static func stretch(pin: String, clientFingerprint: String, hostFingerprint: String) throws -> StretchedPIN {
+        StretchedPIN(hostFingerprint: hostFingerprint, scalar: try Spake2.passwordScalar(
+            password: Array(pin.utf8), identityA: Array(clientFingerprint.utf8), identityB: Array(hostFingerprint.utf8),
+            parameters: .pairingDefault))
+    }
+
+    /// A PIN stretched for one host identity.
+    public struct StretchedPIN: Sendable {
+        public let hostFingerprint: String
+        let scalar: [UInt8]
+    }
+
+    /// The client's side with the PIN already stretched; the host must present the identity it
+    /// was stretched for.
+    public static func pairAsClient(_ connection: TLSConnection, clientIdentity: TLSIdentity, stretchedPIN: StretchedPIN, clientName: PeerName) throws {
         let deadline = ContinuousClock.now + exchangeTimeout
         guard let hostFingerprint = connection.peerFingerprint else { throw PairingError.protocolError("the host sent no certificate") }
-        let spake = try context(connection, clientFingerprint: clientIdentity.fingerprint, hostFingerprint: hostFingerprint, pin: pin, role: .a)
+        guard hostFingerprint == stretchedPIN.hostFingerprint else {
+            throw PairingError.protocolError("the host presented another identity on the second connection (\(hostFingerprint)); try again")
+        }
+        let binding = try connection.exportKeyingMaterial(label: exporterLabel, length: 32)
+        let spake = try Spake2(role: .a, passwordScalar: stretchedPIN.scalar, identityA: Array(clientIdentity.fingerprint.utf8),
+                               identityB: Array(hostFingerprint.utf8), aad: binding)
         try connection.send(ControlMessage.pairStart(share: spake.outboundMessage(), clientName: clientName).encoded(), deadline: deadline)
         let reply = try ControlMessage(decoding: connection.receive(deadline: deadline))
         guard case .pairReply(let share, let hostConfirmation) = reply else {

@@ -4,7 +4,7 @@ import PadSystem
 /// Files only their owner may read: identities, `paired-clients`, `known_hosts`. Directories are
 /// 0700 and files 0600 from the moment they exist (never written first and narrowed after), and
 /// looser ones found on disk are narrowed.
-enum PrivateFiles {
+public enum PrivateFiles {
     static let directoryMode = 0o700
     static let fileMode = 0o600
 
@@ -24,7 +24,7 @@ enum PrivateFiles {
     }
 
     /// Writes `data` to `url` atomically: a 0600 file beside it, then renamed over it.
-    static func write(_ data: Data, to url: URL) throws {
+    public static func write(_ data: Data, to url: URL) throws {
         try prepare(directory: url.deletingLastPathComponent())
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: fileMode]) else {

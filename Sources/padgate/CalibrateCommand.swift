@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HIDCodecs
 import Logging
+import PadSystem
 
 extension CalibrationConvention: ExpressibleByArgument {}
 
@@ -83,6 +84,7 @@ struct CalibrateCommand: ParsableCommand {
 
     func run() throws {
         if let featureReport { return try decode(featureReport) }
+        SignalTrap.install {}  // before the pad is opened: a signal at any point ends it in order
         let live = try LiveCalibration(selector: pad ?? "", convention: convention, json: json)
         if reset { return try live.reset() }
         try live.measure(seconds: seconds ?? Self.defaultSeconds, save: !noSave)

@@ -112,9 +112,13 @@ struct DemoCommand: ParsableCommand {
             hostUpdates.update { $0 = view.hostUpdates }
         }
         forwarder.run(until: stop)
+        // The pad side goes while the host removes its own pad: two kernel removals at once, not
+        // one after the other (each takes a while on a slow or emulated machine).
+        let padSide = JoinableThread { ends.teardown() }
         viewThread.join()
         serverThread.join()
         game.join()
+        padSide.join()
         print("padgate demo: \(forwarder.status.sent) datagrams sent, \(forwarder.status.received) received, \(forwarder.status.rejected) rejected; \(hostUpdates.value) host updates shown")
     }
 }

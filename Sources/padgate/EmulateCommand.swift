@@ -34,6 +34,9 @@ struct EmulateCommand: ParsableCommand {
     @Option(help: "A hid-recorder file whose input reports to replay with their timing.")
     var replay: String?
 
+    @Flag(help: "With --replay: play the recording again and again (until --duration or Ctrl-C), instead of once and then a pad at rest.")
+    var loop = false
+
     @Option(parsing: .unconditional, help: "Exit after this many seconds (default: run until interrupted).", transform: SecondsOption.parse)
     var duration: Double?
 
@@ -42,6 +45,7 @@ struct EmulateCommand: ParsableCommand {
 
     func validate() throws {
         if script != nil && replay != nil { throw ValidationError("use either --script or --replay, not both") }
+        if loop && replay == nil { throw ValidationError("--loop repeats a --replay recording; a --script loops with its own 'repeat'") }
         if model != .dualsense && (script != nil || replay != nil) {
             throw ValidationError("--script and --replay drive an emulated DualSense; the \(model.rawValue) pad is held neutral")
         }
@@ -51,7 +55,7 @@ struct EmulateCommand: ParsableCommand {
         if model != .dualsense { return try runUInputPad() }
         // The input is read first: a typo in a file name should not cost a pad plug and unplug.
         let bus = try self.bus ?? replay.map(InputFeeder.recordingBus) ?? EmulatedDualSense.busPresentedToGames
-        let source = try InputFeeder.Source(bus: bus, script: script, replay: replay)
+        let source = try InputFeeder.Source(bus: bus, script: script, replay: replay, loop: loop)
         let pad = try EmulatedDualSense(bus: bus, idleRepeat: EmulatedDualSense.idleReportInterval)
         let started = ContinuousClock.now
         pad.onOutput = { report in OutputPrinter.print(report, json: json, since: started) }

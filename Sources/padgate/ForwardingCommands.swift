@@ -33,6 +33,8 @@ enum VirtualChoice: String, ExpressibleByArgument, CaseIterable {
 struct ServeCommand: ParsableCommand {
     @OptionGroup var logging: LoggingOptions
     static let defaultPort = PadServer.defaultPort
+    /// Members of this group may manage a running host through its control socket.
+    static let adminGroup = "padgate"
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Host forwarded pads: each becomes a virtual pad games see, and their feedback goes back.",
@@ -113,8 +115,19 @@ struct ServeCommand: ParsableCommand {
         let service = ServiceManager.shared
         server.heartbeat = { service.watchdogIfDue() }
         service.notify("READY=1\nSTATUS=listening on \(address) port \(server.port)")
+        // The local control socket (padgate host …); without one the host serves as before.
+        var administration: HostAdministration?
+        do {
+            administration = try HostAdministration(server: server, directory: PadgatePaths.runtimeDirectory,
+                                                    access: .init(uid: ProcessIdentity.userID, adminGroup: ProcessIdentity.group(named: Self.adminGroup)),
+                                                    activityFile: state.appendingPathComponent("client-activity"))
+            administration?.start()
+        } catch {
+            commandLog.warning("no control socket in \(PadgatePaths.runtimeDirectory.path) (\(error)): 'padgate host' cannot reach this host; set PADGATE_RUNTIME_DIR to a writable directory")
+        }
         server.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
         service.notify("STOPPING=1")
+        administration?.stop()
     }
 
     static func factory(_ choice: VirtualChoice) -> VirtualPadFactory {
@@ -238,8 +251,16 @@ struct PairCommand: ParsableCommand {
             pin = readLine()?.trimmingCharacters(in: .whitespaces)
         }
         guard let pin, pin.count == 6, pin.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { throw ValidationError("the PIN is the 6 digits 'padgate serve --pair' shows") }
+        // A first connection learns the host's identity; the PIN is stretched with none open (the
+        // host's first-frame deadline would otherwise count the scrypt); the second one pairs.
+        let hostFingerprint: String = try {
+            let probe = try TLSDialer.connect(host: host.host, port: host.port, identity: identity)
+            guard let fingerprint = probe.peerFingerprint else { throw PairingError.protocolError("the host sent no certificate") }
+            return fingerprint
+        }()
+        let stretched = try Pairing.stretch(pin: pin, clientFingerprint: identity.fingerprint, hostFingerprint: hostFingerprint)
         let connection = try TLSDialer.connect(host: host.host, port: host.port, identity: identity)
-        try Pairing.pairAsClient(connection, clientIdentity: identity, pin: pin, clientName: PeerName(local: ProcessInfo.processInfo.hostName))
+        try Pairing.pairAsClient(connection, clientIdentity: identity, stretchedPIN: stretched, clientName: PeerName(local: ProcessInfo.processInfo.hostName))
         // The PIN authenticated this host's certificate: pin it, replacing any older entry.
         var knownHosts = try FingerprintStore(url: PadgatePaths.configDirectory.appendingPathComponent("known_hosts"))
         try knownHosts.remember("\(host.host):\(host.port)", fingerprint: connection.peerFingerprint ?? "")

@@ -13,13 +13,14 @@ struct InputFeeder {
     enum Source {
         case neutral
         case script(InputScript)
-        case replay([(time: Double, bytes: [UInt8])])
+        /// `loop`: again and again, each pass on its own clock.
+        case replay([(time: Double, bytes: [UInt8])], loop: Bool)
 
-        init(bus: PadBus, script: String?, replay: String?) throws {
+        init(bus: PadBus, script: String?, replay: String?, loop: Bool = false) throws {
             if let script {
                 self = .script(try InputScript(parsing: try InputFile.text(script, what: "--script")))
             } else if let replay {
-                self = .replay(try InputFeeder.loadRecording(replay, bus: bus))
+                self = .replay(try InputFeeder.loadRecording(replay, bus: bus), loop: loop)
             } else {
                 self = .neutral
             }
@@ -52,13 +53,18 @@ struct InputFeeder {
                 player.advance(to: ContinuousClock.now - start, &input)
                 try tick()
             }
-        case .replay(let reports):
-            for report in reports {
-                let due = start + .milliseconds(Int(report.time * 1000))
-                SignalTrap.sleep(min(due, deadline ?? due) - ContinuousClock.now)
-                if pastDeadline() { return }
-                try pad.send(report.bytes)
-            }
+        case .replay(let reports, let loop):
+            var passStart = start
+            repeat {
+                for report in reports {
+                    let due = passStart + .milliseconds(Int(report.time * 1000))
+                    SignalTrap.sleep(min(due, deadline ?? due) - ContinuousClock.now)
+                    if pastDeadline() { return }
+                    try pad.send(report.bytes)
+                }
+                // The next pass starts one report interval after the last, and never in the past.
+                passStart = max(ContinuousClock.now, passStart + .milliseconds(Int((reports.last?.time ?? 0) * 1000))) + interval
+            } while loop && !pastDeadline()
             // Leave the pad at rest rather than frozen in the recording's last state.
             while !pastDeadline() { try tick() }
         }

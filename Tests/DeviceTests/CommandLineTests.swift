@@ -129,11 +129,12 @@ final class CommandLineTests: XCTestCase {
     func testReplayedRecordingReachesWatch() throws {
         // hid-recorder decoded the recording's first report as X: 131, Y: 132 (its comment line).
         let recording = repositoryRoot.appendingPathComponent("Tests/HIDCodecsTests/Fixtures/recordings/dualsense_edge_usb_dsegde.hid")
-        let emulate = try PadgateProcess(["emulate", "dualsense", "--replay", recording.path, "--duration", "30"])
+        // Looped: a watch that starts late on a loaded machine still meets the recording's values.
+        let emulate = try PadgateProcess(["emulate", "dualsense", "--replay", recording.path, "--loop", "--duration", "60"])
         defer { emulate.interrupt() }
-        let watch = try PadgateProcess(["watch", "054c:0ce6", "--wait", "--json", "--no-motion", "--duration", "30"])
+        let watch = try PadgateProcess(["watch", "054c:0ce6", "--wait", "--json", "--no-motion", "--duration", "60"])
         defer { watch.interrupt() }
-        XCTAssertNotNil(watch.waitForLine(timeout: .seconds(15)) { $0.contains("\"left_stick\":[131,132]") },
+        XCTAssertNotNil(watch.waitForLine(timeout: .seconds(45)) { $0.contains("\"left_stick\":[131,132]") },
                         "the recording's first stick position never showed; saw \(watch.snapshot().suffix(3))")
     }
 

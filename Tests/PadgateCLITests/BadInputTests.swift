@@ -118,6 +118,10 @@ final class BadInputTests: XCTestCase {
         Case(["hosts", "forget", "nowhere.invalid"], .refused("no pinned host 'nowhere.invalid'")),
         Case(["hosts", "--json", "--bogus"], .refused("Unknown option '--bogus'")),
         Case(["list", "--log-level", "loud"], .refused("'loud' is invalid for '--log-level <level>': the levels are trace")),
+        // host (no host runs under this test's runtime directory)
+        Case(["host", "revoke"], .refused("Missing expected argument '<client>'")),
+        Case(["host", "status"], .refused("cannot reach a running host at")),
+        Case(["host", "clients", "--json", "--bogus"], .refused("Unknown option '--bogus'")),
         // demo
         Case(["demo", "--devices", "gpu"], .refused("'gpu' is invalid")),
         Case(["demo", "--duration", "0"], .refused("more than 0")),
@@ -187,7 +191,8 @@ final class BadInputTests: XCTestCase {
 
     func testEveryCommandRefusesBadInputWithOneClearLine() throws {
         let environment = ["PADGATE_STATE_DIR": directory.appendingPathComponent("state").path,
-                           "HOME": directory.appendingPathComponent("home").path]
+                           "HOME": directory.appendingPathComponent("home").path,
+                           "PADGATE_RUNTIME_DIR": directory.appendingPathComponent("run").path]
         for item in Self.cases {
             let arguments = item.arguments.map { $0.replacingOccurrences(of: "{dir}", with: directory.path) }
             let shown = "padgate " + arguments.map { $0.count > 60 ? String($0.prefix(20)) + "…" : $0 }.joined(separator: " ")

@@ -91,7 +91,7 @@ final class TLSChannelTests: XCTestCase {
         XCTAssertEqual(try reloaded.check("gamebox:47800", presented: "aa:bb"), .known)
         XCTAssertThrowsError(try reloaded.check("gamebox:47800", presented: "cc:dd")) { error in
             XCTAssertEqual(error as? TLSError, .fingerprintChanged(host: "gamebox:47800", expected: "aa:bb", got: "cc:dd"))
-            XCTAssertTrue("\(error)".contains("known_hosts"), "the message says how to recover")
+            XCTAssertTrue("\(error)".contains("padgate hosts forget gamebox:47800"), "the message says how to recover")
         }
     }
 }

@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import PadHost
+import PadSystem
+import Transport
+
+/// `padgate host …`: manage the host running on this machine through its local control socket
+/// (docs/service.md): pair a new client while it serves others, list and revoke clients, see
+/// what it is doing.
+struct HostCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "host",
+        abstract: "Manage the host running on this machine: pair, list and revoke clients, show its status.",
+        discussion: "Talks to the running 'padgate serve' through its control socket in $PADGATE_RUNTIME_DIR, systemd's $RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR/padgate or /run/padgate. Allowed for root, the host's user and members of the group 'padgate'.",
+        subcommands: [Pair.self, Clients.self, Revoke.self, Status.self])
+
+    /// One request to the running host; its replies, one JSON object each.
+    struct Link {
+        let socket: OwnedDescriptor
+        var pending: [UInt8] = []
+
+        init() throws {
+            let path = PadgatePaths.runtimeDirectory.appendingPathComponent(HostAdministration.socketName).path
+            do { socket = try LocalSocket.connect(to: path) } catch {
+                throw InputFile.ReadError("cannot reach a running host at \(path) (\(error.errno)): is 'padgate serve' running, as this user or with PADGATE_RUNTIME_DIR set alike?")
+            }
+        }
+
+        /// A host that refuses a peer says why and closes before reading: the write may then fail
+        /// (EPIPE, no SIGPIPE), and the reason is in the reply.
+        func send(_ request: [String: Any]) throws {
+            _ = Signals.ignoreBrokenPipes
+            var data = try JSONSerialization.data(withJSONObject: request)
+            data.append(0x0a)
+            do { try data.withUnsafeBytes { try socket.descriptor.writeAll($0) } } catch let error as SystemCallError where error.errno == .brokenPipe {}
+        }
+
+        /// The next reply, waiting at most `timeout` (or until a signal).
+        mutating func reply(timeout: Duration) throws -> [String: Any] {
+            let deadline = ContinuousClock.now + timeout
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !pending.contains(0x0a) {
+                guard Poll.wait(for: .readable, on: socket.descriptor, until: deadline) else {
+                    if SignalTrap.fired { throw ExitCode(130) }
+                    throw InputFile.ReadError("the host did not answer within \(timeout)")
+                }
+                let count = try buffer.withUnsafeMutableBytes { try socket.descriptor.read(into: $0) }
+                guard count > 0 else { throw InputFile.ReadError("the host closed the control connection") }
+                pending += buffer[..<count]
+            }
+            let end = pending.firstIndex(of: 0x0a)!
+            let line = pending[..<end]
+            pending.removeSubrange(...end)
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
+                throw InputFile.ReadError("the host's answer is not JSON")
+            }
+            if let error = object["error"] as? String { throw InputFile.ReadError(error) }
+            return object
+        }
+
+        static func ask(_ request: [String: Any]) throws -> [String: Any] {
+            var link = try Link()
+            try link.send(request)
+            return try link.reply(timeout: .seconds(5))
+        }
+    }
+
+    static func printJSON(_ value: Any) throws {
+        let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        print(String(decoding: data, as: UTF8.self))
+    }
+
+    struct Pair: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "pair", abstract: "Show a fresh single-use PIN and wait until a client pairs with it (or it expires).")
+        @OptionGroup var logging: LoggingOptions
+
+        func run() throws {
+            SignalTrap.install {}
+            var link = try Link()
+            try link.send(["command": "pair"])
+            let armed = try link.reply(timeout: .seconds(5))
+            let pin = armed["pin"] as? String ?? "?"
+            let seconds = armed["expires_in_seconds"] as? Int ?? 120
+            print("pairing PIN \(pin): run 'padgate pair THIS-HOST --pin \(pin)' on the client (valid \(seconds) s, once)")
+            fflush(stdout)  // seen at once, also through a pipe
+            let outcome = try link.reply(timeout: .seconds(seconds + 5))
+            if let name = outcome["paired"] as? String {
+                print("paired with \(name) (\(outcome["fingerprint"] as? String ?? ""))")
+            } else {
+                throw InputFile.ReadError("the PIN expired before a client paired; run 'padgate host pair' again")
+            }
+        }
+    }
+
+    struct Clients: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "clients", abstract: "The paired clients: name, fingerprint, paired at, last seen, connected now, pads.")
+        @OptionGroup var logging: LoggingOptions
+        @Flag(help: "A JSON array of {name, fingerprint, paired_at, last_seen, connected, pads}.") var json = false
+
+        func run() throws {
+            let clients = try Link.ask(["command": "clients"])["clients"] as? [[String: Any]] ?? []
+            if json { return try HostCommand.printJSON(clients) }
+            if clients.isEmpty { return print("no paired clients: 'padgate host pair' pairs one") }
+            for client in clients {
+                let connected = client["connected"] as? Bool == true
+                let pads = (client["pads"] as? [String] ?? []).joined(separator: ", ")
+                print("\(client["name"] as? String ?? "?")  \(client["fingerprint"] as? String ?? "")")
+                print("    paired \(client["paired_at"] as? String ?? "before this was recorded"), last seen \(client["last_seen"] as? String ?? "never"), "
+                      + (connected ? "connected now" + (pads.isEmpty ? "" : ": \(pads)") : "not connected"))
+            }
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Unpair a client and end its session at once (its pads are removed).")
+        @OptionGroup var logging: LoggingOptions
+        @Argument(help: "The client's name or fingerprint, as 'padgate host clients' shows it.") var client: String
+
+        func run() throws {
+            let done = try Link.ask(["command": "revoke", "client": client])
+            let ended = done["sessions_ended"] as? Int ?? 0
+            print("revoked \(done["revoked"] as? String ?? client)" + (ended > 0 ? "; its session was ended and its pads removed" : ""))
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "Sessions, pads, datagram counts, refusals and uptime of the running host.")
+        @OptionGroup var logging: LoggingOptions
+        @Flag(help: "The status as one JSON object.") var json = false
+
+        func run() throws {
+            let status = try Link.ask(["command": "status"])
+            if json { return try HostCommand.printJSON(status) }
+            let sessions = status["sessions"] as? [[String: Any]] ?? []
+            print("up \(status["uptime_seconds"] as? Int ?? 0) s, listening on \(status["listening"] as? String ?? "?"), identity \(status["identity"] as? String ?? "?")")
+            print("pairing: " + (status["pairing_pin_armed"] as? Bool == true ? "a PIN is armed" : "off"))
+            print("sessions: \(sessions.count)")
+            for session in sessions {
+                let pads = (session["pads"] as? [String] ?? []).joined(separator: ", ")
+                print("  \(session["client"] as? String ?? "?") from \(session["address"] as? String ?? "?"): \(pads.isEmpty ? "no pads" : pads); "
+                      + "last heard \(session["last_heard_ms"] as? Int ?? 0) ms ago, \(session["datagrams_received"] as? Int ?? 0) datagrams received, "
+                      + "\(session["datagrams_rejected"] as? Int ?? 0) rejected")
+            }
+            let refused = status["connections_refused"] as? [String: Int] ?? [:]
+            print("connections refused: " + (refused.isEmpty ? "none" : refused.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        }
+    }
+}
+
+extension HostCommand.Pair: LoggingCommand {}
+extension HostCommand.Clients: LoggingCommand {}
+extension HostCommand.Revoke: LoggingCommand {}
+extension HostCommand.Status: LoggingCommand {}

@@ -1,0 +1,85 @@
+import Foundation
+import HIDCodecs
+import PadgateRunner
+import XCTest
+@testable import PadDevices
+
+/// `padgate host` against a host with a real forwarded pad: a second client pairs through
+/// `host pair` while the first one's input keeps reaching its virtual pad, and `host revoke`
+/// unplugs the revoked client's kernel pad within a second.
+final class HostAdministrationDeviceTests: XCTestCase {
+    override func setUpWithError() throws { try requireDeviceAccess() }
+
+    func testPairingWhileServingKeepsInputFlowingAndRevokeUnplugsThePad() throws {
+        let host = try ScratchState("admin-device-host")
+        let client = try ScratchState("admin-device-client")
+        let other = try ScratchState("admin-device-other")
+        let hostEnvironment = host.environment.merging(["PADGATE_RUNTIME_DIR": host.appendingPathComponent("run").path]) { $1 }
+        let physical = try EmulatedDualSense(bus: .usb)
+        defer { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev, timeout: .seconds(30)))
+        let port = 47_700 + Int.random(in: 0..<90)
+        let serve = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "dualsense"], environment: hostEnvironment)
+        defer { _ = serve.stopOutcome(after: SIGTERM) }
+        XCTAssertTrue(serve.waitFor("listening on", timeout: .seconds(60)), serve.output)
+
+        func pair(_ who: ScratchState) throws {
+            let pairing = try RunningPadgate(["host", "pair"], environment: hostEnvironment)
+            XCTAssertTrue(pairing.waitFor("pairing PIN", timeout: .seconds(60)), pairing.output)
+            let pin = try XCTUnwrap(pairing.output.split(whereSeparator: { !$0.isNumber }).first { $0.count == 6 })
+            let paired = try padgate(["pair", "127.0.0.1:\(port)", "--pin", String(pin)], environment: who.environment, timeLimit: .seconds(60))
+            XCTAssertEqual(paired.status, 0, paired.stderr)
+            XCTAssertNotNil(pairing.waitForExit(limit: .seconds(10)))
+        }
+        try pair(client)
+        let forward = try RunningPadgate(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"], environment: client.environment)
+        defer { _ = forward.stopOutcome(after: SIGTERM) }
+        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(60)) {
+            udev.pads().first { $0.isHostVirtualPad && $0.evdev.count == 3 && $0.capabilities.contains(.battery) }
+        }, "the host never made the forwarded pad: \(forward.output)")
+        let reader = try LivePadReader(pad: virtualPad)
+
+        // Input keeps flowing while another client pairs: the host pad follows a press and a
+        // release sent during the pairing.
+        var input = GamepadState.dualSenseAtRest
+        let feeding = DispatchSemaphore(value: 0)
+        let flip = LockedFlag()
+        Thread {
+            var pressed = false
+            while !flip.isSet {
+                pressed.toggle()
+                input.buttons = pressed ? [.east] : []
+                input.sensorTimestamp &+= 12_000
+                try? physical.send(input)
+                usleep(100_000)
+            }
+            feeding.signal()
+        }.start()
+        try pair(other)
+        XCTAssertNotNil(try waitForState(reader, timeout: .seconds(10)) { $0.buttons.contains("east") }, "a press after the pairing reached the host")
+        XCTAssertNotNil(try waitForState(reader, timeout: .seconds(10)) { $0.buttons.isEmpty }, "and its release")
+        flip.set()
+        feeding.wait()
+
+        // Revoke: the kernel pad goes, within a second of the command.
+        let fingerprint = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(padgate(["host", "clients", "--json"], environment: hostEnvironment).stdout.utf8))
+            as? [[String: Any]])?.first { $0["connected"] as? Bool == true }?["fingerprint"] as? String)
+        // The host removes the pad before it answers, so it is gone when the command returns; the
+        // time includes starting `padgate host` itself, which emulation makes slow.
+        let started = ContinuousClock.now
+        let revoked = try padgate(["host", "revoke", fingerprint], environment: hostEnvironment, timeLimit: .seconds(30))
+        let answered = ContinuousClock.now
+        XCTAssertEqual(revoked.status, 0, revoked.stderr)
+        XCTAssertFalse(udev.pads().contains { $0.isHostVirtualPad }, "the revoked client's pad was still there when revoke answered")
+        FileHandle.standardError.write(Data("HostAdministrationDeviceTests: revoke answered \(answered - started) after it started, the pad already gone\n".utf8))
+        XCTAssertTrue(forward.waitFor("is not one", timeout: .seconds(30)), "the revoked client is refused: \(forward.output)")
+    }
+}
+
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
