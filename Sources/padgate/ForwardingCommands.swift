@@ -76,6 +76,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
+        SignalTrap.install {}  // first: a signal during start-up ends the command in order, not by default death
         let state = PadgatePaths.stateDirectory
         let identity = try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "padgate host")
         let paired = try FingerprintStore(url: state.appendingPathComponent("paired-clients"))
@@ -109,7 +110,6 @@ struct ServeCommand: ParsableCommand {
                 }
             }
         }
-        SignalTrap.install {}
         let deadline = duration.map { ContinuousClock.now + SecondsOption.duration($0) }
         // Under systemd (Type=notify): ready once listening, and the input loop feeds the watchdog.
         let service = ServiceManager.shared
@@ -201,6 +201,7 @@ struct ForwardCommand: ParsableCommand {
 
     func run() throws {
         let state = PadgatePaths.stateDirectory
+        SignalTrap.install {}  // first: a signal during start-up ends the command in order, not by default death
         let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
         let knownHosts = try FingerprintStore(url: PadgatePaths.configDirectory.appendingPathComponent("known_hosts"))
         var configuration = PadForwarder.Configuration(host: host.host)
@@ -223,7 +224,6 @@ struct ForwardCommand: ParsableCommand {
                 TerminalOutput.write((standardErrorIsTerminal ? "\r\u{1b}[K" + line : line + "\n"))
             }
         }
-        SignalTrap.install {}
         let deadline = duration.map { ContinuousClock.now + SecondsOption.duration($0) }
         forwarder.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
         if !quiet && standardErrorIsTerminal { TerminalOutput.write("\n") }
