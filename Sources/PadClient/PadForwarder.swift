@@ -181,7 +181,7 @@ public final class PadForwarder {
         pollSet.add(connection.descriptor, .control)
         pollSet.add(changes.descriptor, .changes)
         // A signal wakes the pass at once: `stop()` then ends it, not the next timeout.
-        if SignalTrap.installed { pollSet.add(SignalTrap.descriptor, .signal) }
+        pollSet.addSignalTrap(.signal)
         for (index, pad) in pads.enumerated() {
             for descriptor in pad.source.descriptors { pollSet.add(descriptor, .source(index)) }
         }

@@ -113,18 +113,10 @@ public final class HostAdministration: @unchecked Sendable {
 
     /// One line, bounded in size and time: a local peer that dawdles or floods is dropped.
     private func readRequest(_ connection: OwnedDescriptor, within limit: Duration = HostAdministration.requestDeadline) -> [String: Any]? {
-        var data = [UInt8]()
-        let deadline = ContinuousClock.now + limit
-        var buffer = [UInt8](repeating: 0, count: 1024)
         try? connection.descriptor.setNonBlocking()
-        while !data.contains(0x0a), data.count <= Self.maxRequestBytes {
-            guard Poll.wait(for: .readable, on: connection.descriptor, until: deadline) else { return nil }
-            let count = (try? buffer.withUnsafeMutableBytes { try connection.descriptor.read(into: $0) }) ?? 0
-            guard count > 0 else { break }
-            data += buffer[..<count]
-        }
-        guard data.count <= Self.maxRequestBytes, let end = data.firstIndex(of: 0x0a) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(data[..<end]))) as? [String: Any]
+        var reader = LineReader(connection.descriptor, limit: Self.maxRequestBytes)
+        guard case .line(let line) = reader.next(until: .now + limit) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
     }
 
     private func reply(_ connection: OwnedDescriptor, _ object: [String: Any]) {
@@ -139,10 +131,10 @@ public final class HostAdministration: @unchecked Sendable {
     /// wakes for its mailbox at once).
     private func onInputPath<T>(_ body: @escaping (InputPath) -> T) -> T? {
         let done = DispatchSemaphore(value: 0)
-        let result = LockedValue<T?>(nil)
+        let result = LockedBox<T?>(nil)
         let input = server.input
-        input.mailbox.post(.run { result.set(body(input)); done.signal() })
-        return done.wait(timeout: .now() + 1) == .success ? result.get() : nil
+        input.mailbox.post(.run { let answer = body(input); result.update { $0 = answer }; done.signal() })
+        return done.wait(timeout: .now() + 1) == .success ? result.value : nil
     }
 
     struct SessionSummary {
@@ -242,15 +234,6 @@ public final class HostAdministration: @unchecked Sendable {
         if lock.withLock({ pending.isEmpty }) { server.control.gate = nil }
         for pairing in expired { reply(pairing.connection, ["expired": true]) }
     }
-}
-
-/// A value shared between two threads.
-final class LockedValue<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ new: Value) { lock.withLock { value = new } }
 }
 
 /// When each paired client paired and was last seen, kept beside the paired-clients file

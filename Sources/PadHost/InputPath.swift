@@ -94,7 +94,7 @@ final class InputPath {
         pollSet.add(mailbox.descriptor, .mailbox)
         pollSet.add(udp.descriptor, .datagrams)
         // A signal wakes the pass at once: `stop()` then ends it, not the next tick.
-        if SignalTrap.installed { pollSet.add(SignalTrap.descriptor, .signal) }
+        pollSet.addSignalTrap(.signal)
         for session in sessions.values {
             for pad in session.pads.virtualPads { for descriptor in pad.feedbackDescriptors { pollSet.add(descriptor, .feedback) } }
         }

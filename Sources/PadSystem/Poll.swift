@@ -35,7 +35,7 @@ public enum Poll {
     public static func wait(for events: PollEvents, on descriptor: FileDescriptor, until deadline: ContinuousClock.Instant) -> Bool {
         var set = PollSet<Bool>()
         set.add(descriptor, true, events: events)
-        if SignalTrap.installed { set.add(SignalTrap.descriptor, false) }
+        set.addSignalTrap(false)
         while !SignalTrap.fired {
             let left = deadline - .now
             guard left > .zero else { return false }
@@ -61,6 +61,12 @@ public struct PollSet<Token> {
     public mutating func removeAll() {
         entries.removeAll(keepingCapacity: true)
         tokens.removeAll(keepingCapacity: true)
+    }
+
+    /// Wakes the wait at the first SIGINT/SIGTERM, with `token`, once a command installed the
+    /// trap (before that, signals keep their default). Every loop that must stop promptly adds it.
+    public mutating func addSignalTrap(_ token: Token) {
+        if SignalTrap.installed { add(SignalTrap.descriptor, token) }
     }
 
     public mutating func add(_ descriptor: FileDescriptor, _ token: Token, events: PollEvents = .readable) {

@@ -236,15 +236,6 @@ final class JoinableThread: @unchecked Sendable {
     }
 }
 
-/// A value shared between the demo's threads.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func update(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
-}
-
 /// The host's "game": a loop of lights, rumble and trigger effects, written as DualSense output
 /// reports to the virtual pad, exactly what a game's hidraw or driver writes would be.
 enum DemoGame {

@@ -17,13 +17,14 @@ struct HostCommand: ParsableCommand {
     /// One request to the running host; its replies, one JSON object each.
     struct Link {
         let socket: OwnedDescriptor
-        var pending: [UInt8] = []
+        var reader: LineReader
 
         init() throws {
             let path = PadgatePaths.runtimeDirectory.appendingPathComponent(HostAdministration.socketName).path
             do { socket = try LocalSocket.connect(to: path) } catch {
                 throw InputFile.ReadError("cannot reach a running host at \(path) (\(error.errno)): is 'padgate serve' running, as this user or with PADGATE_RUNTIME_DIR set alike?")
             }
+            reader = LineReader(socket.descriptor, limit: 1 << 20)
         }
 
         /// A host that refuses a peer says why and closes before reading: the write may then fail
@@ -37,20 +38,15 @@ struct HostCommand: ParsableCommand {
 
         /// The next reply, waiting at most `timeout` (or until a signal).
         mutating func reply(timeout: Duration) throws -> [String: Any] {
-            let deadline = ContinuousClock.now + timeout
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while !pending.contains(0x0a) {
-                guard Poll.wait(for: .readable, on: socket.descriptor, until: deadline) else {
-                    if SignalTrap.fired { throw ExitCode(130) }
-                    throw InputFile.ReadError("the host did not answer within \(timeout)")
-                }
-                let count = try buffer.withUnsafeMutableBytes { try socket.descriptor.read(into: $0) }
-                guard count > 0 else { throw InputFile.ReadError("the host closed the control connection") }
-                pending += buffer[..<count]
+            let line: [UInt8]
+            switch reader.next(until: .now + timeout) {
+            case .line(let bytes): line = bytes
+            case .timedOut:
+                if SignalTrap.fired { throw ExitCode(130) }
+                throw InputFile.ReadError("the host did not answer within \(timeout)")
+            case .closed: throw InputFile.ReadError("the host closed the control connection")
+            case .tooLong: throw InputFile.ReadError("the host's answer is longer than \(reader.limit) bytes")
             }
-            let end = pending.firstIndex(of: 0x0a)!
-            let line = pending[..<end]
-            pending.removeSubrange(...end)
             guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
                 throw InputFile.ReadError("the host's answer is not JSON")
             }

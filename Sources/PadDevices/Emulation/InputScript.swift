@@ -52,11 +52,15 @@ public struct InputScript: Equatable, Sendable {
             lineOfStep.append(index + 1)
         }
         if steps.last == .repeatFromStart, let repeatLine = lineOfStep.last {
-            let pass = steps.reduce(0) { total, step in if case .wait(let ms) = step { return total + ms } else { return total } }
-            guard pass > 0 else {
+            guard passMilliseconds > 0 else {
                 throw ParseError(line: repeatLine, message: "'repeat' starts over at once: put a 'wait' of at least 1 ms in the steps before it, or drop the 'repeat'")
             }
         }
+    }
+
+    /// How long one pass through the script takes: its waits, added up.
+    public var passMilliseconds: Int {
+        steps.reduce(0) { total, step in if case .wait(let ms) = step { return total + ms } else { return total } }
     }
 
     static func step(_ verb: String, _ args: [String]) throws -> Step {
@@ -122,7 +126,7 @@ public struct InputScriptPlayer: Sendable {
 
     public init(_ script: InputScript) {
         self.script = script
-        passLength = .milliseconds(script.steps.reduce(0) { total, step in if case .wait(let ms) = step { return total + ms } else { return total } })
+        passLength = .milliseconds(script.passMilliseconds)
         repeats = passLength > .zero && script.steps.contains(.repeatFromStart)
     }
 

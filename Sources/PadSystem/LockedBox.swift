@@ -1,0 +1,11 @@
+import Foundation
+
+/// A value shared between threads, behind a lock: the demo's threads, the control socket's wait
+/// for an answer from the input path.
+public final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    public init(_ value: Value) { stored = value }
+    public var value: Value { lock.withLock { stored } }
+    public func update(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
+}
