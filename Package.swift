@@ -29,6 +29,7 @@ let package = Package(
         systemLibrary("CHidapi", pkgConfig: "hidapi-hidraw", apt: "libhidapi-dev"),
         systemLibrary("COpenSSL", pkgConfig: "openssl", apt: "libssl-dev"),
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
+        systemLibrary("CAvahi", pkgConfig: "avahi-client", apt: "libavahi-client-dev"),
         // Kernel UAPI headers (uhid, uinput, hidraw, evdev ioctls) as inline C helpers.
         .target(name: "CLinuxInput", path: "Sources/CLinuxInput"),
 
@@ -49,6 +50,8 @@ let package = Package(
         .target(name: "WireProtocol", dependencies: ["HIDCodecs"]),
         // The link: sealed UDP datagrams (AES-GCM, replay window), TLS control, pairing.
         .target(name: "Transport", dependencies: ["PadSystem", "COpenSSL"]),
+        // Finding hosts on the LAN: DNS-SD over mDNS through the system's avahi-daemon (announce, browse).
+        .target(name: "HostDiscovery", dependencies: ["PadSystem", "Transport", "CAvahi", .product(name: "Logging", package: "swift-log")]),
         // The client: pad sources, the forwarding loop, feedback to the physical pads.
         .target(name: "PadClient", dependencies: ["PadSystem", "WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback",
                                                   .product(name: "Logging", package: "swift-log")]),
@@ -56,7 +59,7 @@ let package = Package(
         .target(name: "PadHost", dependencies: ["PadSystem", "WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback",
                                                 .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "padgate", dependencies: [
-            "PadSystem", "HIDCodecs", "PadDevices", "WireProtocol", "Transport", "PadHost", "PadClient", "Feedback",
+            "HostDiscovery", "PadSystem", "HIDCodecs", "PadDevices", "WireProtocol", "Transport", "PadHost", "PadClient", "Feedback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

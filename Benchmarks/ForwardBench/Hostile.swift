@@ -32,7 +32,7 @@ func hostileNetwork(seconds: Double) throws {
     var clientConfiguration = PadForwarder.Configuration(host: "127.0.0.1")
     clientConfiguration.port = server.port
     let forwarder = PadForwarder(configuration: clientConfiguration, identity: clientIdentity,
-                                 knownHosts: try FingerprintStore(url: state.appendingPathComponent("known_hosts")))
+                                 knownHosts: try KnownHostStore(url: state.appendingPathComponent("known_hosts")))
     forwarder.logger = Logger(label: "client") { StreamLogHandler.standardOutput(label: $0) }
     let pad = InjectedPad()
     forwarder.add(pad)

@@ -224,7 +224,7 @@ func loopback() throws {
     var clientConfiguration = PadForwarder.Configuration(host: "127.0.0.1")
     clientConfiguration.port = server.port
     let forwarder = PadForwarder(configuration: clientConfiguration, identity: clientIdentity,
-                                 knownHosts: try FingerprintStore(url: state.appendingPathComponent("known_hosts")))
+                                 knownHosts: try KnownHostStore(url: state.appendingPathComponent("known_hosts")))
     forwarder.logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
     let pad = InjectedPad()
     forwarder.add(pad)

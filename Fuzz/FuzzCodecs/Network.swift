@@ -64,7 +64,7 @@ func fuzzWireHost(_ input: UnsafeRawBufferPointer) {
 /// decoder) in slots 0 and 1; made once, its state carries over between inputs as a session's would.
 let fuzzClient: PadForwarder = {
     let forwarder = PadForwarder(configuration: PadForwarder.Configuration(host: "127.0.0.1"), identity: nil,
-                                 knownHosts: try! FingerprintStore(url: URL(fileURLWithPath: "/nonexistent/padgate-fuzz/known_hosts")))
+                                 knownHosts: try! KnownHostStore(url: URL(fileURLWithPath: "/nonexistent/padgate-fuzz/known_hosts")))
     forwarder.logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
     for slot: UInt8 in [0, 1] { forwarder.add(try! ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(slot))) }
     return forwarder

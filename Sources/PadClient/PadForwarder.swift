@@ -12,6 +12,10 @@ public final class PadForwarder {
     public struct Configuration {
         public var host: String
         public var port: UInt16 = 47800
+        /// Addresses a discovery found (dialled in order instead of resolving `host`), and the
+        /// name the host announced: trust still comes from the pinned identity alone.
+        public var discoveredAddresses: [SocketAddress] = []
+        public var announcedName: String?
         public var clientName = ProcessInfo.processInfo.hostName
         public var resendSchedule: SnapshotSender.Schedule = .standard
         public var pingInterval: Duration = .seconds(1)
@@ -38,7 +42,7 @@ public final class PadForwarder {
 
     public let configuration: Configuration
     let identity: TLSIdentity?
-    var knownHosts: FingerprintStore
+    var knownHosts: KnownHostStore
     public private(set) var status = Status()
     public var logger = Logger(label: "padgate.client")
     public var onStatus: ((Status) -> Void)?
@@ -61,7 +65,7 @@ public final class PadForwarder {
     let origin = LoopInstant.now
     var wireCounters = WireCodec.Counters()
 
-    public init(configuration: Configuration, identity: TLSIdentity?, knownHosts: FingerprintStore) {
+    public init(configuration: Configuration, identity: TLSIdentity?, knownHosts: KnownHostStore) {
         self.configuration = configuration
         self.identity = identity
         self.knownHosts = knownHosts
@@ -131,10 +135,14 @@ public final class PadForwarder {
     }
 
     func connect() throws {
-        let tls = try TLSDialer.connect(host: configuration.host, port: configuration.port, identity: identity)
-        let name = "\(configuration.host):\(configuration.port)"
+        let typed = HostAndPort(host: configuration.host, port: configuration.port).description
+        let discovered = !configuration.discoveredAddresses.isEmpty
+        let name = discovered ? "\(configuration.announcedName ?? configuration.host) (\(configuration.discoveredAddresses[0]))" : typed
+        let tls = discovered
+            ? try TLSDialer.connect(configuration.discoveredAddresses, named: name, identity: identity)
+            : try TLSDialer.connect(host: configuration.host, port: configuration.port, identity: identity)
         guard let fingerprint = tls.peerFingerprint else { throw TLSError.handshake("the host sent no certificate") }
-        if try knownHosts.check(name, presented: fingerprint) == .firstUse {
+        if try knownHosts.check(address: discovered ? nil : typed, name: configuration.announcedName, presented: fingerprint) == .firstUse {
             logger.notice("trusting \(name) on first use: \(fingerprint)")
         }
         try tls.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: PeerName(local: configuration.clientName)).encoded())

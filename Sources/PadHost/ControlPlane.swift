@@ -27,8 +27,13 @@ final class ControlPlane {
     /// Set by `enablePairing` before `run`, or by the host's control socket while it runs.
     var gate: PairingGate? {
         get { gateLock.withLock { storedGate } }
-        set { gateLock.withLock { storedGate = newValue } }
+        set {
+            gateLock.withLock { storedGate = newValue }
+            onPairingChanged?(newValue != nil)
+        }
     }
+    /// Told whether a PIN is armed each time that changes (the LAN announcement says so); set before `run`.
+    var onPairingChanged: ((Bool) -> Void)?
     private var storedGate: PairingGate?
     private let gateLock = NSLock()
     /// Told of each client that paired (its stored name and fingerprint); set before `run`.

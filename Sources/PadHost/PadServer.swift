@@ -41,7 +41,9 @@ public final class PadServer {
     }
 
     public struct Configuration {
-        public var address = "0.0.0.0"
+        /// `::` is both families (dual-stack); where the kernel has no IPv6, the host falls back
+        /// to IPv4 alone (`0.0.0.0`).
+        public var address = PadServer.everyAddress
         public var port: UInt16 = PadServer.defaultPort
         public var limits = Limits()
         public var stateLease: Duration = .milliseconds(1000)
@@ -53,6 +55,8 @@ public final class PadServer {
     }
 
     public static let defaultPort: UInt16 = 47800
+    /// Listen on every address of both families.
+    public static let everyAddress = "::"
 
     /// What the host has done, for tests, benchmarks and the status line. Read at any time.
     public struct Statistics: Equatable, Sendable {
@@ -94,8 +98,7 @@ public final class PadServer {
         self.configuration = configuration
         self.identity = identity
         paired = LockedStore(pairedClients)
-        listener = try TLSListener(identity: identity, address: configuration.address, port: configuration.port)
-        udp = try DatagramLink.bindSocket(address: configuration.address, port: listener.port)
+        (listener, udp) = try Self.bind(configuration, identity: identity)
         input = InputPath(configuration: configuration, udp: udp, makePad: makePad, statistics: shared)
         control = ControlPlane(configuration: configuration, identity: identity, listener: listener, paired: paired,
                                input: input, statistics: shared)
@@ -104,6 +107,24 @@ public final class PadServer {
         control.logger = logger
     }
 
+    /// The TCP listener and the UDP socket on one port. The default, `::`, falls back to IPv4
+    /// alone on a kernel without IPv6 (booted with ipv6.disable=1, or built without it).
+    static func bind(_ configuration: Configuration, identity: TLSIdentity) throws -> (TLSListener, Socket) {
+        func both(_ address: String) throws -> (TLSListener, Socket) {
+            let listener = try TLSListener(identity: identity, address: address, port: configuration.port)
+            return (listener, try DatagramLink.bindSocket(address: address, port: listener.port))
+        }
+        guard configuration.address == everyAddress else { return try both(configuration.address) }
+        do {
+            return try both(everyAddress)
+        } catch NetworkError.cannotListen(_, let code) where code == .addressFamilyNotSupported || code == .addressNotAvailable {
+            return try both("0.0.0.0")
+        }
+    }
+
+    /// Where the host listens (`[::]:47800`, or `0.0.0.0:47800` without IPv6).
+    public var listeningAddress: SocketAddress? { listener.localAddress }
+
     /// Turns pairing on: a PIN (given, or drawn) that `onPIN` shows each time it changes.
     public func enablePairing(pin: String? = nil, policy: PairingGate.Policy = PairingGate.Policy(),
                               onPIN: @escaping (String, PairingGate.Rotation) -> Void) {
@@ -111,6 +132,12 @@ public final class PadServer {
     }
 
     public var pairing: PairingGate? { control.gate }
+
+    /// Told whether a pairing PIN is armed, each time that changes (from any thread).
+    public var onPairingChanged: ((Bool) -> Void)? {
+        get { control.onPairingChanged }
+        set { control.onPairingChanged = newValue }
+    }
 
     /// Called once per pass of the input loop (at least every `tick`): the service watchdog's
     /// ping goes here, so a wedged input loop is what stops it. Set before `run`.

@@ -37,6 +37,8 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     public static let addressInUse = Errno(rawValue: EADDRINUSE)
     public static let nameTooLong = Errno(rawValue: ENAMETOOLONG)
     public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
+    public static let addressFamilyNotSupported = Errno(rawValue: EAFNOSUPPORT)
+    public static let addressNotAvailable = Errno(rawValue: EADDRNOTAVAIL)
 
     /// Out of descriptors or memory: worth pausing for, not worth reporting as a fault.
     public var isResourceShortage: Bool {

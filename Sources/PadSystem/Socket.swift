@@ -17,17 +17,20 @@ public final class Socket: @unchecked Sendable {
         self.init(try OwnedDescriptor("socket") { Glibc.socket(domain, flags, 0) }, family: family)
     }
 
-    /// A UDP socket bound to `address` (port 0: any free one).
+    /// A UDP socket bound to `address` (port 0: any free one). Bound to `::`, it takes IPv4 too.
     public static func datagram(boundTo address: SocketAddress) throws(SystemCallError) -> Socket {
         let socket = try Socket(family: address.family, type: SOCK_DGRAM)
+        try socket.allowIPv4IfUnspecified(address)
         try socket.bind(to: address)
         return socket
     }
 
-    /// A TCP socket listening on `address` (port 0: any free one).
+    /// A TCP socket listening on `address` (port 0: any free one). Listening on `::`, it takes
+    /// IPv4 connections too (their peers read as `::ffff:a.b.c.d`, printed as IPv4).
     public static func listening(on address: SocketAddress, backlog: Int32 = 64) throws(SystemCallError) -> Socket {
         let socket = try Socket(family: address.family, type: SOCK_STREAM)
         try socket.setOption(SOL_SOCKET, SO_REUSEADDR, 1, "setsockopt(SO_REUSEADDR)")
+        try socket.allowIPv4IfUnspecified(address)
         try socket.bind(to: address)
         _ = try SystemCall.retrying("listen") { Glibc.listen(socket.owned.rawValue, backlog) }
         return socket
@@ -130,6 +133,13 @@ public final class Socket: @unchecked Sendable {
         } catch where error.errno == .wouldBlock {
             return nil
         }
+    }
+
+    /// `::` means both families whatever net.ipv6.bindv6only says: dual-stack is set, not inherited.
+    private func allowIPv4IfUnspecified(_ address: SocketAddress) throws(SystemCallError) {
+        guard case .ipv6(var a) = address else { return }
+        let unspecified = withUnsafeBytes(of: &a.sin6_addr) { $0.allSatisfy { $0 == 0 } }
+        if unspecified { try setOption(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "setsockopt(IPV6_V6ONLY)") }
     }
 
     private func setOption(_ level: Int32, _ name: Int32, _ value: Int32, _ call: StaticString) throws(SystemCallError) {

@@ -49,22 +49,39 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
 
     /// A numeric address as it is, else the first address the resolver gives for `host`.
     public static func resolve(_ host: String, port: UInt16) throws(ParseError) -> SocketAddress {
-        if let direct = try? SocketAddress(ip: host, port: port) { return direct }
+        try resolveAll(host, port: port)[0]
+    }
+
+    /// A numeric address as it is, else every address the resolver gives for `host`, in its order
+    /// (RFC 6724's preference: usually IPv6 first where the machine has a route for it), each once.
+    public static func resolveAll(_ host: String, port: UInt16) throws(ParseError) -> [SocketAddress] {
+        if let direct = try? SocketAddress(ip: host, port: port) { return [direct] }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result else { throw ParseError(text: host, lookedUp: true) }
         defer { freeaddrinfo(result) }
+        var addresses: [SocketAddress] = []
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
             if var address = SocketAddress(current.pointee.ai_addr) {
                 address.port = port
-                return address
+                if !addresses.contains(address) { addresses.append(address) }
             }
             entry = current.pointee.ai_next
         }
-        throw ParseError(text: host, lookedUp: true)
+        guard !addresses.isEmpty else { throw ParseError(text: host, lookedUp: true) }
+        return addresses
+    }
+
+    /// An IPv4 peer as a dual-stack socket reports it (`::ffff:a.b.c.d`): printed and counted as
+    /// the IPv4 address it is.
+    public var isIPv4Mapped: Bool {
+        guard case .ipv6(var a) = self else { return false }
+        return withUnsafeBytes(of: &a.sin6_addr) { bytes in
+            bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
+        }
     }
 
     /// The address a kernel call filled in, if it is IPv4 or IPv6.
@@ -112,6 +129,8 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
             var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             inet_ntop(AF_INET, &a.sin_addr, &buffer, socklen_t(buffer.count))
             return String(cString: buffer)
+        case .ipv6(var a) where isIPv4Mapped:
+            return withUnsafeBytes(of: &a.sin6_addr) { "\($0[12]).\($0[13]).\($0[14]).\($0[15])" }
         case .ipv6(var a):
             var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             inet_ntop(AF_INET6, &a.sin6_addr, &buffer, socklen_t(buffer.count))
@@ -124,7 +143,7 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .ipv4: return "\(host):\(port)"
-        case .ipv6: return "[\(host)]:\(port)"
+        case .ipv6: return isIPv4Mapped ? "\(host):\(port)" : "[\(host)]:\(port)"
         }
     }
 
@@ -171,4 +190,48 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
         guard if_indextoname(index, &buffer) != nil else { return nil }
         return String(cString: buffer)
     }
+}
+
+/// What people type for a peer: `HOST`, `HOST:PORT`, `[IPV6]:PORT`, or a bare IPv6 address such as
+/// `::1` or `fe80::1%eth0` (a link-local one with its interface). Printed back in the same forms.
+public struct HostAndPort: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16) { self.host = host; self.port = port }
+
+    /// Nil when the text is none of those forms, or the port is not 1-65535.
+    public init?(_ text: String, defaultPort: UInt16) {
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if rest.isEmpty { port = defaultPort }
+            else if rest.first == ":", let number = UInt16(rest.dropFirst()), number != 0 { port = number }
+            else { return nil }
+            guard Self.isIPv6Literal(host) else { return nil }
+        } else if text.filter({ $0 == ":" }).count >= 2 {
+            // Two colons or more without brackets: an IPv6 address alone (its last group is no port).
+            guard Self.isIPv6Literal(text) else { return nil }
+            host = text; port = defaultPort
+        } else {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            if parts.count == 2, let number = UInt16(parts[1]), number != 0 { host = String(parts[0]); port = number }
+            else if parts.count == 1 { host = text; port = defaultPort }
+            else { return nil }
+        }
+        // Host names are ASCII (an international name goes as its xn-- form) and at most 253 bytes.
+        guard !host.isEmpty, host.utf8.count <= 253, host.unicodeScalars.allSatisfy({ (0x21..<0x7f).contains($0.value) }) else { return nil }
+    }
+
+    /// `fe80::1%eth0` and `::1` are; the scope is checked when the address is used (the interface
+    /// may come later), not here.
+    public static func isIPv6Literal(_ text: String) -> Bool {
+        let address = text.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
+        var bytes = in6_addr()
+        guard address.count == 1 || !address[1].isEmpty else { return false }
+        return inet_pton(AF_INET6, String(address[0]), &bytes) == 1
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -66,6 +66,8 @@ public enum PadgatePaths {
     public static var configDirectory: URL { configDirectory(ProcessInfo.processInfo.environment) }
 
     public static var runtimeDirectory: URL { runtimeDirectory(ProcessInfo.processInfo.environment) }
+    /// The client's pinned hosts (`KnownHostStore`).
+    public static var knownHostsFile: URL { configDirectory.appendingPathComponent("known_hosts") }
 
     /// Where the running host's control socket lives: `$PADGATE_RUNTIME_DIR`, else systemd's
     /// `$RUNTIME_DIRECTORY` (the unit's RuntimeDirectory=), else `$XDG_RUNTIME_DIR/padgate`, else

@@ -7,47 +7,73 @@ public enum TLSDialer {
     public static let connectTimeout: Duration = .seconds(10)
 
     /// Connects to `host:port` and completes the TLS handshake, presenting `identity` if given.
-    /// The TCP connect has `connectTimeout` (lost SYNs are retried); the handshake then has
-    /// `timeout`, so a host that accepts TCP but never finishes TLS (frozen, overloaded, not
-    /// padgate) is reported after it instead of hanging.
+    /// `host` may be a name with several addresses (IPv6 and IPv4): each is tried in the
+    /// resolver's order within the one `connectTimeout` (RFC 8305's idea, one attempt at a time).
+    /// The handshake then has `timeout`, so a host that accepts TCP but never finishes TLS (frozen,
+    /// overloaded, not padgate) is reported after it instead of hanging.
     /// `from`: a local address to connect from (tests that play several machines).
     public static func connect(host: String, port: UInt16, identity: TLSIdentity?, timeout: Duration = TLSConnection.stepTimeout,
                                from: String? = nil) throws -> TLSConnection {
+        let addresses: [SocketAddress]
+        do { addresses = try SocketAddress.resolveAll(host, port: port) } catch { throw NetworkError.badAddress(error) }
+        let name = addresses.count == 1 && addresses[0].host == host ? addresses[0].description : "\(host) port \(port)"
+        return try connect(addresses, named: name, identity: identity, timeout: timeout, from: from)
+    }
+
+    /// Connects to the first of `addresses` that answers (those a discovery found, say).
+    public static func connect(_ addresses: [SocketAddress], named name: String, identity: TLSIdentity?,
+                               timeout: Duration = TLSConnection.stepTimeout, from: String? = nil) throws -> TLSConnection {
         let context = try TLSContext.make(server: false, identity: identity, requirePeerCertificate: false)
         defer { SSL_CTX_free(context) }
-        let address = try NetworkError.resolve(host, port: port)
         let local = try from.map { text throws(NetworkError) in try NetworkError.parse(text, port: 0) }
-        let socket = try connectTCP(address, named: "\(host):\(port)", deadline: .now + connectTimeout, from: local)
+        let (socket, address) = try connectTCP(addresses, named: name, deadline: .now + connectTimeout, from: local)
         let deadline = ContinuousClock.now + timeout
         do {
             return try TLSConnection(context: context, socket: socket, server: false, peer: address, deadline: deadline)
         } catch TLSError.timedOut {
-            throw TLSError.timedOut("the TLS handshake with \(host):\(port) (is 'padgate serve' running there, and not overloaded?)")
+            throw TLSError.timedOut("the TLS handshake with \(name) (is 'padgate serve' running there, and not overloaded?)")
         }
     }
 
-    /// Connects with a fresh SYN at least every 2 s until `deadline`: the kernel's own SYN backoff
-    /// (1, 2, 4, 8 s) spends a 10 s budget on four tries, which a link losing 20 % each way fails
-    /// one time in 60; fresh attempts make that about one in 10⁴. "No route to host" is retried
-    /// too: on a lossy LAN it means the ARP probes were lost, not that the host is gone. A refused
-    /// port fails at once.
-    static func connectTCP(_ address: SocketAddress, named name: String, deadline: ContinuousClock.Instant, from: SocketAddress?) throws -> Socket {
+    /// Tries each address in turn, with a fresh SYN at least every 2 s, until one connects or
+    /// `deadline`: the kernel's own SYN backoff (1, 2, 4, 8 s) spends a 10 s budget on four tries,
+    /// which a link losing 20 % each way fails one time in 60; fresh attempts make that about one
+    /// in 10⁴. "No route to host" is retried too: on a lossy LAN it means the ARP or neighbour
+    /// probes were lost, not that the host is gone. A refused port, or an address of a family this
+    /// machine cannot reach, moves on to the next address; when every address refuses, it fails.
+    static func connectTCP(_ addresses: [SocketAddress], named name: String, deadline: ContinuousClock.Instant,
+                           from: SocketAddress?) throws -> (Socket, SocketAddress) {
+        let candidates = addresses.filter { from == nil || $0.family == from!.family }
+        guard !candidates.isEmpty else { throw TLSError.io("cannot connect to \(name): no address of the family of \(from!)") }
         var window: Duration = .seconds(1)
         var lastTransientError: Errno?
         while true {
-            let attemptEnd = min(deadline, .now + window)
-            switch try attempt(address, until: attemptEnd, from: from, named: name) {
-            case .connected(let socket):
-                socket.setNoDelay()
-                return socket
-            case .timedOut:
-                break
-            case .unreachable(let code):
-                lastTransientError = code
-                // The kernel answers at once while the neighbour entry is still failed; wait out the window.
-                if SignalTrap.sleep(attemptEnd - .now) { throw TLSError.interrupted }
+            var permanent: [(SocketAddress, Errno)] = []
+            var roundEnd = ContinuousClock.now
+            for address in candidates {
+                let attemptEnd = min(deadline, .now + window)
+                roundEnd = attemptEnd
+                switch try attempt(address, until: attemptEnd, from: from) {
+                case .connected(let socket):
+                    socket.setNoDelay()
+                    return (socket, address)
+                case .timedOut:
+                    break
+                case .unreachable(let code):
+                    lastTransientError = code
+                case .failed(let code):
+                    permanent.append((address, code))
+                }
+                guard ContinuousClock.now < deadline else { break }
             }
-            guard attemptEnd < deadline else { break }
+            if permanent.count == candidates.count {
+                let (address, code) = permanent[0]
+                let which = candidates.count == 1 ? "\(name)" : "\(name) (\(address), and \(candidates.count - 1) more address\(candidates.count == 2 ? "" : "es"))"
+                throw TLSError.io("cannot connect to \(which): \(code) — is 'padgate serve' running there?")
+            }
+            // The kernel answers at once while the neighbour entry is still failed; wait out the window.
+            if roundEnd > .now, SignalTrap.sleep(roundEnd - .now) { throw TLSError.interrupted }
+            guard ContinuousClock.now < deadline else { break }
             window = .seconds(2)
         }
         if let code = lastTransientError {
@@ -61,13 +87,17 @@ public enum TLSDialer {
         case timedOut
         /// EHOSTUNREACH / ENETUNREACH: worth another try before the deadline.
         case unreachable(Errno)
+        /// Refused, or a family this machine has no socket for: the next address may do better.
+        case failed(Errno)
     }
 
     /// One connect(2).
-    private static func attempt(_ target: SocketAddress, until: ContinuousClock.Instant, from: SocketAddress?, named name: String) throws -> Attempt {
+    private static func attempt(_ target: SocketAddress, until: ContinuousClock.Instant, from: SocketAddress?) throws -> Attempt {
         let socket: Socket
         do {
             socket = try Socket.stream(target.family, from: from)
+        } catch where from == nil && error.errno == .addressFamilyNotSupported {
+            return .failed(error.errno)
         } catch {
             throw from.map { NetworkError.cannotBind($0, error.errno) } ?? TLSError.io("cannot make a socket: \(error.errno)")
         }
@@ -84,7 +114,7 @@ public enum TLSDialer {
         switch failure {
         case nil: return .connected(socket)
         case .hostUnreachable?, .networkUnreachable?: return .unreachable(failure!)
-        case let code?: throw TLSError.io("cannot connect to \(name): \(code) — is 'padgate serve' running there?")
+        case let code?: return .failed(code)
         }
     }
 }

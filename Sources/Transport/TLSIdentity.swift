@@ -32,6 +32,12 @@ public final class TLSIdentity {
         X509_free(certificate)
     }
 
+    /// Whether `text` is a fingerprint as `fingerprint` prints one: 32 hex pairs joined by colons.
+    public static func isFingerprint(_ text: String) -> Bool {
+        let pairs = text.split(separator: ":", omittingEmptySubsequences: false)
+        return pairs.count == 32 && pairs.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    }
+
     static func fingerprint(of certificate: OpaquePointer) throws -> String {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0

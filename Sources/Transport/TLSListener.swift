@@ -9,7 +9,7 @@ public final class TLSListener {
     public let port: UInt16
 
     /// Listens on `address:port` (port 0 picks a free one).
-    public init(identity: TLSIdentity, address: String = "0.0.0.0", port: UInt16) throws {
+    public init(identity: TLSIdentity, address: String = "::", port: UInt16) throws {
         let local = try NetworkError.parse(address, port: port)
         let context = try TLSContext.make(server: true, identity: identity, requirePeerCertificate: false)
         do {
@@ -23,6 +23,9 @@ public final class TLSListener {
     }
 
     deinit { SSL_CTX_free(context) }
+
+    /// Where it listens, with the port the kernel picked.
+    public var localAddress: SocketAddress? { socket.localAddress }
 
     /// What to poll for incoming connections.
     public var descriptor: FileDescriptor { socket.descriptor }

@@ -77,7 +77,7 @@ struct DemoCommand: ParsableCommand {
         clientConfiguration.port = server.port
         clientConfiguration.clientName = "demo client"
         let forwarder = PadForwarder(configuration: clientConfiguration, identity: clientIdentity,
-                                     knownHosts: try FingerprintStore(url: state.appendingPathComponent("known_hosts")))
+                                     knownHosts: try KnownHostStore(url: state.appendingPathComponent("known_hosts")))
         forwarder.add(ends.source)
         commandLog.info("host on 127.0.0.1:\(server.port), \(useKernel ? "kernel devices (uhid, hid-playstation)" : "in-process stand-ins"), \(Int(duration)) s")
 

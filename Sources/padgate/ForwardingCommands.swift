@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HostDiscovery
 import Logging
 import PadClient
 import PadDevices
@@ -8,20 +9,18 @@ import PadSystem
 import Transport
 import WireProtocol
 
-/// HOST or HOST:PORT.
-struct HostAddress: ExpressibleByArgument {
-    var host: String
-    var port: UInt16
+/// HOST, HOST:PORT, [IPV6]:PORT or a bare IPv6 address (`fe80::1%eth0`): `HostAndPort` reads it.
+struct HostAddress: ExpressibleByArgument, CustomStringConvertible {
+    var parsed: HostAndPort
+    var host: String { parsed.host }
+    var port: UInt16 { parsed.port }
     init?(argument: String) {
-        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
-        if parts.count == 2, let port = UInt16(parts[1]), port != 0 { host = String(parts[0]); self.port = port }
-        else if parts.count == 1 { host = argument; port = ServeCommand.defaultPort }
-        else { return nil }
-        // Host names are ASCII (an international name goes as its xn-- form) and at most 253
-        // bytes; anything else, a space or bytes that were not UTF-8, can never resolve: refuse
-        // it here rather than retry it forever.
-        guard !host.isEmpty, host.utf8.count <= 253, host.unicodeScalars.allSatisfy({ (0x21..<0x7f).contains($0.value) }) else { return nil }
+        // Anything else, a space or bytes that were not UTF-8, can never resolve: refused here
+        // rather than retried forever.
+        guard let parsed = HostAndPort(argument, defaultPort: ServeCommand.defaultPort) else { return nil }
+        self.parsed = parsed
     }
+    var description: String { parsed.description }
 }
 
 enum VirtualChoice: String, ExpressibleByArgument, CaseIterable {
@@ -47,7 +46,9 @@ struct ServeCommand: ParsableCommand {
             """)
 
     @Option(parsing: .unconditional, help: "Port for TCP and UDP.") var port: UInt16 = ServeCommand.defaultPort
-    @Option(help: "Address to listen on (127.0.0.1: this machine only).") var address = "0.0.0.0"
+    @Option(help: "Address to listen on, IPv6 or IPv4 (the default '::' is both; 127.0.0.1 or ::1: this machine only).")
+    var address = PadServer.everyAddress
+    @Flag(help: "Do not announce this host on the LAN (DNS-SD through avahi-daemon).") var noAnnounce = false
     @Option(help: "Virtual pad kind: auto (DualSense for PlayStation pads when uhid works, else Xbox), dualsense, xbox.")
     var virtual: VirtualChoice = .auto
     @Option(parsing: .unconditional, help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
@@ -94,9 +95,11 @@ struct ServeCommand: ParsableCommand {
         configuration.acceptUnpairedClients = acceptUnpairedClients
         let server = try PadServer(configuration: configuration, identity: identity, pairedClients: paired,
                                    makePad: Self.factory(virtual))
-        commandLog.info("listening on \(address):\(server.port); identity \(identity.fingerprint)")
+        let listening = server.listeningAddress.map { "\($0)" } ?? HostAndPort(host: address, port: server.port).description
+        let bothFamilies = address == PadServer.everyAddress && server.listeningAddress?.family == .ipv6
+        commandLog.info("listening on \(listening)\(bothFamilies ? " (IPv6 and IPv4)" : ""); identity \(identity.fingerprint)")
         if acceptUnpairedClients {
-            commandLog.info("accepting unpaired clients: anyone who can reach \(address):\(server.port) can drive this machine's virtual pads")
+            commandLog.info("accepting unpaired clients: anyone who can reach \(listening) can drive this machine's virtual pads")
         } else if paired.entries.isEmpty && !pair {
             commandLog.info("no client is paired yet: restart with --pair to pair one")
         }
@@ -110,6 +113,8 @@ struct ServeCommand: ParsableCommand {
                 }
             }
         }
+        let announcer = noAnnounce || Self.isLoopbackOnly(address) ? nil : Self.announce(server, identity: identity)
+        defer { announcer?.stop() }
         let deadline = duration.map { ContinuousClock.now + SecondsOption.duration($0) }
         // Under systemd (Type=notify): ready once listening, and the input loop feeds the watchdog.
         let service = ServiceManager.shared
@@ -129,6 +134,22 @@ struct ServeCommand: ParsableCommand {
         service.notify("STOPPING=1")
         administration?.stop()
     }
+
+    /// Publishes this host on the LAN (DNS-SD, through avahi-daemon): its port, identity and
+    /// whether a PIN is armed, updated as that changes. Without a daemon it says so once and serves.
+    static func announce(_ server: PadServer, identity: TLSIdentity) -> AvahiAnnouncer? {
+        let name = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "padgate"
+        let advert = { (armed: Bool) in
+            HostAdvert(protocolVersion: Int(ControlMessage.protocolVersion), fingerprint: identity.fingerprint, pairingOpen: armed, hostName: name)
+        }
+        guard let announcer = AvahiAnnouncer(instanceName: "padgate on \(name)", port: server.port, advert: advert(server.pairing != nil)) else { return nil }
+        server.onPairingChanged = { armed in announcer.update(advert(armed)) }
+        announcer.start()
+        return announcer
+    }
+
+    /// Nobody else could reach a host on these, so there is nothing to announce.
+    static func isLoopbackOnly(_ address: String) -> Bool { address.hasPrefix("127.") || address == "::1" }
 
     static func factory(_ choice: VirtualChoice) -> VirtualPadFactory {
         { arrival in
@@ -187,7 +208,8 @@ struct ForwardCommand: ParsableCommand {
             motors stop and padgate reconnects.
             """)
 
-    @Argument(help: "HOST or HOST:PORT of 'padgate serve'.") var host: HostAddress
+    @Argument(help: "HOST, HOST:PORT or [IPV6]:PORT of 'padgate serve'; without it, the one paired host announcing itself on the LAN.")
+    var host: HostAddress?
     @Option(help: "Forward only this pad: index, /dev node, or vid:pid.") var pad: String?
     @Flag(help: "Forward every pad, including ones plugged in later (the default without --pad).") var all = false
     @Option(parsing: .unconditional, help: "Stop after this many seconds.", transform: SecondsOption.parse) var duration: Double?
@@ -203,9 +225,12 @@ struct ForwardCommand: ParsableCommand {
         let state = PadgatePaths.stateDirectory
         SignalTrap.install {}  // first: a signal during start-up ends the command in order, not by default death
         let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
-        let knownHosts = try FingerprintStore(url: PadgatePaths.configDirectory.appendingPathComponent("known_hosts"))
-        var configuration = PadForwarder.Configuration(host: host.host)
-        configuration.port = host.port
+        let knownHosts = try KnownHostStore(url: PadgatePaths.knownHostsFile)
+        let target = try Discovery.target(host, for: .forward)
+        var configuration = PadForwarder.Configuration(host: target.host)
+        configuration.port = target.port
+        configuration.discoveredAddresses = target.addresses
+        configuration.announcedName = target.announcedName
         let forwarder = PadForwarder(configuration: configuration, identity: identity, knownHosts: knownHosts)
         let monitor = try PadMonitor()
         let selector = try pad.map(PadSelector.init)
@@ -239,12 +264,14 @@ struct PairCommand: ParsableCommand {
         abstract: "Pair with a host using the PIN 'padgate serve --pair' shows.",
         discussion: "Pairing proves both ends know the PIN without revealing it (SPAKE2), pins the host's identity, and lets the host accept this machine (hosts accept only paired clients).")
 
-    @Argument(help: "HOST or HOST:PORT of 'padgate serve --pair'.") var host: HostAddress
+    @Argument(help: "HOST, HOST:PORT or [IPV6]:PORT of 'padgate serve --pair'; without it, the one host on the LAN with a PIN armed.")
+    var host: HostAddress?
     @Option(help: "The PIN (asked for if omitted).") var pin: String?
 
     func run() throws {
         let state = PadgatePaths.stateDirectory
         let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
+        let target = try Discovery.target(host, for: .pair)
         var pin = self.pin
         if pin == nil {
             TerminalOutput.write("PIN shown by the host: ")
@@ -254,16 +281,16 @@ struct PairCommand: ParsableCommand {
         // A first connection learns the host's identity; the PIN is stretched with none open (the
         // host's first-frame deadline would otherwise count the scrypt); the second one pairs.
         let hostFingerprint: String = try {
-            let probe = try TLSDialer.connect(host: host.host, port: host.port, identity: identity)
+            let probe = try target.connect(identity: identity)
             guard let fingerprint = probe.peerFingerprint else { throw PairingError.protocolError("the host sent no certificate") }
             return fingerprint
         }()
         let stretched = try Pairing.stretch(pin: pin, clientFingerprint: identity.fingerprint, hostFingerprint: hostFingerprint)
-        let connection = try TLSDialer.connect(host: host.host, port: host.port, identity: identity)
+        let connection = try target.connect(identity: identity)
         try Pairing.pairAsClient(connection, clientIdentity: identity, stretchedPIN: stretched, clientName: PeerName(local: ProcessInfo.processInfo.hostName))
         // The PIN authenticated this host's certificate: pin it, replacing any older entry.
-        var knownHosts = try FingerprintStore(url: PadgatePaths.configDirectory.appendingPathComponent("known_hosts"))
-        try knownHosts.remember("\(host.host):\(host.port)", fingerprint: connection.peerFingerprint ?? "")
-        print("paired with \(host.host):\(host.port) (\(connection.peerFingerprint ?? ""))")
+        var knownHosts = try KnownHostStore(url: PadgatePaths.knownHostsFile)
+        try knownHosts.pin(fingerprint: connection.peerFingerprint ?? "", name: target.announcedName ?? target.host, address: target.typedAddress)
+        print("paired with \(target.display) (\(connection.peerFingerprint ?? ""))")
     }
 }

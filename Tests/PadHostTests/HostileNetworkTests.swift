@@ -318,7 +318,7 @@ final class HostileNetworkTests: XCTestCase {
         var configuration = PadForwarder.Configuration(host: "127.0.0.1")
         configuration.port = listener.port
         let forwarder = PadForwarder(configuration: configuration, identity: try identity("client"),
-                                     knownHosts: try FingerprintStore(url: directory.appendingPathComponent("known_hosts")))
+                                     knownHosts: try KnownHostStore(url: directory.appendingPathComponent("known_hosts")))
         let lines = CapturedLog()
         forwarder.logger = lines.logger
         let source = try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0))
@@ -458,7 +458,7 @@ final class ClientFeedbackTests: XCTestCase {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-pong-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let forwarder = PadForwarder(configuration: PadForwarder.Configuration(host: "127.0.0.1"), identity: nil,
-                                     knownHosts: try FingerprintStore(url: directory.appendingPathComponent("known_hosts")))
+                                     knownHosts: try KnownHostStore(url: directory.appendingPathComponent("known_hosts")))
         forwarder.handle(.pong(Probe(id: 0, sentMicros: .max)))
         XCTAssertNil(forwarder.status.roundTrip, "a timestamp ahead of the client's clock")
         forwarder.handle(.pong(Probe(id: 9999, sentMicros: 0)))

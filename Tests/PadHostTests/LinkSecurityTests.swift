@@ -45,11 +45,11 @@ final class LinkSecurityTests: XCTestCase {
     }
 
     /// A forwarder with one scripted pad that holds a button, run until it gives up or 3 s pass.
-    func forward(to port: UInt16, knownHosts: FingerprintStore? = nil) throws -> [String] {
+    func forward(to port: UInt16, knownHosts: KnownHostStore? = nil) throws -> [String] {
         var configuration = PadForwarder.Configuration(host: "127.0.0.1")
         configuration.port = port
         let forwarder = PadForwarder(configuration: configuration, identity: try identity("client"),
-                                     knownHosts: try knownHosts ?? FingerprintStore(url: directory.appendingPathComponent("known_hosts")))
+                                     knownHosts: try knownHosts ?? KnownHostStore(url: directory.appendingPathComponent("known_hosts")))
         let log = CapturedLog()
         forwarder.logger = log.logger
         forwarder.add(try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0)))
@@ -102,9 +102,9 @@ final class LinkSecurityTests: XCTestCase {
     func testAChangedHostIdentityIsRefused() throws {
         let running = try startServer()
         defer { running.stop() }
-        var knownHosts = try FingerprintStore(url: directory.appendingPathComponent("known_hosts"))
+        var knownHosts = try KnownHostStore(url: directory.appendingPathComponent("known_hosts"))
         let old = String(repeating: "ab:", count: 31) + "ab"
-        try knownHosts.remember("127.0.0.1:\(running.port)", fingerprint: old)
+        try knownHosts.pin(fingerprint: old, name: "127.0.0.1", address: "127.0.0.1:\(running.port)")
         let log = try forward(to: running.port, knownHosts: knownHosts)
         XCTAssertTrue(log.contains { $0.contains("has changed") && $0.contains(old) && $0.contains("padgate hosts forget 127.0.0.1:\(running.port)") }, "\(log)")
         XCTAssertTrue(madePads.isEmpty, "a pad was forwarded to a host whose identity changed")
