@@ -25,6 +25,10 @@ public final class PadForwarder {
         /// loss alone almost never adds up to `hostSilenceLimit`.
         public var quietAfter: Duration = .milliseconds(500)
         public var urgentPingInterval: Duration = .milliseconds(100)
+        /// Zero bytes each ping carries: `probe` pads its pings to an input datagram's size.
+        public var pingPadding: UInt16 = 0
+        /// Round trips the link meter keeps for percentiles (`probe` keeps a whole run's).
+        public var keptRoundTrips = 256
         public init(host: String) { self.host = host }
     }
 
@@ -32,6 +36,8 @@ public final class PadForwarder {
         public var connected = false
         public var pads = 0
         public var roundTrip: Duration?
+        /// The link as the pings read it (`LinkMeter.figures`): the same figures `host status` shows.
+        public var link = LinkFigures()
         public var sent = 0
         public var received = 0
         public var rejected = 0
@@ -60,6 +66,11 @@ public final class PadForwarder {
     @exclusivity(unchecked) var outbox = OutgoingPayloads()
     var pingID: UInt32 = 0
     var nextPing = LoopInstant.now
+    /// Off while `probe` waits for its last pongs.
+    public var pinging = true
+    public private(set) lazy var linkMeter = LinkMeter(keptSamples: configuration.keptRoundTrips)
+    /// A pong counts only for one of the last this many pings (a few seconds of `probe`'s rate).
+    static let pongWindow: UInt32 = 1024
     /// When the last authentic datagram came from the host (the welcome counts as one).
     var lastHeard = LoopInstant.now
     let origin = LoopInstant.now
@@ -161,12 +172,31 @@ public final class PadForwarder {
             connection = tls
             lastHeard = .now
             nextPing = .now
+            linkMeter.reset()
             status.connected = true
             status.session = session
             logger.notice("connected to \(name), session \(String(session, radix: 16))")
             pads = pads.map { ForwardedPad($0.source, schedule: configuration.resendSchedule) }
             send(pads.indices.flatMap { announcement($0, now: .now) })
         }
+    }
+
+    /// `padgate probe`: connects as `forward` does (the same handshake, keys and loop), pings at
+    /// `configuration.pingInterval` for `length`, then stops pinging and waits for the last pongs.
+    /// Throws as `forward` would (not paired, changed identity, no answer); never reconnects.
+    public func measureLink(for length: Duration, until stop: () -> Bool) throws -> LinkReport {
+        try connect()
+        defer { dropLink() }
+        let end = LoopInstant.now + length
+        try forward { stop() || LoopInstant.now >= end }
+        pinging = false
+        // Long enough for a pong of the last ping to come back on a slow link, short of the
+        // host-silence limit that would end the loop.
+        let drain = min(max(.milliseconds(500), (status.roundTrip ?? .zero) * 4), configuration.hostSilenceLimit / 2)
+        let drainEnd = LoopInstant.now + drain
+        try forward { stop() || LoopInstant.now >= drainEnd }
+        pinging = true
+        return linkMeter.report(duplicatesToClient: link?.rejected[.replayed] ?? 0)
     }
 
     func dropLink() {
@@ -198,7 +228,8 @@ public final class PadForwarder {
 
     /// The earliest of every timer the loop keeps: re-sends, feedback, the next ping, host silence.
     func nextDeadline() -> LoopInstant {
-        var next = min(nextPing, lastHeard + configuration.hostSilenceLimit + .milliseconds(1))
+        var next = lastHeard + configuration.hostSilenceLimit + .milliseconds(1)
+        if pinging { next = min(next, nextPing) }
         for pad in pads {
             if let due = pad.nextResend, due < next { next = due }
             if let due = pad.source.feedbackDeadline, due < next { next = due }
@@ -245,11 +276,16 @@ public final class PadForwarder {
                 pads[i].collect(now: now, into: &outbox)
             }
             for i in pads.indices { pads[i].resendIfDue(now: now, into: &outbox) }
-            if now >= nextPing {
+            if pinging && now >= nextPing {
                 pingID &+= 1
-                outbox.append(.ping(Probe(id: pingID, sentMicros: UInt64((now - origin) / .microseconds(1)))))
-                // A quiet host is asked often: one answer is enough to show it is alive.
-                nextPing = now + (now - lastHeard >= configuration.quietAfter ? configuration.urgentPingInterval : configuration.pingInterval)
+                linkMeter.sent(id: pingID)
+                outbox.append(.ping(Probe(id: pingID, sentMicros: UInt64((now - origin) / .microseconds(1)), figures: linkMeter.figures,
+                                          padding: configuration.pingPadding)))
+                // A quiet host is asked often: one answer is enough to show it is alive. On a
+                // steady cadence, so a probe's rate is the rate asked for.
+                let interval = now - lastHeard >= configuration.quietAfter ? min(configuration.urgentPingInterval, configuration.pingInterval) : configuration.pingInterval
+                nextPing = nextPing + interval
+                if nextPing <= now { nextPing = now + interval }
             }
             sendOutbox()
             for pad in pads { try? pad.source.pumpFeedback() }
@@ -280,8 +316,10 @@ public final class PadForwarder {
         case .pong(let probe):
             // Only an answer to one of the last pings counts: a host's bytes are checked like any peer's.
             let now = UInt64((LoopInstant.now - origin) / .microseconds(1))
-            guard pingID &- probe.id < 16, probe.sentMicros <= now else { return }
+            guard pingID &- probe.id < Self.pongWindow, probe.sentMicros <= now else { return }
             status.roundTrip = .microseconds(Int64(now - probe.sentMicros))
+            linkMeter.answered(probe, roundTripMicros: UInt32(clamping: now - probe.sentMicros))
+            status.link = linkMeter.figures
         default:
             break
         }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PadSystem
 import Transport
+import WireProtocol
 
 /// The running host's local control socket (`padgate host pair|clients|revoke|status`): one JSON
 /// request a connection, one JSON reply (for `pair`, a second when the PIN was used or expired).
@@ -139,6 +140,7 @@ public final class HostAdministration: @unchecked Sendable {
 
     struct SessionSummary {
         var id: UInt32, name: String, address: String, fingerprint: String, pads: [String], lastHeardMilliseconds: Int, received: UInt64, rejected: Int
+        var link: LinkFigures?
     }
 
     private func sessions() -> [SessionSummary] {
@@ -149,7 +151,7 @@ public final class HostAdministration: @unchecked Sendable {
                                pads: session.pads.virtualPadsBySlot.map { "\($0.slot): \($0.pad.arrival.type.displayName)" },
                                lastHeardMilliseconds: Int((now - session.lastAuthentic) / .milliseconds(1)),
                                received: session.opener.window.highest,
-                               rejected: session.opener.rejected.values.reduce(0, +))
+                               rejected: session.opener.rejected.values.reduce(0, +), link: session.pads.clientFigures)
             }
         } ?? []
     }
@@ -165,7 +167,12 @@ public final class HostAdministration: @unchecked Sendable {
             "sessions": live.map { session -> [String: Any] in
                 ["session": String(session.id, radix: 16), "client": session.name, "address": session.address,
                  "fingerprint": session.fingerprint, "pads": session.pads, "last_heard_ms": session.lastHeardMilliseconds,
-                 "datagrams_received": session.received, "datagrams_rejected": session.rejected]
+                 "datagrams_received": session.received, "datagrams_rejected": session.rejected,
+                 // As the client measures it (its pings carry the figures): the host only echoes.
+                 "link": session.link.map { link -> [String: Any] in
+                     ["round_trip_ms": Double(link.roundTripMicros) / 1000, "jitter_ms": Double(link.jitterMicros) / 1000,
+                      "loss_to_host_percent": Double(link.lossToHostPermille) / 10, "loss_to_client_percent": Double(link.lossToClientPermille) / 10]
+                 } ?? NSNull()]
             },
             "messages_decoded": statistics.wire.messages,
             "datagrams_rejected": Dictionary(uniqueKeysWithValues: statistics.datagramsRejected.map { ("\($0.key)", $0.value) }),

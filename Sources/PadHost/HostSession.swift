@@ -73,6 +73,10 @@ public final class HostSession {
     public var stateLease: Duration
     public var padGrace: Duration
     public private(set) var counters = Counters()
+    /// This session's pings, as each pong reports them back (docs/link-test.md).
+    public private(set) var pingTally = PingTally()
+    /// What the client last said it measured of the link (`host status`).
+    public private(set) var clientFigures: LinkFigures?
     /// The session's logger: the input path gives it the client's name and session id.
     public var logger = Logger(label: "padgate.host.session")
     var closed = false
@@ -162,7 +166,9 @@ public final class HostSession {
             guard let pad = pads[battery.slot]?.virtualPad else { counters.unknownSlot += 1; return }
             do { try pad.apply(battery) } catch { counters.deviceErrors += 1 }
         case .ping(let probe):
-            replies.append(.pong(probe))
+            pingTally.count(probe.id)
+            if probe.figures.roundTripMicros != 0 { clientFigures = probe.figures }
+            replies.append(.pong(probe.echo(pingTally)))
         case .rumble, .hidOutput, .motionRate, .pong:
             break  // not for the host, or nothing to do with it yet
         }

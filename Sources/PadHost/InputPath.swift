@@ -196,7 +196,16 @@ final class InputPath {
             case .nothing: return  // drained
             case .unrouted(let why): rejectedByGoneClients[why, default: 0] += 1
             case .rejected: continue
-            case .opened: if let sender { send(replies, to: sender) }
+            case .opened:
+                guard let sender else { continue }
+                // A pong also tells how many of this session's datagrams were copies (refused as replays).
+                for index in replies.indices {
+                    if case .pong(var probe) = replies[index] {
+                        probe.tally.duplicates = UInt32(clamping: sender.opener.rejected[.replayed] ?? 0)
+                        replies[index] = .pong(probe)
+                    }
+                }
+                send(replies, to: sender)
             }
         }
     }

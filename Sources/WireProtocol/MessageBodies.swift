@@ -83,20 +83,31 @@ extension BatteryReport: WireMessageBody {
 }
 
 extension Probe {
-    func write(into w: inout WireWriter) throws(WireError) { try w.u32(id); try w.u64(sentMicros) }
+    func writeStart(into w: inout WireWriter) throws(WireError) { try w.u32(id); try w.u64(sentMicros) }
+    func writePadding(into w: inout WireWriter) throws(WireError) { for _ in 0..<padding { try w.u8(0) } }
 }
 
-/// A ping and a pong carry the same probe under different types.
+/// A ping and a pong carry the same probe under different types, each with its own trailing counts.
 struct Ping: WireMessageBody {
     static var wireType: WireMessageType { .ping }
     var probe: Probe
-    func write(into w: inout WireWriter) throws(WireError) { try probe.write(into: &w) }
+    func write(into w: inout WireWriter) throws(WireError) {
+        try probe.writeStart(into: &w)
+        let f = probe.figures
+        try w.u32(f.roundTripMicros); try w.u32(f.jitterMicros); try w.u16(f.lossToHostPermille); try w.u16(f.lossToClientPermille)
+        try probe.writePadding(into: &w)
+    }
 }
 
 struct Pong: WireMessageBody {
     static var wireType: WireMessageType { .pong }
     var probe: Probe
-    func write(into w: inout WireWriter) throws(WireError) { try probe.write(into: &w) }
+    func write(into w: inout WireWriter) throws(WireError) {
+        try probe.writeStart(into: &w)
+        let t = probe.tally
+        try w.u32(t.received); try w.u32(t.highestID); try w.u32(t.reordered); try w.u32(t.duplicates)
+        try probe.writePadding(into: &w)
+    }
 }
 
 extension RumbleLease: WireMessageBody {

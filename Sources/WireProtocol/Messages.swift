@@ -255,11 +255,56 @@ public struct MotionRateRequest: Equatable, Sendable {
     public init(slot: PadSlot, hertz: UInt16) { self.slot = slot; self.hertz = hertz }
 }
 
-/// Round-trip probe: the client sends `ping`, the host echoes it as `pong`.
+/// Round-trip probe: the client sends `ping`, the host echoes it as `pong` (docs/link-test.md).
+/// Trailing fields (a peer before them omits and ignores them): a ping carries what the client
+/// measured lately (`figures`, for `host status`), a pong what the host counted of this session's
+/// pings (`tally`), and either may be padded to an input datagram's size (`padding` zero bytes).
 public struct Probe: Equatable, Sendable {
     public var id: UInt32
     public var sentMicros: UInt64
-    public init(id: UInt32, sentMicros: UInt64) { self.id = id; self.sentMicros = sentMicros }
+    public var figures = LinkFigures()
+    public var tally = PingTally()
+    public var padding: UInt16 = 0
+    public init(id: UInt32, sentMicros: UInt64, figures: LinkFigures = LinkFigures(), tally: PingTally = PingTally(), padding: UInt16 = 0) {
+        self.id = id; self.sentMicros = sentMicros; self.figures = figures; self.tally = tally; self.padding = padding
+    }
+    /// The host's answer: the same id, time and size, with its counts.
+    public func echo(_ tally: PingTally) -> Probe { Probe(id: id, sentMicros: sentMicros, tally: tally, padding: padding) }
+}
+
+/// What the client measured of the link lately (zero: not measured yet).
+public struct LinkFigures: Equatable, Sendable {
+    public var roundTripMicros: UInt32 = 0
+    public var jitterMicros: UInt32 = 0
+    /// Parts per thousand, 0...1000.
+    public var lossToHostPermille: UInt16 = 0
+    public var lossToClientPermille: UInt16 = 0
+    public init(roundTripMicros: UInt32 = 0, jitterMicros: UInt32 = 0, lossToHostPermille: UInt16 = 0, lossToClientPermille: UInt16 = 0) {
+        self.roundTripMicros = roundTripMicros; self.jitterMicros = jitterMicros
+        self.lossToHostPermille = lossToHostPermille; self.lossToClientPermille = lossToClientPermille
+    }
+    public static let wireSize = 12
+}
+
+/// What the host counted of a session's pings when it answered one: `received` is also this
+/// pong's ordinal among the pongs it sent, so the client can tell loss each way.
+public struct PingTally: Equatable, Sendable {
+    public var received: UInt32 = 0
+    public var highestID: UInt32 = 0
+    /// Pings that arrived after a later one.
+    public var reordered: UInt32 = 0
+    /// Datagrams of this session the host dropped as copies of ones it had (the replay window).
+    public var duplicates: UInt32 = 0
+    public init(received: UInt32 = 0, highestID: UInt32 = 0, reordered: UInt32 = 0, duplicates: UInt32 = 0) {
+        self.received = received; self.highestID = highestID; self.reordered = reordered; self.duplicates = duplicates
+    }
+    public static let wireSize = 16
+
+    /// Counts one ping (the host's side).
+    public mutating func count(_ id: UInt32) {
+        received &+= 1
+        if received == 1 || id &- highestID < 0x8000_0000 { highestID = id } else { reordered &+= 1 }
+    }
 }
 
 public enum WireMessage: Equatable, Sendable {

@@ -128,9 +128,20 @@ public enum WireCodec {
             guard state <= WireLimits.maxChargingState else { throw .malformed("charging state \(state)") }
             return .battery(BatteryReport(slot: slot, percent: percent, state: state))
         case .ping:
-            return .ping(Probe(id: try r.u32(), sentMicros: try r.u64()))
+            var probe = Probe(id: try r.u32(), sentMicros: try r.u64())
+            if r.remaining >= LinkFigures.wireSize {
+                probe.figures = LinkFigures(roundTripMicros: try r.u32(), jitterMicros: try r.u32(), lossToHostPermille: try r.u16(), lossToClientPermille: try r.u16())
+                guard probe.figures.lossToHostPermille <= 1000, probe.figures.lossToClientPermille <= 1000 else { throw .malformed("a loss over 1000 per mille") }
+            }
+            probe.padding = UInt16(r.remaining)
+            return .ping(probe)
         case .pong:
-            return .pong(Probe(id: try r.u32(), sentMicros: try r.u64()))
+            var probe = Probe(id: try r.u32(), sentMicros: try r.u64())
+            if r.remaining >= PingTally.wireSize {
+                probe.tally = PingTally(received: try r.u32(), highestID: try r.u32(), reordered: try r.u32(), duplicates: try r.u32())
+            }
+            probe.padding = UInt16(r.remaining)
+            return .pong(probe)
         case .rumble:
             let lease = RumbleLease(slot: try WireLimits.checkSlot(try r.u8()), sequence: WireSequence(try r.u16()), low: try r.u16(), high: try r.u16(),
                                     leftTrigger: try r.u16(), rightTrigger: try r.u16(), ttlMillis: try r.u16())

@@ -244,8 +244,10 @@ struct ForwardCommand: ParsableCommand {
             forwarder.onStatus = { status in
                 guard ContinuousClock.now - last > .milliseconds(500) else { return }
                 last = .now
-                let rtt = status.roundTrip.map { String(format: "%.2f ms", Double($0 / .microseconds(1)) / 1000) } ?? "-"
-                let line = "pads \(status.pads)  rtt \(rtt)  sent \(status.sent)  received \(status.received)  dropped \(status.rejected)  feedback \(status.lastFeedback.isEmpty ? "-" : status.lastFeedback)"
+                let link = status.link
+                let rtt = link.roundTripMicros == 0 ? "-" : LinkReport.milliseconds(.microseconds(Int64(link.roundTripMicros)))
+                let loss = "\(LinkReport.percent(Double(link.lossToHostPermille) / 1000))/\(LinkReport.percent(Double(link.lossToClientPermille) / 1000))"
+                let line = "pads \(status.pads)  rtt \(rtt)  jitter \(LinkReport.milliseconds(.microseconds(Int64(link.jitterMicros))))  loss \(loss)  sent \(status.sent)  received \(status.received)  dropped \(status.rejected)  feedback \(status.lastFeedback.isEmpty ? "-" : status.lastFeedback)"
                 TerminalOutput.write((standardErrorIsTerminal ? "\r\u{1b}[K" + line : line + "\n"))
             }
         }

@@ -137,6 +137,11 @@ struct HostCommand: ParsableCommand {
                 print("  \(session["client"] as? String ?? "?") from \(session["address"] as? String ?? "?"): \(pads.isEmpty ? "no pads" : pads); "
                       + "last heard \(session["last_heard_ms"] as? Int ?? 0) ms ago, \(session["datagrams_received"] as? Int ?? 0) datagrams received, "
                       + "\(session["datagrams_rejected"] as? Int ?? 0) rejected")
+                if let link = session["link"] as? [String: Any] {
+                    func number(_ key: String) -> String { (link[key] as? Double).map { String(format: "%.1f", $0) } ?? "?" }
+                    print("    link (as the client measures it): round trip \(number("round_trip_ms")) ms, jitter \(number("jitter_ms")) ms, "
+                          + "loss \(number("loss_to_host_percent")) % to the host, \(number("loss_to_client_percent")) % back")
+                }
             }
             let refused = status["connections_refused"] as? [String: Int] ?? [:]
             print("connections refused: " + (refused.isEmpty ? "none" : refused.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))

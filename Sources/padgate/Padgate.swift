@@ -11,7 +11,7 @@ struct Padgate: ParsableCommand {
             // device-layer commands
             ListCommand.self, WatchCommand.self, EmulateCommand.self, RecordCommand.self,
             // forwarding
-            ServeCommand.self, HostCommand.self, ForwardCommand.self, PairCommand.self, HostsCommand.self, DemoCommand.self,
+            ServeCommand.self, HostCommand.self, ForwardCommand.self, PairCommand.self, HostsCommand.self, ProbeCommand.self, DemoCommand.self,
             // codec commands
             InspectCommand.self, CalibrateCommand.self, LightbarCommand.self, PlayerLEDsCommand.self,
             TriggerSubcommand.self, RumbleCommand.self,
