@@ -67,6 +67,7 @@ let package = Package(
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "PadSystem"]),
+        .testTarget(name: "HostDiscoveryTests", dependencies: ["HostDiscovery"]),
         .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "HIDCodecs", "WireProtocol", "LogCapture"]),
         .testTarget(name: "PadHostTests", dependencies: ["LogCapture", "PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
         .testTarget(name: "FeedbackTests", dependencies: ["Feedback", "HIDCodecs"]),

@@ -87,4 +87,24 @@ final class WireLimitsTests: XCTestCase {
         try assertRefused(.hidOutput(output))
         try assertRefused(.motionRate(MotionRateRequest(slot: PadSlot(0), hertz: WireLimits.maxMotionHertz + 1)))
     }
+
+    func testProbesCarryTheirCountsAndPaddingAndAnOldPeersProbeStillReads() throws {
+        try assertAccepted(.ping(Probe(id: 9, sentMicros: 5, figures: LinkFigures(roundTripMicros: 40_000, jitterMicros: 300, lossToHostPermille: 50, lossToClientPermille: 1000),
+                                       padding: Probe.inputSizedPadding)))
+        try assertAccepted(.pong(Probe(id: 9, sentMicros: 5, tally: PingTally(received: 3, highestID: 9, reordered: 1, duplicates: 2), padding: 40)))
+        try assertRefused(.ping(Probe(id: 9, sentMicros: 5, figures: LinkFigures(lossToHostPermille: 1001))))
+        XCTAssertGreaterThan(Probe.inputSizedPadding, 0, "a ping is padded up to an input datagram")
+        // A peer before the trailing fields sends id and time alone: it reads with zero counts.
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = try buffer.withUnsafeMutableBytes { raw in
+            var w = WireWriter(raw)
+            try WireCodec.beginPayload(&w)
+            try w.u8(WireMessageType.pong.rawValue); try w.u16(12); try w.u32(4); try w.u64(77)
+            return w.count
+        }
+        var counters = WireCodec.Counters()
+        var messages: [WireMessage] = []
+        buffer.withUnsafeBytes { WireCodec.decode(UnsafeRawBufferPointer(rebasing: $0[0..<count]), counters: &counters) { messages.append($0) } }
+        XCTAssertEqual(messages, [.pong(Probe(id: 4, sentMicros: 77))])
+    }
 }
