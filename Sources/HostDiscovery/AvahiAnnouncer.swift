@@ -134,7 +134,6 @@ public final class AvahiAnnouncer: @unchecked Sendable {
     private func groupChanged(_ group: OpaquePointer, _ state: AvahiEntryGroupState) {
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
-            saidOff = false
             logger.info("announced on the LAN as '\(instanceName)' (\(HostAdvert.serviceType), port \(port))")
         case AVAHI_ENTRY_GROUP_COLLISION:
             // Another machine announces this name: take avahi's alternative and publish again.
@@ -155,6 +154,7 @@ public final class AvahiAnnouncer: @unchecked Sendable {
         logger.notice("another service on the LAN has that name; announcing as '\(instanceName)'")
     }
 
+    /// Said once a run: a daemon that restarts is told by its own notice, not by this again.
     private func discoveryOff(_ why: String) {
         guard !saidOff else { return }
         saidOff = true

@@ -8,6 +8,17 @@ public var padgateExecutable: URL {
 }
 final class PadgateRunnerAnchor {}
 
+/// iproute2's `ip`, for running padgate inside a network namespace.
+public var ipExecutable: URL? {
+    ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }.map(URL.init(fileURLWithPath:))
+}
+
+/// padgate itself, or `ip netns exec NAMESPACE padgate …` (which execs padgate: same pid, same signals).
+func launch(_ arguments: [String], namespace: String?) -> (URL, [String]) {
+    guard let namespace, let ip = ipExecutable else { return (padgateExecutable, arguments) }
+    return (ip, ["netns", "exec", namespace, padgateExecutable.path] + arguments)
+}
+
 /// A finished `padgate` run: its exit status and both output streams.
 public struct PadgateRun {
     public var status: Int32
@@ -25,10 +36,14 @@ public struct PadgateRun {
 /// after `timeLimit` is killed and marked `timedOut`. `executable` runs another program instead
 /// (a shell that builds arguments Foundation cannot pass, such as bytes that are not UTF-8).
 public func padgate(_ arguments: [String], environment: [String: String] = [:], timeLimit: Duration? = nil,
-                    executable: URL? = nil) throws -> PadgateRun {
+                    executable: URL? = nil, namespace: String? = nil) throws -> PadgateRun {
     let process = Process()
-    process.executableURL = executable ?? padgateExecutable
-    process.arguments = arguments
+    if let executable {
+        process.executableURL = executable
+        process.arguments = arguments
+    } else {
+        (process.executableURL, process.arguments) = launch(arguments, namespace: namespace)
+    }
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let out = Pipe()
     process.standardOutput = out

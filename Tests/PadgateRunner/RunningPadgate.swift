@@ -14,9 +14,9 @@ public final class RunningPadgate {
     private let exitLock = NSLock()
     private var exitedAt: ContinuousClock.Instant?
 
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = padgateExecutable
-        process.arguments = arguments
+    /// `namespace`: run inside that network namespace (`ip netns exec`, which becomes padgate).
+    public init(_ arguments: [String], environment: [String: String] = [:], namespace: String? = nil) throws {
+        (process.executableURL, process.arguments) = launch(arguments, namespace: namespace)
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = pipe
         process.standardError = pipe

@@ -7,6 +7,11 @@
 #   tools/lan/rig.sh stop-avahi NAME DIR h|c
 #   tools/lan/rig.sh down NAME DIR
 set -euo pipefail
+# The daemons started here must hold none of the caller's descriptors: a test runner that learns a
+# child's end from a descriptor closing (Foundation's Process does) would otherwise wait for ever.
+for fd in $(ls /proc/$$/fd); do
+    [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+done
 cmd=$1 name=$2 dir=$3
 shift 3
 
@@ -83,15 +88,15 @@ up)
         ns="$name-$side"
         ip -n "$ns" link set lo up
         if [ "$mode" = ipv6-only ]; then
-            # No IPv4 at all: link-local IPv6 plus a unique-local address, nothing else.
-            ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=0
+            # No IPv4 at all, not even loopback's: link-local IPv6 plus a unique-local address.
+            ip -n "$ns" addr del 127.0.0.1/8 dev lo
         else
             ip -n "$ns" addr add "10.78.0.$([ $side = h ] && echo 1 || echo 2)/24" dev "$ns"
         fi
         ip -n "$ns" addr add "fd00:78::$([ $side = h ] && echo 1 || echo 2)/64" dev "$ns" nodad
         ip -n "$ns" link set "$ns" up
         bus_conf "$side"
-        ip netns exec "$ns" dbus-daemon --config-file="$dir/$side-bus.conf" --fork --print-pid > "$dir/$side-bus.pid"
+        ip netns exec "$ns" dbus-daemon --config-file="$dir/$side-bus.conf" --fork --print-pid > "$dir/$side-bus.pid" 2> "$dir/$side-bus.log" < /dev/null
         echo "DBUS_SYSTEM_BUS_ADDRESS=unix:path=$dir/$side-bus" > "$dir/$side.env"
     done
     # The link-local addresses come up after duplicate-address detection: wait for them.
