@@ -71,6 +71,7 @@ public final class PadForwarder {
     public private(set) lazy var linkMeter = LinkMeter(keptSamples: configuration.keptRoundTrips)
     /// A pong counts only for one of the last this many pings (a few seconds of `probe`'s rate).
     static let pongWindow: UInt32 = 1024
+    static let pingsPerPass = 4
     /// When the last authentic datagram came from the host (the welcome counts as one).
     var lastHeard = LoopInstant.now
     let origin = LoopInstant.now
@@ -276,7 +277,12 @@ public final class PadForwarder {
                 pads[i].collect(now: now, into: &outbox)
             }
             for i in pads.indices { pads[i].resendIfDue(now: now, into: &outbox) }
-            if pinging && now >= nextPing {
+            // A pass that woke late sends the pings it owes (a few at most), so a probe keeps its
+            // rate on a busy machine.
+            var owed = 0
+            while pinging && now >= nextPing && owed < Self.pingsPerPass {
+                if owed > 0 { sendOutbox() }  // each owed ping in its own datagram, as if it had gone on time
+                owed += 1
                 pingID &+= 1
                 linkMeter.sent(id: pingID)
                 outbox.append(.ping(Probe(id: pingID, sentMicros: UInt64((now - origin) / .microseconds(1)), figures: linkMeter.figures,
@@ -285,7 +291,7 @@ public final class PadForwarder {
                 // steady cadence, so a probe's rate is the rate asked for.
                 let interval = now - lastHeard >= configuration.quietAfter ? min(configuration.urgentPingInterval, configuration.pingInterval) : configuration.pingInterval
                 nextPing = nextPing + interval
-                if nextPing <= now { nextPing = now + interval }
+                if now - nextPing > interval * Self.pingsPerPass { nextPing = now + interval }
             }
             sendOutbox()
             for pad in pads { try? pad.source.pumpFeedback() }

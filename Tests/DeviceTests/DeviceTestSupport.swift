@@ -90,7 +90,8 @@ final class PadgateProcess {
 
     /// `namespace`: run inside that network namespace (`ip netns exec`, which execs padgate itself,
     /// so signals reach it). `includeStandardError`: collect diagnostics too.
-    init(_ arguments: [String], namespace: String? = nil, includeStandardError: Bool = false) throws {
+    init(_ arguments: [String], namespace: String? = nil, includeStandardError: Bool = false, environment: [String: String] = [:]) throws {
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         if let namespace {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
             process.arguments = ["netns", "exec", namespace, padgateExecutable.path] + arguments
@@ -142,7 +143,8 @@ func startPairedServe(_ arguments: [String], host: String, port: String, serveNa
         serve.interrupt()
         throw DeviceError.unsupported("serve printed no pairing PIN: \(serve.snapshot())")
     }
-    let pair = try PadgateProcess(["pair", "\(host):\(port)", "--pin", String(pin)], namespace: clientNamespace, includeStandardError: true)
+    let address = HostAndPort(host: host, port: UInt16(port) ?? 0).description  // [v6]:port for IPv6
+    let pair = try PadgateProcess(["pair", address, "--pin", String(pin)], namespace: clientNamespace, includeStandardError: true)
     pair.process.waitUntilExit()
     guard pair.process.terminationStatus == 0 else {
         serve.interrupt()
