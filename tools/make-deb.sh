@@ -34,6 +34,7 @@ Architecture: $arch
 Maintainer: padgate developers <padgate@localhost>
 Installed-Size: $size
 Depends: libc6, $depends_line, systemd, udev
+Recommends: avahi-daemon
 Section: utils
 Priority: optional
 Homepage: https://github.com/padgate/padgate
