@@ -152,7 +152,12 @@ final class HostSessionTests: XCTestCase {
 
     func testPingIsAnsweredAndFeedbackIsCollected() {
         let host = session()
-        XCTAssertEqual(host.handle(.ping(Probe(id: 3, sentMicros: 9)), now: t0), [.pong(Probe(id: 3, sentMicros: 9))])
+        // The pong echoes id, time and size, and carries the host's tally of this session's pings.
+        XCTAssertEqual(host.handle(.ping(Probe(id: 3, sentMicros: 9, padding: 20)), now: t0),
+                       [.pong(Probe(id: 3, sentMicros: 9, tally: PingTally(received: 1, highestID: 3), padding: 20))])
+        XCTAssertEqual(host.handle(.ping(Probe(id: 2, sentMicros: 8, figures: LinkFigures(roundTripMicros: 1500))), now: t0),
+                       [.pong(Probe(id: 2, sentMicros: 8, tally: PingTally(received: 2, highestID: 3, reordered: 1)))])
+        XCTAssertEqual(host.clientFigures?.roundTripMicros, 1500, "the client's figures are kept for host status")
         _ = host.handle(arrival(0), now: t0)
         let lease = WireMessage.rumble(RumbleLease(slot: PadSlot(0), sequence: WireSequence(1), low: 100, high: 0, ttlMillis: 200))
         made[0].pendingFeedback = [lease]

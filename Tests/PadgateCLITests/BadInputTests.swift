@@ -100,7 +100,8 @@ final class BadInputTests: XCTestCase {
         Case(["serve", "--duration", "-1"], .refused("more than 0")),
         Case(["serve", "--address", "127.0.0.1", "--port", "0", "--duration", "0.5"], .succeeds("")),
         // forward and pair
-        Case(["forward"], .refused("Missing expected argument '<host>'")),
+        // Without HOST, forward and pair look on the LAN: no daemon, or no suitable host, is one line either way.
+        Case(["forward"], .refused("the LAN")),
         Case(["forward", ""], .refused("is invalid for '<host>'")),
         Case(["forward", "a b c"], .refused("is invalid for '<host>'")),
         Case(["forward", "127.0.0.1:0"], .refused("is invalid for '<host>'")),
@@ -108,7 +109,7 @@ final class BadInputTests: XCTestCase {
         Case(["forward", "127.0.0.1:abc"], .refused("is invalid for '<host>'")),
         Case(["forward", "127.0.0.1", "--duration", "nan"], .refused("'nan' is not a number of seconds")),
         Case(["forward", "127.0.0.1:9", "--pad", "99", "--duration", "1"], .succeeds("")),
-        Case(["pair"], .refused("Missing expected argument '<host>'")),
+        Case(["pair", "--pin", "123456"], .refused("the LAN")),
         Case(["pair", "127.0.0.1", "--pin", "12345"], .refused("the PIN is the 6 digits")),
         Case(["pair", "127.0.0.1", "--pin", "-123456"], .refused("")),
         Case(["pair", "127.0.0.1", "--pin", "１２３４５６"], .refused("the PIN is the 6 digits")),
