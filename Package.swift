@@ -29,7 +29,9 @@ let package = Package(
         systemLibrary("CHidapi", pkgConfig: "hidapi-hidraw", apt: "libhidapi-dev"),
         systemLibrary("COpenSSL", pkgConfig: "openssl", apt: "libssl-dev"),
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
-        systemLibrary("CAvahi", pkgConfig: "avahi-client", apt: "libavahi-client-dev"),
+        // Not through pkg-config: avahi-client's cflags carry -D_REENTRANT, which SwiftPM refuses
+        // noisily; its headers are in /usr/include and the module map links it.
+        .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         // Kernel UAPI headers (uhid, uinput, hidraw, evdev ioctls) as inline C helpers.
         .target(name: "CLinuxInput", path: "Sources/CLinuxInput"),
 

@@ -68,7 +68,8 @@ public final class PadForwarder {
     var nextPing = LoopInstant.now
     /// Off while `probe` waits for its last pongs.
     public var pinging = true
-    public private(set) lazy var linkMeter = LinkMeter(keptSamples: configuration.keptRoundTrips)
+    /// Stored, not lazy: a lazy property is read and written back whole, which copies its samples.
+    public private(set) var linkMeter: LinkMeter
     /// A pong counts only for one of the last this many pings (a few seconds of `probe`'s rate).
     static let pongWindow: UInt32 = 1024
     static let pingsPerPass = 4
@@ -81,6 +82,7 @@ public final class PadForwarder {
         self.configuration = configuration
         self.identity = identity
         self.knownHosts = knownHosts
+        linkMeter = LinkMeter(keptSamples: configuration.keptRoundTrips)
     }
 
     deinit { for pad in pads { pad.source.silence() } }

@@ -26,11 +26,9 @@ public struct KnownHostStore {
 
     public init(url: URL) throws {
         self.url = url
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return }
-        PrivateFiles.narrow(url, to: PrivateFiles.fileMode)
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty && !line.hasPrefix("#") {
-            let tokens = line.split(separator: " ").map { LineToken.decode($0) }
-            guard tokens.count >= 2, tokens.allSatisfy({ $0 != nil }) else { unreadableLines.append(number + 1); continue }
+        for (number, parts) in PrivateFiles.storeLines(url) {
+            let tokens = parts.map { LineToken.decode($0) }
+            guard tokens.count >= 2, tokens.allSatisfy({ $0 != nil }) else { unreadableLines.append(number); continue }
             let words = tokens.map { $0! }
             if TLSIdentity.isFingerprint(words[0]) {
                 merge(KnownHost(fingerprint: words[0], name: words[1], addresses: Array(words.dropFirst(2))))
@@ -38,7 +36,7 @@ public struct KnownHostStore {
                 // The older form: the address it was paired at, then its fingerprint.
                 merge(KnownHost(fingerprint: words[1], name: Self.hostPart(words[0]), addresses: [words[0]]))
             } else {
-                unreadableLines.append(number + 1)
+                unreadableLines.append(number)
             }
         }
     }

@@ -12,11 +12,8 @@ public struct FingerprintStore {
 
     public init(url: URL) throws {
         self.url = url
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return }
-        PrivateFiles.narrow(url, to: PrivateFiles.fileMode)
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty && !line.hasPrefix("#") {
-            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard parts.count == 2, let name = LineToken.decode(parts[0]) else { unreadableLines.append(number + 1); continue }
+        for (number, parts) in PrivateFiles.storeLines(url) {
+            guard parts.count == 2, let name = LineToken.decode(parts[0]) else { unreadableLines.append(number); continue }
             entries[name] = String(parts[1])
         }
     }

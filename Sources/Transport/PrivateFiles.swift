@@ -46,6 +46,17 @@ public enum PrivateFiles {
     }
 
     /// Takes away group and other permissions from an existing path.
+    /// A one-entry-per-line store's entries, each split into its space-separated tokens with its
+    /// line number (blank lines and `#` comments skipped); empty when the file is missing. The
+    /// file is narrowed to its owner on the way, as every store's is.
+    static func storeLines(_ url: URL) -> [(number: Int, tokens: [Substring])] {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
+        narrow(url, to: fileMode)
+        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
+            line.isEmpty || line.hasPrefix("#") ? nil : (index + 1, line.split(separator: " ", omittingEmptySubsequences: true))
+        }
+    }
+
     static func narrow(_ url: URL, to mode: Int) {
         guard let current = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.posixPermissions] as? Int,
               current & 0o077 != 0 else { return }

@@ -1,4 +1,5 @@
 import Foundation
+import PadSystem
 import XCTest
 @testable import Transport
 
@@ -19,6 +20,28 @@ final class TLSChannelTests: XCTestCase {
         XCTAssertNotEqual(first.fingerprint, other.fingerprint)
         let mode = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("host/key.pem").path)[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o600, "the private key is the owner's alone")
+    }
+
+    /// A name with several addresses: one that refuses is passed over for the next, within the
+    /// one connect deadline; when every address refuses, the error says how many were tried.
+    func testEachAddressIsTriedInTurnAndAllRefusingIsOneError() throws {
+        let hostIdentity = try TLSIdentity(directory: directory.appendingPathComponent("host"), commonName: "host")
+        let listener = try TLSListener(identity: hostIdentity, address: "127.0.0.1", port: 0)
+        // A port nobody listens on, on both families: bound and closed again.
+        let closed = try Socket.datagram(boundTo: SocketAddress(ip: "127.0.0.1", port: 0)).localAddress!.port
+        let accepted = expectation(description: "accepted")
+        Thread.detachNewThread { _ = try? listener.accept(); accepted.fulfill() }
+        let started = ContinuousClock.now
+        let connection = try TLSDialer.connect([try SocketAddress(ip: "::1", port: closed), try SocketAddress(ip: "127.0.0.2", port: closed),
+                                                try SocketAddress(ip: "127.0.0.1", port: listener.port)],
+                                               named: "a name with three addresses", identity: nil)
+        wait(for: [accepted], timeout: 10)
+        XCTAssertEqual(connection.peer.port, listener.port)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "a refusal moves on at once")
+        XCTAssertThrowsError(try TLSDialer.connect([try SocketAddress(ip: "127.0.0.1", port: closed), try SocketAddress(ip: "127.0.0.3", port: closed)],
+                                                   named: "nowhere", identity: nil)) { error in
+            XCTAssertTrue("\(error)".contains("and 1 more address"), "\(error)")
+        }
     }
 
     func testHandshakeFramesExporterAndFingerprints() throws {
