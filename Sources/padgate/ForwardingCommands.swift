@@ -48,7 +48,7 @@ struct ServeCommand: ParsableCommand {
 
     @Option(parsing: .unconditional, help: "Port for TCP and UDP.") var port: UInt16 = ServeCommand.defaultPort
     @Option(help: "Address to listen on (127.0.0.1: this machine only).") var address = "0.0.0.0"
-    @Option(help: "Virtual pad kind: auto (DualSense for PlayStation pads when uhid works, else Xbox), dualsense, xbox.")
+    @Option(help: "Virtual pad kind: auto (each pad as its own family when uhid works: DualSense, Edge, DualShock 4; else Xbox), dualsense (every pad as a DualSense), xbox.")
     var virtual: VirtualChoice = .auto
     @Option(parsing: .unconditional, help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
     @Option(parsing: .unconditional, help: "Most clients with a session at once.") var maxClients = PadServer.Limits().maxClients
@@ -133,12 +133,12 @@ struct ServeCommand: ParsableCommand {
     static func factory(_ choice: VirtualChoice) -> VirtualPadFactory {
         { arrival in
             switch choice {
-            case .dualsense: return try DualSenseVirtualPad(arrival: arrival)
+            case .dualsense: return try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense)
             case .xbox: return try XboxVirtualPad(arrival: arrival)
             case .inProcess: return PrintingPad(arrival: arrival)
             case .auto:
-                let playStation = [.dualSense, .dualSenseEdge, .dualShock4].contains(arrival.type)
-                if playStation, access(UHIDDevice.path, W_OK) == 0, let pad = try? DualSenseVirtualPad(arrival: arrival) { return pad }
+                if let own = PlayStationVirtualPad.ownKind(of: arrival), access(UHIDDevice.path, W_OK) == 0,
+                   let pad = try? PlayStationVirtualPad(arrival: arrival, presenting: own) { return pad }
                 return try XboxVirtualPad(arrival: arrival)
             }
         }

@@ -31,7 +31,7 @@ final class ForwardedIdentityReportTests: XCTestCase {
         let own = calibration(bias: 30, plus: 9000, minus: -7200)
         var firmware = DualSenseIdentityData.firmwareInfo
         firmware[DualSenseIdentityData.updateVersionOffset] = 0x31
-        let identity = DualSenseVirtualPad.identity(for: arrival(.dualSenseEdge, calibration: own, firmware: firmware))
+        let identity = PlayStationVirtualPad.identity(for: arrival(.dualSenseEdge, calibration: own, firmware: firmware))
         XCTAssertEqual(identity.kind, .dualSenseEdge)
         XCTAssertEqual(identity.calibrationReport, own)
         XCTAssertEqual(identity.calibration, try CalibrationParser.dualSense(own).calibration)
@@ -39,7 +39,7 @@ final class ForwardedIdentityReportTests: XCTestCase {
     }
 
     func testReportsAPeerMustNotBeTrustedWithGetTheDefaults() {
-        let defaults = DualSenseVirtualPad.identity(for: arrival(.dualSense, calibration: []))
+        let defaults = PlayStationVirtualPad.identity(for: arrival(.dualSense, calibration: []))
         XCTAssertEqual(defaults.calibrationReport, DualSenseIdentityData.calibration)
         XCTAssertEqual(defaults.firmwareInfo, DualSenseIdentityData.firmwareInfo)
         let refused: [(String, PadArrival)] = [
@@ -51,11 +51,11 @@ final class ForwardedIdentityReportTests: XCTestCase {
             ("a DualShock 4's", arrival(.dualShock4, calibration: calibration(bias: 0, plus: 8192, minus: -8192))),
         ]
         for (why, sent) in refused {
-            XCTAssertEqual(DualSenseVirtualPad.identity(for: sent).calibrationReport, DualSenseIdentityData.calibration, why)
+            XCTAssertEqual(PlayStationVirtualPad.identity(for: sent).calibrationReport, DualSenseIdentityData.calibration, why)
         }
         var wrongFirmware = DualSenseIdentityData.firmwareInfo
         wrongFirmware[0] = 0x21
-        XCTAssertEqual(DualSenseVirtualPad.identity(for: arrival(.dualSense, calibration: [], firmware: wrongFirmware)).firmwareInfo,
+        XCTAssertEqual(PlayStationVirtualPad.identity(for: arrival(.dualSense, calibration: [], firmware: wrongFirmware)).firmwareInfo,
                        DualSenseIdentityData.firmwareInfo)
     }
 }
