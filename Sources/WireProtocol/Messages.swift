@@ -79,9 +79,10 @@ public struct FeatureReportBytes: Equatable, Sendable {
 /// IMU calibration (so the host computes the same physical units from the same raw counts) and
 /// its firmware information. Empty fields: the host uses its own defaults.
 public struct PadIdentity: Equatable, Sendable {
-    /// Feature report 0x05 of a DualSense (41 bytes), 0x02 of a USB DualShock 4 (37 bytes).
+    /// Feature report 0x05 of a DualSense (41 bytes), 0x02 of a USB DualShock 4 (37 bytes) or
+    /// 0x05 of a Bluetooth one (41 bytes, with its CRC).
     public var calibration = FeatureReportBytes()
-    /// Feature report 0x20 of a DualSense (64 bytes).
+    /// Feature report 0x20 of a DualSense (64 bytes), 0xa3 of a DualShock 4 (49 bytes).
     public var firmware = FeatureReportBytes()
     public init(calibration: FeatureReportBytes = .init(), firmware: FeatureReportBytes = .init()) {
         self.calibration = calibration; self.firmware = firmware

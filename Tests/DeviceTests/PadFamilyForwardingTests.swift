@@ -1,0 +1,126 @@
+import Feedback
+import Foundation
+import HIDCodecs
+import PadSystem
+import XCTest
+@testable import PadDevices
+
+/// Every pad family arrives on the host as itself (`serve --virtual auto`): the host's virtual pad
+/// has the physical pad's ids, descriptor and calibration, is bound by the family's own kernel
+/// driver, shows the same input on its evdev nodes as the physical pad's driver does, and the
+/// game's feedback reaches the physical pad as that pad's own output reports.
+final class PadFamilyForwardingTests: XCTestCase {
+    override func setUpWithError() throws { try requireDeviceAccess() }
+
+    var state: URL!
+    override func setUp() { state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-family-\(UUID())") }
+    override func tearDown() { try? FileManager.default.removeItem(at: state) }
+
+    /// A USB DualShock 4 with a calibration no default has becomes a Bluetooth DualShock 4 on the
+    /// host (hid-sony on this 6.1 kernel) that answers with the same calibration in its Bluetooth
+    /// form and the same version report: every control reads the same on both kernels' evdev
+    /// nodes, motion within 1 LSB, and the game's lightbar and rumble come back as DS4 reports.
+    func testAForwardedDualShock4IsADualShock4WithThePadsOwnCalibration() throws {
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        defer { unsetenv("PADGATE_STATE_DIR") }
+        var version = DualShock4IdentityData.versionInfo
+        version[41] = 0x77   // firmware version low byte: not the default
+        let physical = try EmulatedDualSense(kind: .dualShock4, bus: .usb, calibration: EmulatedDualShock4Tests.calibration, firmwareInfo: version)
+        defer { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
+        XCTAssertEqual(physicalPad.kind, .dualShock4)
+
+        let port = String(47800 + Int.random(in: 0..<50))
+        let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"], includeStandardError: true)
+        defer { forward.interrupt() }
+        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+            udev.pads().first { $0.isHostVirtualPad && $0.evdev.count == 3 && $0.hidraw != nil && $0.capabilities.contains(.battery) }
+        }, "the host never created its virtual pad; serve said \(serve.snapshot())")
+        XCTAssertEqual(virtualPad.kind, .dualShock4, "a forwarded DualShock 4 must be a DualShock 4 on the host")
+        XCTAssertEqual(virtualPad.vendorID, 0x054c)
+        XCTAssertEqual(virtualPad.productID, 0x05c4)
+        XCTAssertTrue(forward.snapshot().contains { $0.contains("from \(physicalPad.hidraw!)") }, "forward did not read the pad from hidraw: \(forward.snapshot())")
+
+        // The physical pad's reports, in the host pad's (Bluetooth) forms.
+        let host = try HIDRawDevice(path: try XCTUnwrap(virtualPad.hidraw))
+        XCTAssertEqual(try host.featureReport(0x05, length: 41), try DualShock4Calibration.bluetoothForm(EmulatedDualShock4Tests.calibration))
+        XCTAssertEqual(try host.featureReport(0xa3, length: 49), version)
+
+        // Controls: the same on both evdev nodes (the same driver reads both).
+        let physicalReader = try LivePadReader(pad: physicalPad), hostReader = try LivePadReader(pad: virtualPad)
+        var input = GamepadState.dualSenseAtRest
+        input.sensorTimestamp = 1000
+        let steps: [(GamepadButtons, DPad, StickPosition, StickPosition, UInt8, UInt8)] = [
+            ([.south, .l1, .options], .up, StickPosition(x: 0, y: 255), StickPosition(x: 200, y: 60), 255, 0),
+            ([.north, .west, .r3, .ps, .touchpad], .downLeft, StickPosition(x: 255, y: 1), StickPosition(x: 3, y: 254), 7, 201),
+            ([.east, .create, .l3, .r1], .none, StickPosition(x: 128, y: 128), StickPosition(x: 128, y: 128), 0, 255),
+        ]
+        for (buttons, dpad, left, right, l2, r2) in steps {
+            input.buttons = buttons; input.dpad = dpad; input.leftStick = left; input.rightStick = right; input.l2 = l2; input.r2 = r2
+            input.apply(.touch(slot: 0, x: 300 + UInt16(l2), y: 100 + UInt16(r2)))
+            var last: (physical: LivePadState, host: LivePadState) = (.init(), .init())
+            let matched = try eventually(timeout: .seconds(10)) { () throws -> Bool? in
+                input.sensorTimestamp &+= 750
+                try physical.send(input)
+                _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
+                _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
+                last = (physicalReader.snapshot(), hostReader.snapshot())
+                let p = last.physical, h = last.host
+                guard Set(p.buttons) == Set(buttons.names), p.left_stick == [Int32(left.x), Int32(left.y)], p.l2 == Int32(l2) else { return nil }
+                return Set(h.buttons) == Set(p.buttons) && h.dpad == p.dpad && h.left_stick == p.left_stick && h.right_stick == p.right_stick
+                    && h.l2 == p.l2 && h.r2 == p.r2 && h.touch.map { [$0.x, $0.y] } == p.touch.map { [$0.x, $0.y] } ? true : nil
+            }
+            XCTAssertNotNil(matched, "\(buttons.names) \(dpad): client evdev \(last.physical), host evdev \(last.host)")
+        }
+
+        // Motion: each raw vector reads the same on both kernels' evdev nodes within 1 LSB.
+        let vectors = [(Vector3(x: 1477, y: -903, z: 25), Vector3(x: 812, y: 7911, z: -1204)),
+                       (Vector3(x: -12001, y: 3, z: 9000), Vector3(x: -4096, y: 300, z: 4096)),
+                       (Vector3(x: 7, y: -7, z: -31000), Vector3(x: 20, y: -8000, z: 1))]
+        for (gyro, accel) in vectors {
+            input.motion.first = MotionSample(gyro: gyro, accel: accel)
+            var last: (physical: [Int32], host: [Int32]) = ([], [])
+            let matched = try eventually(timeout: .seconds(10)) { () throws -> Bool? in
+                input.sensorTimestamp &+= 750
+                try physical.send(input)
+                _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
+                _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
+                let p = physicalReader.snapshot(), h = hostReader.snapshot()
+                last = ((p.gyro ?? []) + (p.accel ?? []), (h.gyro ?? []) + (h.accel ?? []))
+                guard last.physical.count == 6, last.host.count == 6, last.physical != [0, 0, 0, 0, 0, 0] else { return nil }
+                return zip(last.physical, last.host).allSatisfy { abs($0 - $1) <= 1 } ? true : nil
+            }
+            XCTAssertNotNil(matched, "gyro+accel for raw \(gyro) \(accel): client evdev \(last.physical), host evdev \(last.host)")
+        }
+
+        // Feedback: the host kernel's lightbar (hid-sony's LED class devices) and force-feedback
+        // rumble reach the physical pad as its own USB report 0x05.
+        _ = physical.takeOutputs()
+        let hidName = virtualPad.id.split(separator: "/").last.map(String.init) ?? "?"
+        for (colour, value) in [("red", 10), ("green", 200), ("blue", 30)] {
+            try String(value).write(toFile: "/sys/class/leds/\(hidName):\(colour)/brightness", atomically: false, encoding: .ascii)
+        }
+        var seenReports: [String] = []
+        func decoded(_ report: [UInt8]) -> DecodedDualShock4Output? {
+            let output = try? DualShock4OutputDecoder.decode(report)
+            seenReports.append(output.map { "\($0.motors.map { "\($0)" } ?? "-") \($0.lightbar.map { "\($0)" } ?? "-")" } ?? "undecodable \(report.prefix(4))")
+            return output
+        }
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { decoded($0)?.lightbar == RGBColor(red: 10, green: 200, blue: 30) },
+                        "the game's lightbar never reached the physical pad: \(seenReports)")
+        XCTAssertEqual(physical.takeOutputs().filter { $0.first != 0x05 }, [], "the physical USB pad got reports not its own")
+
+        var options = PadFeedback.Options()
+        options.rumblePath = .evdev
+        let feedback = PadFeedback(pad: virtualPad, options: options)
+        try feedback.rumble(MotorLevels(low: 180, high: 90), for: .milliseconds(600))
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { decoded($0)?.motors == MotorLevels(low: 180, high: 90) },
+                        "the game's rumble never reached the physical pad: \(seenReports)")
+        feedback.close()
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { decoded($0)?.motors == MotorLevels(low: 0, high: 0) },
+                        "the stop never reached the physical pad: \(seenReports)")
+    }
+}
