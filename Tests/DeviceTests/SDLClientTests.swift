@@ -121,6 +121,47 @@ final class SDLClientTests: XCTestCase {
         }
     }
 
+    /// A forwarded DualShock 4 is a PS4 controller to a game on the host: SDL's HIDAPI PS4 driver
+    /// opens it in enhanced mode (touchpad, gyro, accelerometer, LED, rumble), reads the physical
+    /// pad's calibration through it, and its rumble and LED reach the physical pad's own reports.
+    func testAGameOnTheHostSeesTheForwardedDualShock4ThroughSDLsHIDAPIAsAPS4Controller() throws {
+        let calibration = EmulatedDualShock4Tests.calibration
+        try forwarded(virtual: "auto", physical: EmulatedDualSense(kind: .dualShock4, bus: .usb, calibration: calibration)) { physical, virtualPad in
+            XCTAssertEqual(virtualPad.kind, .dualShock4)
+            XCTAssertEqual(virtualPad.bus, .bluetooth, "the host presents its DualShock 4 as SDL's HIDAPI opens it")
+            let sdl = try SDLProbe(hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+            defer { sdl.quit() }
+            XCTAssertEqual(sdl.info["type"] as? String, "ps4")
+            XCTAssertEqual(sdl.info["has_led"] as? Bool, true)
+            XCTAssertEqual(sdl.info["has_rumble"] as? Bool, true)
+            XCTAssertEqual(sdl.info["touchpads"] as? Int, 1)
+            XCTAssertEqual(sdl.info["fingers"] as? Int, 2)
+            XCTAssertEqual(sdl.info["gyro"] as? Bool, true)
+            XCTAssertEqual(sdl.info["accel"] as? Bool, true)
+            // SDL_hidapi_ps4.c scales the DS4's touchpad by 1/1920 across and 1/920 down.
+            try checkInput(sdl: sdl, send: { try physical.send($0) }, touch: true, touchHeight: 920,
+                           buttons: Self.dualSenseButtons + [(.touchpad, "touchpad")])
+            try checkDualShock4Motion(sdl: sdl, calibration: calibration) { try physical.send($0) }
+            let motors = { (report: [UInt8]) in (try? DualShock4OutputDecoder.decode(report))?.motors }
+            var passed: [String] = []
+            func output(_ match: @escaping (DecodedDualShock4Output) -> Bool) -> DecodedDualShock4Output? {
+                passed = []
+                return physical.waitForOutput(timeout: .seconds(5)) { report in
+                    guard let output = try? DualShock4OutputDecoder.decode(report) else { passed.append("undecodable \(report.prefix(4))"); return false }
+                    passed.append("\(output)")
+                    return match(output)
+                }.flatMap { try? DualShock4OutputDecoder.decode($0) }
+            }
+            _ = physical.takeOutputs()
+            // SDL sends the high byte of each level: 65535 and 32896 become 255 and 128.
+            XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
+            XCTAssertNotNil(output { $0.motors == MotorLevels(low: 255, high: 128) }, "SDL's rumble; the pad got \(passed)")
+            try expectStop(sdl: sdl, motors: motors) { timeout, match in physical.waitForOutput(timeout: timeout, where: match) }
+            XCTAssertEqual(sdl.command("led 255 0 128")["rc"] as? Int, 0)
+            XCTAssertNotNil(output { $0.lightbar == RGBColor(red: 255, green: 0, blue: 128) }, "SDL's LED; the pad got \(passed)")
+        }
+    }
+
     func testAGameOnTheHostSeesTheForwardedPadAsAnXbox360Pad() throws {
         try forwarded(virtual: "xbox") { physical, virtualPad in
             let sdl = try SDLProbe(hidapi: false, path: try XCTUnwrap(virtualPad.gamepadNode?.path))
@@ -155,12 +196,13 @@ final class SDLClientTests: XCTestCase {
         }
     }
 
-    /// An emulated USB DualSense forwarded to `serve --virtual KIND` on this machine.
-    func forwarded(virtual kind: String, _ body: (EmulatedDualSense, Pad) throws -> Void) throws {
+    /// An emulated USB DualSense (or `physical`) forwarded to `serve --virtual KIND` on this machine.
+    func forwarded(virtual kind: String, physical made: @autoclosure () throws -> EmulatedDualSense = try EmulatedDualSense(bus: .usb),
+                   _ body: (EmulatedDualSense, Pad) throws -> Void) throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-sdl-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR"); try? FileManager.default.removeItem(at: state) }
-        let physical = try EmulatedDualSense(bus: .usb)
+        let physical = try made()
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
@@ -197,7 +239,8 @@ final class SDLClientTests: XCTestCase {
 
     /// Every button by SDL's name, the d-pad, sticks and triggers at their ends (SDL's axes span
     /// -32768...32767, triggers 0...32767), and touch fingers in SDL's 0...1 space.
-    func checkInput(sdl: SDLProbe, send: (GamepadState) throws -> Void, touch: Bool, buttons: [(GamepadButtons, String)]) throws {
+    func checkInput(sdl: SDLProbe, send: (GamepadState) throws -> Void, touch: Bool, touchHeight: Double = 1070,
+                    buttons: [(GamepadButtons, String)]) throws {
         var state = Self.padOnForAWhile
         func until(_ what: String, _ condition: @escaping ([String: Any]) -> Bool) throws {
             var seen: [String: Any]?
@@ -228,8 +271,8 @@ final class SDLClientTests: XCTestCase {
                 && axes["lefttrigger"] == 32767 && axes["righttrigger"] == 0 && (report["buttons"] as? [String]) == []
         }
         guard touch else { return }
-        // SDL_hidapi_ps5.c scales the touchpad by 1/1920 across and 1/1070 down.
-        state.apply(.touch(slot: 0, x: 960, y: 535))
+        // SDL_hidapi_ps5.c scales the touchpad by 1/1920 across and 1/1070 down (the PS4 driver 1/920).
+        state.apply(.touch(slot: 0, x: 960, y: UInt16(touchHeight / 2)))
         try until("a finger") { report in
             guard let finger = (report["touch"] as? [[String: Any]])?.first, finger["down"] as? Bool == true,
                   let x = finger["x"] as? Double, let y = finger["y"] as? Double else { return false }
@@ -267,6 +310,34 @@ final class SDLClientTests: XCTestCase {
 
     /// SDL's rumble at full strength (firmware 0x0224: no halving), its stop within one report, the
     /// LED, the player index and a raw trigger effect through SDL_GameControllerSendEffect.
+    /// SDL_hidapi_ps4.c's units from a DualShock 4's calibration (its Bluetooth form, as the
+    /// host's pad answers): deg/s = (raw − bias) × (speed+ + speed−) / (|plus − bias| + |minus − bias|),
+    /// g = (raw − (plus − range/2)) × 2 / range.
+    func checkDualShock4Motion(sdl: SDLProbe, calibration: [UInt8], send: (GamepadState) throws -> Void) throws {
+        let blob = try DualShock4Calibration.bluetoothForm(calibration)
+        func le16(_ offset: Int) -> Double { Double(Int16(bitPattern: UInt16(blob[offset]) | UInt16(blob[offset + 1]) << 8)) }
+        // Bluetooth order: biases 1,3,5; plus 7,9,11; minus 13,15,17; speeds 19,21; accel plus/minus pairs 23..33.
+        let pitchBias = le16(1), pitchPlus = le16(7), pitchMinus = le16(13), speed = le16(19) + le16(21)
+        let accelYPlus = le16(27), accelYMinus = le16(29)
+        let range = accelYPlus - accelYMinus, accelBias = (accelYPlus - (range / 2).rounded(.towardZero))
+        var state = Self.padOnForAWhile
+        let gyroRaw: Int16 = 8000, accelRaw: Int16 = 4000
+        state.motion.first.gyro = Vector3(x: gyroRaw, y: 0, z: 0)
+        state.motion.first.accel = Vector3(x: 0, y: accelRaw, z: 0)
+        let expectedGyro = (Double(gyroRaw) - pitchBias) * speed / (abs(pitchPlus - pitchBias) + abs(pitchMinus - pitchBias)) * Double.pi / 180
+        let expectedAccel = (Double(accelRaw) - accelBias) * 2 / range * 9.80665
+        var seen: [String: Any]?
+        for _ in 0..<50 where seen == nil {
+            state.sensorTimestamp &+= 750
+            try send(state)
+            seen = sdl.waitForState(timeout: .milliseconds(100), slice: true) { report in
+                guard let gyro = report["gyro"] as? [Double], let accel = report["accel"] as? [Double] else { return false }
+                return abs(gyro[0] - expectedGyro) < abs(expectedGyro) * 0.005 && abs(accel[1] - expectedAccel) < abs(expectedAccel) * 0.005
+            }
+        }
+        XCTAssertNotNil(seen, "expected gyro x \(expectedGyro) rad/s and accel y \(expectedAccel) m/s²; SDL saw \(sdl.lastState)")
+    }
+
     func checkFeedback(sdl: SDLProbe, forwarded: Bool = false, outputs: (Duration, ([UInt8]) -> Bool) -> [UInt8]?) throws {
         var passed: [String] = []
         func decoded(_ match: @escaping (DecodedDualSenseOutput) -> Bool) -> DecodedDualSenseOutput? {
@@ -309,12 +380,13 @@ final class SDLClientTests: XCTestCase {
 extension SDLClientTests {
     /// SDL stops the rumble; across the link the physical pad falls silent within a second, at most
     /// a renewal already on its way gets there first, and no motor report follows the stop.
-    func expectStop(sdl: SDLProbe, outputs: (Duration, ([UInt8]) -> Bool) -> [UInt8]?) throws {
+    func expectStop(sdl: SDLProbe, motors decode: @escaping ([UInt8]) -> MotorLevels? = { (try? DualSenseOutputDecoder.decode($0))?.motors },
+                    outputs: (Duration, ([UInt8]) -> Bool) -> [UInt8]?) throws {
         XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
         let stopped = ContinuousClock.now
         var renewals = 0
         let stop = outputs(.seconds(2)) { report in
-            guard let motors = (try? DualSenseOutputDecoder.decode(report))?.motors else { return false }
+            guard let motors = decode(report) else { return false }
             if motors == MotorLevels(low: 0, high: 0) { return true }
             renewals += 1
             return false
@@ -323,7 +395,7 @@ extension SDLClientTests {
         XCTAssertLessThan(ContinuousClock.now - stopped, .seconds(1), "the stop took more than a second")
         XCTAssertLessThanOrEqual(renewals, 2, "the motors were renewed \(renewals) times after SDL's stop")
         let later = outputs(.seconds(2)) { report in
-            guard let motors = (try? DualSenseOutputDecoder.decode(report))?.motors else { return false }
+            guard let motors = decode(report) else { return false }
             return motors != MotorLevels(low: 0, high: 0)
         }
         XCTAssertNil(later, "the motors ran again after SDL's stop")
