@@ -123,4 +123,104 @@ final class PadFamilyForwardingTests: XCTestCase {
         XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { decoded($0)?.motors == MotorLevels(low: 0, high: 0) },
                         "the stop never reached the physical pad: \(seenReports)")
     }
+
+    /// An Xbox One S over Bluetooth becomes an Xbox One S over Bluetooth on the host (hid-microsoft
+    /// on both sides): every control reads the same on both kernels' evdev nodes, the battery
+    /// the same on both power supplies, and what the host's pad is told to rumble (the kernel's
+    /// force feedback, and a game's report 0x03 with the trigger motors) reaches the physical pad
+    /// as its own report 0x03 with the same magnitudes.
+    func testAForwardedXboxOverBluetoothIsAnXboxOneWithTriggerRumble() throws {
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        defer { unsetenv("PADGATE_STATE_DIR") }
+        let physical = try EmulatedXboxOne()
+        defer { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+            udev.pads().first { $0.uniq == physical.uniq && $0.hidraw != nil && $0.gamepadNode != nil }
+        }, "the emulated Xbox pad never showed up with a hidraw and a gamepad node")
+        XCTAssertEqual(physicalPad.kind, .xbox)
+
+        let port = String(47850 + Int.random(in: 0..<50))
+        let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"], includeStandardError: true)
+        defer { forward.interrupt() }
+        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+            udev.pads().first { $0.isHostVirtualPad && $0.hidraw != nil && $0.gamepadNode != nil }
+        }, "the host never created its virtual pad; serve said \(serve.snapshot())")
+        XCTAssertEqual(virtualPad.kind, .xbox)
+        XCTAssertEqual(virtualPad.bus, .bluetooth)
+        XCTAssertEqual(virtualPad.productID, 0x02fd, "the physical pad's own product id")
+        XCTAssertTrue(forward.snapshot().contains { $0.contains("from \(physicalPad.hidraw!)") }, "forward did not read the pad from hidraw: \(forward.snapshot())")
+
+        // Controls. Triggers travel as 8 bits: these raw values are ones the trip keeps.
+        let physicalReader = try LivePadReader(pad: physicalPad), hostReader = try LivePadReader(pad: virtualPad)
+        let steps: [(GamepadButtons, DPad, [Int16], UInt16, UInt16)] = [
+            ([.south, .l1, .options], .up, [-32768, 32767, 1234, -4321], 1023, 0),
+            ([.north, .west, .r3, .ps, .create], .downLeft, [32767, -32768, -1, 0], 257, 514),
+            ([.east, .l3, .r1], .none, [0, 0, 0, 0], 0, 1023),
+        ]
+        for (buttons, dpad, sticks, l2, r2) in steps {
+            var report = XboxOneSBluetooth.stateReport(buttons: buttons, dpad: dpad, leftX: sticks[0], leftY: sticks[1], rightX: sticks[2], rightY: sticks[3], l2: 0, r2: 0)
+            report[9] = UInt8(l2 & 0xff); report[10] = UInt8(l2 >> 8); report[11] = UInt8(r2 & 0xff); report[12] = UInt8(r2 >> 8)
+            var last: (physical: LivePadState, host: LivePadState) = (.init(), .init())
+            let matched = try eventually(timeout: .seconds(10)) { () throws -> Bool? in
+                try physical.send(report)
+                _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
+                _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
+                last = (physicalReader.snapshot(), hostReader.snapshot())
+                let p = last.physical, h = last.host
+                guard Set(p.buttons) == Set(buttons.names), p.l2 == Int32(l2), p.r2 == Int32(r2) else { return nil }
+                return Set(h.buttons) == Set(p.buttons) && h.dpad == p.dpad && h.left_stick == p.left_stick && h.right_stick == p.right_stick
+                    && h.l2 == p.l2 && h.r2 == p.r2 ? true : nil
+            }
+            XCTAssertNotNil(matched, "\(buttons.names) \(dpad) \(sticks) \(l2)/\(r2): client evdev \(last.physical), host evdev \(last.host)")
+        }
+
+        // Battery: the same charge on both kernels' power supplies.
+        try physical.send(XboxOneSBluetooth.batteryReport(percent: 50))
+        func capacity(_ pad: Pad) -> String? {
+            let hidName = pad.id.split(separator: "/").last.map(String.init) ?? "?"
+            let directory = "/sys/bus/hid/devices/\(hidName)/power_supply"
+            guard let supply = try? FileManager.default.contentsOfDirectory(atPath: directory).first else { return nil }
+            return (try? String(contentsOfFile: "\(directory)/\(supply)/capacity", encoding: .ascii))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        var capacities: (String?, String?) = (nil, nil)
+        XCTAssertNotNil(eventually(timeout: .seconds(10)) { () -> Bool? in
+            try? physical.send(XboxOneSBluetooth.batteryReport(percent: 50))
+            capacities = (capacity(physicalPad), capacity(virtualPad))
+            return capacities.0 != nil && capacities.0 == capacities.1 && capacities.0 != "100" ? true : nil
+        }, "battery capacity: client \(capacities.0 ?? "none"), host \(capacities.1 ?? "none")")
+
+        // Feedback: the host kernel's force feedback (two motors, 0-100 in hid-microsoft's
+        // arithmetic: 180 × 257 × 100 / 65535 = 70, 90 × 257 × 100 / 65535 = 35).
+        _ = physical.takeOutputs()
+        var seen: [String] = []
+        func rumble(_ report: [UInt8]) -> XboxRumbleReport? {
+            let decoded = try? XboxRumbleReport(decoding: report)
+            seen.append(decoded.map { "\($0.enable.rawValue) \($0.leftTrigger) \($0.rightTrigger) \($0.strong) \($0.weak) \($0.duration10ms)" }
+                        ?? "other \(report.prefix(3))")
+            return decoded
+        }
+        var options = PadFeedback.Options()
+        options.rumblePath = .evdev
+        let feedback = PadFeedback(pad: virtualPad, options: options)
+        try feedback.rumble(MotorLevels(low: 180, high: 90), for: .milliseconds(600))
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.strong == 70 && $0.weak == 35 && $0.duration10ms > 0 } ?? false },
+                        "the kernel's rumble never reached the physical pad: \(seen)")
+        feedback.close()
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.strong == 0 && $0.weak == 0 } ?? false },
+                        "the stop never reached the physical pad: \(seen)")
+
+        // A game's report 0x03 (SDL's layout) with the trigger motors.
+        let host = try HIDRawDevice(path: try XCTUnwrap(virtualPad.hidraw))
+        seen = []
+        try host.write([0x03, 0x0F, 40, 60, 10, 20, 0xFF, 0x00, 0xEB])
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) {
+            rumble($0).map { $0.leftTrigger == 40 && $0.rightTrigger == 60 && $0.strong == 10 && $0.weak == 20 && $0.enable == .all } ?? false
+        }, "the game's trigger rumble never reached the physical pad: \(seen)")
+        try host.write([0x03, 0x0F, 0, 0, 0, 0, 0xFF, 0x00, 0xEB])
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.bytes[2...5].allSatisfy { $0 == 0 } } ?? false },
+                        "the game's stop never reached the physical pad: \(seen)")
+    }
 }
