@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import PadSystem
+import WireProtocol
 import XCTest
 @testable import PadDevices
 
@@ -160,6 +161,72 @@ final class SDLClientTests: XCTestCase {
             XCTAssertEqual(sdl.command("led 255 0 128")["rc"] as? Int, 0)
             XCTAssertNotNil(output { $0.lightbar == RGBColor(red: 255, green: 0, blue: 128) }, "SDL's LED; the pad got \(passed)")
         }
+    }
+
+    /// A forwarded Xbox over Bluetooth is an Xbox One controller to a game on the host: SDL's
+    /// HIDAPI Xbox One driver opens it with rumble and trigger rumble, and both reach the physical
+    /// pad's own report 0x03 with SDL's magnitudes (SDL_hidapi_xboxone.c: level / 655, 0...100).
+    func testAGameOnTheHostSeesTheForwardedXboxThroughSDLsHIDAPIWithTriggerRumble() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-sdl-\(UUID())")
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        defer { unsetenv("PADGATE_STATE_DIR"); try? FileManager.default.removeItem(at: state) }
+        let physical = try EmulatedXboxOne()
+        defer { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+            udev.pads().first { $0.uniq == physical.uniq && $0.hidraw != nil && $0.gamepadNode != nil }
+        })
+        let port = String(47900 + Int.random(in: 0..<40))
+        let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"])
+        defer { forward.interrupt() }
+        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+            udev.pads().first { $0.isHostVirtualPad && $0.hidraw != nil && $0.gamepadNode != nil }
+        }, "the host never created its virtual pad")
+        let sdl = try SDLProbe(hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "xboxone")
+        XCTAssertEqual(sdl.info["has_rumble"] as? Bool, true)
+        XCTAssertEqual(sdl.info["has_rumble_triggers"] as? Bool, true)
+        try checkInput(sdl: sdl, send: { state in
+            let stick = StickScale(minimum: 0, maximum: 255)
+            try physical.send(XboxOneSBluetooth.stateReport(buttons: state.buttons, dpad: state.dpad,
+                                                            leftX: stick.wire(Int32(state.leftStick.x)), leftY: stick.wire(Int32(state.leftStick.y)),
+                                                            rightX: stick.wire(Int32(state.rightStick.x)), rightY: stick.wire(Int32(state.rightStick.y)),
+                                                            l2: state.l2, r2: state.r2))
+        }, touch: false, buttons: Self.dualSenseButtons)
+
+        // SDL holds a Bluetooth Xbox pad's next rumble for 50 ms after the last and sends it from
+        // its update: keep SDL updating while waiting, as a game's frame loop does.
+        func outputs(_ timeout: Duration, _ match: ([UInt8]) -> Bool) -> [UInt8]? {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                _ = sdl.command("state")
+                if let report = physical.waitForOutput(timeout: .milliseconds(50), where: match) { return report }
+            }
+            return nil
+        }
+        var seen: [String] = []
+        func rumble(_ match: @escaping (XboxRumbleReport) -> Bool) -> XboxRumbleReport? {
+            seen = []
+            return outputs(.seconds(5)) { report in
+                guard let decoded = try? XboxRumbleReport(decoding: report) else { seen.append("other \(report.prefix(3))"); return false }
+                seen.append("\(decoded.bytes)")
+                return match(decoded)
+            }.flatMap { try? XboxRumbleReport(decoding: $0) }
+        }
+        _ = physical.takeOutputs()
+        // 65535 / 655 = 100, 32896 / 655 = 50; 13107 / 655 = 20, 52428 / 655 = 80.
+        XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
+        XCTAssertNotNil(rumble { $0.strong == 100 && $0.weak == 50 }, "SDL's rumble; the pad got \(seen)")
+        XCTAssertEqual(sdl.command("triggers 13107 52428 10000")["rc"] as? Int, 0)
+        XCTAssertNotNil(rumble { $0.leftTrigger == 20 && $0.rightTrigger == 80 && $0.strong == 100 && $0.weak == 50 },
+                        "SDL's trigger rumble; the pad got \(seen)")
+        XCTAssertEqual(sdl.command("triggers 0 0 0")["rc"] as? Int, 0)
+        try expectStop(sdl: sdl, motors: { report in
+            (try? XboxRumbleReport(decoding: report)).map { MotorLevels(low: $0.strong, high: $0.weak, leftTrigger: $0.leftTrigger, rightTrigger: $0.rightTrigger) }
+        }, outputs: outputs)
     }
 
     func testAGameOnTheHostSeesTheForwardedPadAsAnXbox360Pad() throws {
