@@ -199,6 +199,10 @@ public struct GamepadState: Hashable, Sendable {
     public var leftStick: StickPosition = .zero
     public var rightStick: StickPosition = .zero
     public var l2: UInt8 = 0
+    /// The triggers at full resolution, 0...65535, from pads that report more than 8 bits (an
+    /// Xbox's 10); nil where `l2`/`r2` are all there is.
+    public var l2Fine: UInt16? = nil
+    public var r2Fine: UInt16? = nil
     public var r2: UInt8 = 0
     public var touch0 = TouchPoint()
     public var touch1 = TouchPoint()

@@ -23,16 +23,22 @@ public enum XboxOneSBluetooth {
     public static let triggerMaximum: UInt16 = 1023
 
     /// The state report for `state`: sticks as 0...65535 with 32768 at rest (the inverse of
-    /// reading them through the descriptor), triggers from 0...255 to 0...1023 rounded to nearest.
+    /// reading them through the descriptor), triggers from 0...65535 to 0...1023 rounded to nearest.
     public static func stateReport(buttons: GamepadButtons, dpad: DPad, leftX: Int16, leftY: Int16, rightX: Int16, rightY: Int16,
                                    l2: UInt8, r2: UInt8) -> [UInt8] {
+        stateReport(buttons: buttons, dpad: dpad, leftX: leftX, leftY: leftY, rightX: rightX, rightY: rightY,
+                    l2Wide: UInt16(l2) * 257, r2Wide: UInt16(r2) * 257)
+    }
+
+    public static func stateReport(buttons: GamepadButtons, dpad: DPad, leftX: Int16, leftY: Int16, rightX: Int16, rightY: Int16,
+                                   l2Wide: UInt16, r2Wide: UInt16) -> [UInt8] {
         var r = [UInt8](repeating: 0, count: stateLength)
         r[0] = stateReportID
         func put16(_ offset: Int, _ value: UInt16) { r[offset] = UInt8(truncatingIfNeeded: value); r[offset + 1] = UInt8(truncatingIfNeeded: value >> 8) }
         func stick(_ v: Int16) -> UInt16 { UInt16(bitPattern: v) ^ 0x8000 }
-        func trigger(_ v: UInt8) -> UInt16 { UInt16((UInt32(v) * UInt32(triggerMaximum) + 127) / 255) }
+        func trigger(_ v: UInt16) -> UInt16 { UInt16((UInt32(v) * UInt32(triggerMaximum) + 32767) / 65535) }
         put16(1, stick(leftX)); put16(3, stick(leftY)); put16(5, stick(rightX)); put16(7, stick(rightY))
-        put16(9, trigger(l2)); put16(11, trigger(r2))
+        put16(9, trigger(l2Wide)); put16(11, trigger(r2Wide))
         r[13] = dpad == .none ? 0 : dpad.rawValue + 1
         for bit in buttonBits where buttons.contains(bit.button) { r[bit.byte] |= bit.mask }
         return r

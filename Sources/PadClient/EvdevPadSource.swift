@@ -87,6 +87,8 @@ public final class EvdevPadSource: PhysicalPadSource {
         state.rightStick = StickPosition(x: Self.sixteenBit(frame.rightX, s.right.0), y: Self.sixteenBit(frame.rightY, s.right.1))
         state.l2 = Self.trigger(frame.l2, s.l2)
         state.r2 = Self.trigger(frame.r2, s.r2)
+        state.l2Fine = Self.fineTrigger(frame.l2, s.l2)
+        state.r2Fine = Self.fineTrigger(frame.r2, s.r2)
         state.hasTouch = reader.touchpad != nil
         if let c = frame.firstContact { state.touch0 = Self.point(c) }
         if let c = frame.secondContact { state.touch1 = Self.point(c) }
@@ -105,6 +107,14 @@ public final class EvdevPadSource: PhysicalPadSource {
     static func trigger(_ value: Int32, _ scale: StickScale?) -> UInt8 {
         guard let scale else { return 0 }
         return UInt8(clamping: (Int64(value) - Int64(scale.minimum)) * 255 / (Int64(scale.maximum) - Int64(scale.minimum)))
+    }
+
+    /// A trigger with more than 256 steps (hid-microsoft's 0...1023) at full resolution, rounded.
+    static func fineTrigger(_ value: Int32, _ scale: StickScale?) -> UInt16? {
+        guard let scale, Int64(scale.maximum) - Int64(scale.minimum) > 255 else { return nil }
+        let span = Int64(scale.maximum) - Int64(scale.minimum)
+        let clamped = min(max(Int64(value), Int64(scale.minimum)), Int64(scale.maximum)) - Int64(scale.minimum)
+        return UInt16((clamped * 65535 + span / 2) / span)
     }
 
     public func takeMotion(_ body: (WireMotionSample) -> Void) { motion.drain(body) }

@@ -37,7 +37,7 @@ public final class XboxOneVirtualPad: VirtualPad {
         var buttons = GamepadButtons(rawValue: s.buttons)
         if !hasShareButton { buttons.remove(.capture) }
         let report = XboxOneSBluetooth.stateReport(buttons: buttons, dpad: DPad(hat: s.dpad), leftX: s.leftX, leftY: s.leftY,
-                                                   rightX: s.rightX, rightY: s.rightY, l2: s.l2, r2: s.r2)
+                                                   rightX: s.rightX, rightY: s.rightY, l2Wide: s.l2Wide, r2Wide: s.r2Wide)
         guard report != lastReport else { return }
         lastReport = report
         try device.send(report)

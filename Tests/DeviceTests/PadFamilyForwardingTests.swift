@@ -153,12 +153,13 @@ final class PadFamilyForwardingTests: XCTestCase {
         XCTAssertEqual(virtualPad.productID, 0x02fd, "the physical pad's own product id")
         XCTAssertTrue(forward.snapshot().contains { $0.contains("from \(physicalPad.hidraw!)") }, "forward did not read the pad from hidraw: \(forward.snapshot())")
 
-        // Controls. Triggers travel as 8 bits: these raw values are ones the trip keeps.
+        // Controls, the triggers' 10 bits included (they travel at full resolution). Each step
+        // moves every axis by more than the input core's fuzz, which would hold the old value.
         let physicalReader = try LivePadReader(pad: physicalPad), hostReader = try LivePadReader(pad: virtualPad)
         let steps: [(GamepadButtons, DPad, [Int16], UInt16, UInt16)] = [
             ([.south, .l1, .options], .up, [-32768, 32767, 1234, -4321], 1023, 0),
-            ([.north, .west, .r3, .ps, .create], .downLeft, [32767, -32768, -1, 0], 257, 514),
-            ([.east, .l3, .r1], .none, [0, 0, 0, 0], 0, 1023),
+            ([.north, .west, .r3, .ps, .create], .downLeft, [32767, -32768, -1, 0], 777, 601),
+            ([.east, .l3, .r1], .none, [0, 0, 0, 0], 1, 1022),
         ]
         for (buttons, dpad, sticks, l2, r2) in steps {
             var report = XboxOneSBluetooth.stateReport(buttons: buttons, dpad: dpad, leftX: sticks[0], leftY: sticks[1], rightX: sticks[2], rightY: sticks[3], l2: 0, r2: 0)

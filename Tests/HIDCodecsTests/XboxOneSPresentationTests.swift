@@ -40,6 +40,16 @@ final class XboxOneSPresentationTests: XCTestCase {
             try decoder.decode(XboxOneSBluetooth.stateReport(buttons: [], dpad: .none, leftX: 0, leftY: 0, rightX: 0, rightY: 0, l2: level, r2: 255 - level), into: &state)
             XCTAssertEqual([state.l2, state.r2], [level, 255 - level], "triggers survive 8 → 10 → 8 bits")
         }
+        // Every 10-bit raw value comes back through the full-resolution triggers.
+        for raw in UInt16(0)...1023 {
+            var report = XboxOneSBluetooth.stateReport(buttons: [], dpad: .none, leftX: 0, leftY: 0, rightX: 0, rightY: 0, l2: 0, r2: 0)
+            report[9] = UInt8(raw & 0xff); report[10] = UInt8(raw >> 8)
+            var read = GamepadState()
+            try decoder.decode(report, into: &read)
+            let again = XboxOneSBluetooth.stateReport(buttons: [], dpad: .none, leftX: 0, leftY: 0, rightX: 0, rightY: 0,
+                                                      l2Wide: try XCTUnwrap(read.l2Fine), r2Wide: 0)
+            XCTAssertEqual(UInt16(again[9]) | UInt16(again[10]) << 8, raw)
+        }
         var state = GamepadState()
         try decoder.decode(XboxOneSBluetooth.batteryReport(percent: 50), into: &state)
         XCTAssertEqual(state.battery?.percent, 50)
