@@ -21,11 +21,21 @@ final class PadFamilyForwardingTests: XCTestCase {
     /// form and the same version report: every control reads the same on both kernels' evdev
     /// nodes, motion within 1 LSB, and the game's lightbar and rumble come back as DS4 reports.
     func testAForwardedDualShock4IsADualShock4WithThePadsOwnCalibration() throws {
+        try checkForwardedDualShock4(physicalBus: .usb)
+    }
+
+    /// The same over Bluetooth: the pad's calibration travels in its own 0x05 form, CRC and all,
+    /// and the game's feedback comes back as the pad's Bluetooth report 0x11.
+    func testAForwardedBluetoothDualShock4IsADualShock4WithThePadsOwnCalibration() throws {
+        try checkForwardedDualShock4(physicalBus: .bluetooth)
+    }
+
+    func checkForwardedDualShock4(physicalBus: PadBus) throws {
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR") }
         var version = DualShock4IdentityData.versionInfo
         version[41] = 0x77   // firmware version low byte: not the default
-        let physical = try EmulatedDualSense(kind: .dualShock4, bus: .usb, calibration: EmulatedDualShock4Tests.calibration, firmwareInfo: version)
+        let physical = try EmulatedDualSense(kind: .dualShock4, bus: physicalBus, calibration: EmulatedDualShock4Tests.calibration, firmwareInfo: version)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
@@ -97,7 +107,7 @@ final class PadFamilyForwardingTests: XCTestCase {
         }
 
         // Feedback: the host kernel's lightbar (hid-sony's LED class devices) and force-feedback
-        // rumble reach the physical pad as its own USB report 0x05.
+        // rumble reach the physical pad as its own report (USB 0x05, Bluetooth 0x11).
         _ = physical.takeOutputs()
         let hidName = virtualPad.id.split(separator: "/").last.map(String.init) ?? "?"
         for (colour, value) in [("red", 10), ("green", 200), ("blue", 30)] {
@@ -111,7 +121,8 @@ final class PadFamilyForwardingTests: XCTestCase {
         }
         XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { decoded($0)?.lightbar == RGBColor(red: 10, green: 200, blue: 30) },
                         "the game's lightbar never reached the physical pad: \(seenReports)")
-        XCTAssertEqual(physical.takeOutputs().filter { $0.first != 0x05 }, [], "the physical USB pad got reports not its own")
+        let ownReport: UInt8 = physicalBus == .usb ? 0x05 : 0x11
+        XCTAssertEqual(physical.takeOutputs().filter { $0.first != ownReport }, [], "the physical pad got reports not its own")
 
         var options = PadFeedback.Options()
         options.rumblePath = .evdev
