@@ -10,28 +10,33 @@ public enum XboxOneSBluetooth {
 
     /// Report 0x01: four 16-bit sticks (0...65535, +y down), two 10-bit triggers, a hat (1 up,
     /// clockwise to 8; 0 none), then Button 1...15 in bytes 14-15 and AC Back in byte 16's bit 0.
+    /// View is AC Back on the One S's firmware the CTS recorded (Android's BUTTON_SELECT; SDL's
+    /// evdev mapping and hid-microsoft's KEY_BACK), Button 11 on pads whose AC Back is Share.
     static let buttonBits: [ButtonBit] = [
         ButtonBit(byte: 14, mask: 0x01, button: .south), ButtonBit(byte: 14, mask: 0x02, button: .east),
         ButtonBit(byte: 14, mask: 0x08, button: .west), ButtonBit(byte: 14, mask: 0x10, button: .north),
         ButtonBit(byte: 14, mask: 0x40, button: .l1), ButtonBit(byte: 14, mask: 0x80, button: .r1),
-        ButtonBit(byte: 15, mask: 0x04, button: .create), ButtonBit(byte: 15, mask: 0x08, button: .options),
+        ButtonBit(byte: 15, mask: 0x08, button: .options),
         ButtonBit(byte: 15, mask: 0x10, button: .ps), ButtonBit(byte: 15, mask: 0x20, button: .l3),
         ButtonBit(byte: 15, mask: 0x40, button: .r3),
-        // Share on the Series pads (SDL reads it here for their product ids); AC Back elsewhere.
-        ButtonBit(byte: 16, mask: 0x01, button: .capture),
     ]
+    static let viewAsACBack = ButtonBit(byte: 16, mask: 0x01, button: .create)
+    static let viewAsButton11 = ButtonBit(byte: 15, mask: 0x04, button: .create)
+    /// Share on the Series pads: SDL reads it in byte 16 for their product ids.
+    static let shareAsACBack = ButtonBit(byte: 16, mask: 0x01, button: .capture)
     public static let triggerMaximum: UInt16 = 1023
 
     /// The state report for `state`: sticks as 0...65535 with 32768 at rest (the inverse of
     /// reading them through the descriptor), triggers from 0...65535 to 0...1023 rounded to nearest.
     public static func stateReport(buttons: GamepadButtons, dpad: DPad, leftX: Int16, leftY: Int16, rightX: Int16, rightY: Int16,
-                                   l2: UInt8, r2: UInt8) -> [UInt8] {
+                                   l2: UInt8, r2: UInt8, hasShareButton: Bool = false) -> [UInt8] {
         stateReport(buttons: buttons, dpad: dpad, leftX: leftX, leftY: leftY, rightX: rightX, rightY: rightY,
-                    l2Wide: UInt16(l2) * 257, r2Wide: UInt16(r2) * 257)
+                    l2Wide: UInt16(l2) * 257, r2Wide: UInt16(r2) * 257, hasShareButton: hasShareButton)
     }
 
+    /// `hasShareButton`: the presented pad is a Series pad, whose AC Back bit is Share and View Button 11.
     public static func stateReport(buttons: GamepadButtons, dpad: DPad, leftX: Int16, leftY: Int16, rightX: Int16, rightY: Int16,
-                                   l2Wide: UInt16, r2Wide: UInt16) -> [UInt8] {
+                                   l2Wide: UInt16, r2Wide: UInt16, hasShareButton: Bool = false) -> [UInt8] {
         var r = [UInt8](repeating: 0, count: stateLength)
         r[0] = stateReportID
         func put16(_ offset: Int, _ value: UInt16) { r[offset] = UInt8(truncatingIfNeeded: value); r[offset + 1] = UInt8(truncatingIfNeeded: value >> 8) }
@@ -40,7 +45,8 @@ public enum XboxOneSBluetooth {
         put16(1, stick(leftX)); put16(3, stick(leftY)); put16(5, stick(rightX)); put16(7, stick(rightY))
         put16(9, trigger(l2Wide)); put16(11, trigger(r2Wide))
         r[13] = dpad == .none ? 0 : dpad.rawValue + 1
-        for bit in buttonBits where buttons.contains(bit.button) { r[bit.byte] |= bit.mask }
+        let extra = hasShareButton ? [viewAsButton11, shareAsACBack] : [viewAsACBack]
+        for bit in buttonBits + extra where buttons.contains(bit.button) { r[bit.byte] |= bit.mask }
         return r
     }
 

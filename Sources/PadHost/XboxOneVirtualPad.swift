@@ -34,10 +34,9 @@ public final class XboxOneVirtualPad: VirtualPad {
     }
 
     public func apply(_ s: PadStateSnapshot) throws {
-        var buttons = GamepadButtons(rawValue: s.buttons)
-        if !hasShareButton { buttons.remove(.capture) }
-        let report = XboxOneSBluetooth.stateReport(buttons: buttons, dpad: DPad(hat: s.dpad), leftX: s.leftX, leftY: s.leftY,
-                                                   rightX: s.rightX, rightY: s.rightY, l2Wide: s.l2Wide, r2Wide: s.r2Wide)
+        let report = XboxOneSBluetooth.stateReport(buttons: GamepadButtons(rawValue: s.buttons), dpad: DPad(hat: s.dpad), leftX: s.leftX, leftY: s.leftY,
+                                                   rightX: s.rightX, rightY: s.rightY, l2Wide: s.l2Wide, r2Wide: s.r2Wide,
+                                                   hasShareButton: hasShareButton)
         guard report != lastReport else { return }
         lastReport = report
         try device.send(report)

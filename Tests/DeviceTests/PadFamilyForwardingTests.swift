@@ -169,7 +169,7 @@ final class PadFamilyForwardingTests: XCTestCase {
         let physicalReader = try LivePadReader(pad: physicalPad), hostReader = try LivePadReader(pad: virtualPad)
         let steps: [(GamepadButtons, DPad, [Int16], UInt16, UInt16)] = [
             ([.south, .l1, .options], .up, [-32768, 32767, 1234, -4321], 1023, 0),
-            ([.north, .west, .r3, .ps, .create], .downLeft, [32767, -32768, -1, 0], 777, 601),
+            ([.north, .west, .r3, .ps], .downLeft, [32767, -32768, -1, 0], 777, 601),
             ([.east, .l3, .r1], .none, [0, 0, 0, 0], 1, 1022),
         ]
         for (buttons, dpad, sticks, l2, r2) in steps {
@@ -188,6 +188,19 @@ final class PadFamilyForwardingTests: XCTestCase {
             }
             XCTAssertNotNil(matched, "\(buttons.names) \(dpad) \(sticks) \(l2)/\(r2): client evdev \(last.physical), host evdev \(last.host)")
         }
+
+        // View: AC Back on this pad, hid-microsoft's KEY_BACK (158) on both nodes.
+        var view = XboxOneSBluetooth.stateReport(buttons: [.create], dpad: .none, leftX: 0, leftY: 0, rightX: 0, rightY: 0, l2: 0, r2: 0)
+        let keyBack: UInt32 = 158
+        XCTAssertNotNil(try eventually(timeout: .seconds(10)) { () throws -> Bool? in
+            try physical.send(view)
+            _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
+            _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
+            return physicalReader.gamepad?.value(type: EvdevCode.EV_KEY, code: keyBack) == 1
+                && hostReader.gamepad?.value(type: EvdevCode.EV_KEY, code: keyBack) == 1 ? true : nil
+        }, "View (KEY_BACK) on the client's and the host's evdev nodes")
+        view = XboxOneSBluetooth.stateReport(buttons: [], dpad: .none, leftX: 0, leftY: 0, rightX: 0, rightY: 0, l2: 0, r2: 0)
+        try physical.send(view)
 
         // Battery: the same charge on both kernels' power supplies.
         try physical.send(XboxOneSBluetooth.batteryReport(percent: 50))

@@ -78,6 +78,56 @@ final class SDLClientTests: XCTestCase {
                         "SDL's evdev rumble never stopped")
     }
 
+    /// The DualShock 4 the host shows, through SDL's evdev driver (HIDAPI off): a PS4 controller
+    /// with hid-sony's codes, and SDL's rumble reaches the pad through the kernel's force feedback.
+    func testTheDualShock4ThroughSDLsEvdevDriver() throws {
+        let pad = try EmulatedDualSense(kind: .dualShock4, idleRepeat: EmulatedDualSense.idleReportInterval)
+        defer { pad.stop() }
+        let udev = try Udev()
+        let gamepad = try XCTUnwrap(padFor(pad, udev: udev)?.gamepadNode?.path)
+        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "ps4")
+        try checkInput(sdl: sdl, send: { try pad.send($0) }, touch: false, buttons: Self.dualSenseButtons)
+        _ = pad.takeOutputs()
+        XCTAssertEqual(sdl.command("rumble 65535 32768 5000")["rc"] as? Int, 0)
+        let motors = { (report: [UInt8]) in (try? DualShock4OutputDecoder.decode(report))?.motors }
+        XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { motors($0) == MotorLevels(low: 255, high: 128) }, "SDL's evdev rumble never reached the pad")
+        XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+        XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { motors($0) == MotorLevels(low: 0, high: 0) }, "SDL's evdev rumble never stopped")
+    }
+
+    /// The Xbox One S the host shows, through SDL's evdev driver: an Xbox One controller with
+    /// hid-microsoft's codes, and SDL's rumble reaches the pad's report 0x03 through the kernel's
+    /// force feedback (two motors: evdev has no trigger motors).
+    func testTheXboxOneSThroughSDLsEvdevDriver() throws {
+        let pad = try EmulatedXboxOne()
+        defer { pad.stop() }
+        let udev = try Udev()
+        let gamepad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+            udev.pads().first { $0.uniq == pad.uniq && $0.hidraw != nil && $0.gamepadNode != nil }?.gamepadNode?.path
+        })
+        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "xboxone")
+        try checkInput(sdl: sdl, send: { state in
+            let stick = StickScale(minimum: 0, maximum: 255)
+            try pad.send(XboxOneSBluetooth.stateReport(buttons: state.buttons, dpad: state.dpad,
+                                                       leftX: stick.wire(Int32(state.leftStick.x)), leftY: stick.wire(Int32(state.leftStick.y)),
+                                                       rightX: stick.wire(Int32(state.rightStick.x)), rightY: stick.wire(Int32(state.rightStick.y)),
+                                                       l2: state.l2, r2: state.r2))
+        }, touch: false, buttons: Self.dualSenseButtons)
+        _ = pad.takeOutputs()
+        // hid-microsoft: magnitude × 100 / 65535.
+        XCTAssertEqual(sdl.command("rumble 65535 32768 5000")["rc"] as? Int, 0)
+        let rumble = { (report: [UInt8]) in try? XboxRumbleReport(decoding: report) }
+        XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.strong == 100 && $0.weak == 50 } ?? false },
+                        "SDL's evdev rumble never reached the pad")
+        XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+        XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.strong == 0 && $0.weak == 0 } ?? false },
+                        "SDL's evdev rumble never stopped")
+    }
+
     // MARK: The uinput Xbox pad
 
     func testTheUInputXboxPadIsAnXbox360PadToSDLWithXpadsButtons() throws {

@@ -50,6 +50,13 @@ final class XboxOneSPresentationTests: XCTestCase {
                                                       l2Wide: try XCTUnwrap(read.l2Fine), r2Wide: 0)
             XCTAssertEqual(UInt16(again[9]) | UInt16(again[10]) << 8, raw)
         }
+        // View as the One S sends it (AC Back) and as a Series pad does (Button 11): View either way.
+        for share in [false, true] {
+            var read = GamepadState()
+            try decoder.decode(XboxOneSBluetooth.stateReport(buttons: .create, dpad: .none, leftX: 0, leftY: 0, rightX: 0, rightY: 0,
+                                                             l2: 0, r2: 0, hasShareButton: share), into: &read)
+            XCTAssertEqual(read.buttons, .create, "share button: \(share)")
+        }
         var state = GamepadState()
         try decoder.decode(XboxOneSBluetooth.batteryReport(percent: 50), into: &state)
         XCTAssertEqual(state.battery?.percent, 50)
