@@ -61,7 +61,7 @@ public struct GamepadButtons: OptionSet, Hashable, Sendable {
         Row(button: .fnRight, name: "fn_right", evdevKey: 0x2c3, evdevName: "BTN_TRIGGER_HAPPY4", xpadKey: nil),
         Row(button: .paddleLeft, name: "paddle_left", evdevKey: 0x2c0, evdevName: "BTN_TRIGGER_HAPPY1", xpadKey: nil),
         Row(button: .paddleRight, name: "paddle_right", evdevKey: 0x2c1, evdevName: "BTN_TRIGGER_HAPPY2", xpadKey: nil),
-        Row(button: .capture, name: "capture", evdevKey: nil, evdevName: nil, xpadKey: nil),
+        Row(button: .capture, name: "capture", evdevKey: 0x135, evdevName: "BTN_Z", xpadKey: nil),        // hid-nintendo
     ]
 
     /// Names used by `inspect --json`, in display order.
