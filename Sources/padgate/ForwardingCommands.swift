@@ -48,7 +48,7 @@ struct ServeCommand: ParsableCommand {
 
     @Option(parsing: .unconditional, help: "Port for TCP and UDP.") var port: UInt16 = ServeCommand.defaultPort
     @Option(help: "Address to listen on (127.0.0.1: this machine only).") var address = "0.0.0.0"
-    @Option(help: "Virtual pad kind: auto (each pad as its own family where uhid works: DualSense, Edge, DualShock 4, Xbox One over Bluetooth; else an Xbox 360 pad), dualsense (every pad as a DualSense), xbox (every pad as an Xbox 360 pad, uinput).")
+    @Option(help: "Virtual pad kind: auto (each pad as its own family where uhid works: DualSense, Edge, DualShock 4, Xbox One over Bluetooth, Switch Pro; else an Xbox 360 pad), dualsense (every pad as a DualSense), xbox (every pad as an Xbox 360 pad, uinput).")
     var virtual: VirtualChoice = .auto
     @Option(parsing: .unconditional, help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
     @Option(parsing: .unconditional, help: "Most clients with a session at once.") var maxClients = PadServer.Limits().maxClients
@@ -140,6 +140,7 @@ struct ServeCommand: ParsableCommand {
                 if let own = PlayStationVirtualPad.ownKind(of: arrival), access(UHIDDevice.path, W_OK) == 0,
                    let pad = try? PlayStationVirtualPad(arrival: arrival, presenting: own) { return pad }
                 if arrival.type == .xbox, access(UHIDDevice.path, W_OK) == 0, let pad = try? XboxOneVirtualPad(arrival: arrival) { return pad }
+                if arrival.type == .switchPro, access(UHIDDevice.path, W_OK) == 0, let pad = try? SwitchProVirtualPad(arrival: arrival) { return pad }
                 return try XboxVirtualPad(arrival: arrival)
             }
         }
