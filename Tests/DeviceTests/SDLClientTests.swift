@@ -279,6 +279,86 @@ final class SDLClientTests: XCTestCase {
         }, outputs: outputs)
     }
 
+    /// A forwarded Switch Pro is a Nintendo Switch Pro controller to a game on the host: SDL's
+    /// HIDAPI Switch driver does its own handshake with the host's pad (device info, SPI reads of
+    /// the physical pad's calibration, report mode, IMU), reports gyro and accelerometer, every
+    /// button by position, and its HD rumble and player lights reach the physical pad.
+    func testAGameOnTheHostSeesTheForwardedSwitchProThroughSDLsHIDAPI() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-sdl-\(UUID())")
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        // Positions, not Nintendo's labels: south is "a" whatever is printed on it.
+        setenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS", "0", 1)
+        defer { unsetenv("PADGATE_STATE_DIR"); unsetenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS"); try? FileManager.default.removeItem(at: state) }
+        let calibration = EmulatedSwitchProTests.calibration
+        let physical = try EmulatedSwitchPro(calibration: calibration)
+        defer { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(EmulatedSwitchProTests.padFor(physical, udev: udev))
+        let port = String(47900 + Int.random(in: 0..<40))
+        let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.gamepadNode?.path), "--quiet"])
+        defer { forward.interrupt() }
+        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+            udev.pads().first { $0.isHostVirtualPad && $0.hidraw != nil && $0.gamepadNode != nil && $0.node(.motion) != nil }
+        }, "the host never created its virtual pad")
+        let sdl = try SDLProbe(hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "switch-pro")
+        XCTAssertEqual(sdl.info["has_rumble"] as? Bool, true)
+
+        // Buttons by position, the d-pad, ZL and ZR as full triggers.
+        var controls = SwitchProReports.Controls()
+        let sticks = calibration.sticks
+        controls.left = (UInt16(sticks.leftX.center), UInt16(sticks.leftY.center))
+        controls.right = (UInt16(sticks.rightX.center), UInt16(sticks.rightY.center))
+        func until(_ what: String, _ condition: @escaping ([String: Any]) -> Bool) throws {
+            var seen: [String: Any]?
+            for _ in 0..<50 where seen == nil {
+                try physical.send(controls)
+                seen = sdl.waitForState(timeout: .milliseconds(100), slice: true, condition)
+            }
+            XCTAssertNotNil(seen, "\(what): SDL saw \(sdl.lastState)")
+        }
+        for (button, name) in Self.dualSenseButtons + [(.capture, "misc1")] {
+            controls.buttons = button
+            try until(name) { ($0["buttons"] as? [String]) == [name] }
+        }
+        controls.buttons = [.l2]
+        try until("ZL") { ($0["axes"] as? [String: Int])?["lefttrigger"] == 32767 && ($0["buttons"] as? [String]) == [] }
+        controls.buttons = []
+        for (dpad, name) in [(DPad.up, "dpup"), (.right, "dpright"), (.down, "dpdown"), (.left, "dpleft")] {
+            controls.dpad = dpad
+            try until(name) { ($0["buttons"] as? [String]) == [name] }
+        }
+        controls.dpad = .none
+        // Sticks at the ends of the pad's calibrated range, through SDL's own reading of it.
+        controls.left = (UInt16(sticks.leftX.max), UInt16(sticks.leftY.min))
+        try until("left stick right and down") { report in
+            let axes = report["axes"] as? [String: Int] ?? [:]
+            return (axes["leftx"] ?? 0) > 30000 && (axes["lefty"] ?? 0) > 30000 && abs(axes["rightx"] ?? 99999) < 2000
+        }
+        XCTAssertEqual(sdl.command("info")["gyro"] as? Bool, true, "SDL enabled the gyro")
+
+        // Rumble: SDL's HD rumble reaches the physical pad, and its stop.
+        _ = physical.takeOutputs()
+        func levels(_ report: [UInt8]) -> MotorLevels? { SwitchProReports.output(report)?.rumble.flatMap(SwitchHDRumble.levels) }
+        XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { levels($0).map { $0.low > 100 && $0.high > 40 } ?? false },
+                        "SDL's rumble never reached the physical pad")
+        XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { levels($0) == .silent }, "SDL's stop never reached the physical pad")
+
+        // Player lights: SDL 2.26 lights the one light of the player index (1 << index % 4).
+        var lights: [UInt8] = []
+        XCTAssertEqual(sdl.command("player 2")["rc"] as? Int, 0)
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(10)) { report in
+            guard let output = SwitchProReports.output(report), output.subcommand == 0x30, let light = output.arguments.first else { return false }
+            lights.append(light)
+            return light & 0x0F == 0x04
+        }, "SDL's player lights never reached the physical pad: \(lights)")
+    }
+
     func testAGameOnTheHostSeesTheForwardedPadAsAnXbox360Pad() throws {
         try forwarded(virtual: "xbox") { physical, virtualPad in
             let sdl = try SDLProbe(hidapi: false, path: try XCTUnwrap(virtualPad.gamepadNode?.path))
