@@ -87,7 +87,7 @@ public struct SwitchProCalibration: Hashable, Sendable {
     // MARK: Packing (12-bit pairs, as the flash holds them)
 
     static func pack12(_ a: Int32, _ b: Int32) -> [UInt8] {
-        let a = UInt32(a) & 0xFFF, b = UInt32(b) & 0xFFF
+        let a = UInt32(truncatingIfNeeded: a) & 0xFFF, b = UInt32(truncatingIfNeeded: b) & 0xFFF
         return [UInt8(a & 0xFF), UInt8((a >> 8) | ((b & 0xF) << 4)), UInt8(b >> 4)]
     }
     static func unpack12(_ d: ArraySlice<UInt8>) -> (Int32, Int32) {

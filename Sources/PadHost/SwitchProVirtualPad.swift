@@ -27,8 +27,8 @@ public final class SwitchProVirtualPad: VirtualPad {
             throw DeviceError.unsupported("hid-nintendo did not bind the virtual Switch Pro: sudo modprobe hid-nintendo")
         }
         let sticks = calibration.sticks
-        controls.left = (UInt16(sticks.leftX.center), UInt16(sticks.leftY.center))
-        controls.right = (UInt16(sticks.rightX.center), UInt16(sticks.rightY.center))
+        controls.left = (UInt16(clamping: sticks.leftX.center), UInt16(clamping: sticks.leftY.center))
+        controls.right = (UInt16(clamping: sticks.rightX.center), UInt16(clamping: sticks.rightY.center))
     }
 
     /// The physical pad's blocks when the client sent both and they are plausible; the defaults otherwise.

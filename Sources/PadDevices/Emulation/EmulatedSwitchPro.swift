@@ -61,8 +61,8 @@ public final class EmulatedSwitchPro {
         mac[0] = (mac[0] & 0xfc) | 0x02
         macAddress = mac
         let c = calibration.sticks
-        controls.left = (UInt16(c.leftX.center), UInt16(c.leftY.center))
-        controls.right = (UInt16(c.rightX.center), UInt16(c.rightY.center))
+        controls.left = (UInt16(clamping: c.leftX.center), UInt16(clamping: c.leftY.center))
+        controls.right = (UInt16(clamping: c.rightX.center), UInt16(clamping: c.rightY.center))
         uhid = try UHIDDevice()
         let thread = Thread { [weak self] in self?.pump() }
         thread.name = "padgate-uhid-switch"
