@@ -38,6 +38,14 @@ import json, sys, os
 blobs = json.load(open("Tests/HIDCodecsTests/Fixtures/calibration/ds4_feature_calibration.json"))["blobs"]
 for blob in blobs: open(os.path.join(sys.argv[1], blob["id"]), "wb").write(bytes.fromhex(blob["hex"]))
 open(os.path.join(sys.argv[1], "xbox_sdl_rumble"), "wb").write(bytes([0x03, 0x0F, 20, 80, 100, 50, 0xFF, 0x00, 0xEB]))
+# A Switch Pro's two flash blocks (IMU offsets 0, scales 16384 and 13371; sticks 2000 +-1500), no user data.
+imu = b"".join(v.to_bytes(2, "little") for v in [0, 0, 0, 16384, 16384, 16384, 0, 0, 0, 13371, 13371, 13371])
+def pack(a, b): return bytes([a & 0xFF, (a >> 8) | ((b & 0xF) << 4), b >> 4])
+left = pack(1500, 1500) + pack(2000, 2000) + pack(1500, 1500)
+right = pack(2000, 2000) + pack(1500, 1500) + pack(1500, 1500)
+factory = imu + b"\xff" * 5 + left + right + b"\xff"
+open(os.path.join(sys.argv[1], "switch_flash"), "wb").write(factory + b"\xff" * 48)
+open(os.path.join(sys.argv[1], "switch_rumble"), "wb").write(bytes([0x10, 0, 0, 1, 0x60, 0x72, 0, 0xC8, 0x60, 0x40]))
 PY
         ;;
         *) "$scratch/release/padgate-fuzz" --write-seeds "$scratch/seeds" "$fixtures" && cp -n "$scratch/seeds/$target"/* "$dir"/ ;;

@@ -128,6 +128,29 @@ final class SDLClientTests: XCTestCase {
                         "SDL's evdev rumble never stopped")
     }
 
+    /// The Switch Pro the host shows, through SDL's evdev driver (HIDAPI off): a Switch Pro
+    /// controller with hid-nintendo's codes, every button by position.
+    func testTheSwitchProThroughSDLsEvdevDriver() throws {
+        setenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS", "0", 1)
+        defer { unsetenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS") }
+        let pad = try EmulatedSwitchPro()
+        defer { pad.stop() }
+        let gamepad = try XCTUnwrap(EmulatedSwitchProTests.padFor(pad, udev: try Udev())?.gamepadNode?.path)
+        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "switch-pro")
+        var controls = SwitchProReports.Controls()
+        for (button, name) in Self.dualSenseButtons {
+            controls.buttons = button
+            var seen: [String: Any]?
+            for _ in 0..<50 where seen == nil {
+                try pad.send(controls)
+                seen = sdl.waitForState(timeout: .milliseconds(100), slice: true) { ($0["buttons"] as? [String]) == [name] }
+            }
+            XCTAssertNotNil(seen, "\(name): SDL saw \(sdl.lastState)")
+        }
+    }
+
     // MARK: The uinput Xbox pad
 
     func testTheUInputXboxPadIsAnXbox360PadToSDLWithXpadsButtons() throws {

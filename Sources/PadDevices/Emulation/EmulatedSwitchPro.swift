@@ -27,6 +27,10 @@ public enum SwitchProIdentityData {
     public static let name = "Pro Controller"
     public static let vendorID: UInt16 = 0x057e
     public static let productID: UInt16 = 0x2009
+    /// hid-nintendo sets bit 15 on top (0x8001), a version SDL 2.26's mapping database knows for
+    /// the pad under that driver; with 0 (0x8000) its evdev path took a mapping with every button
+    /// moved (measured by the device test).
+    public static let bluetoothVersion: UInt32 = 0x0001
 }
 
 /// A Switch Pro Controller over Bluetooth made through /dev/uhid: it answers hid-nintendo's and
@@ -69,7 +73,8 @@ public final class EmulatedSwitchPro {
         thread.start()
         do {
             try uhid.create(UHIDDevice.Identity(name: name ?? SwitchProIdentityData.name, phys: phys, uniq: uniq, bus: .bluetooth,
-                                                vendorID: SwitchProIdentityData.vendorID, productID: SwitchProIdentityData.productID),
+                                                vendorID: SwitchProIdentityData.vendorID, productID: SwitchProIdentityData.productID,
+                                                version: SwitchProIdentityData.bluetoothVersion),
                             descriptor: SwitchProIdentityData.bluetoothDescriptor)
         } catch {
             stop()
