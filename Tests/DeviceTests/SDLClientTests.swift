@@ -362,6 +362,22 @@ final class SDLClientTests: XCTestCase {
             return (axes["leftx"] ?? 0) > 30000 && (axes["lefty"] ?? 0) > 30000 && abs(axes["rightx"] ?? 99999) < 2000
         }
         XCTAssertEqual(sdl.command("info")["gyro"] as? Bool, true, "SDL enabled the gyro")
+        // Motion: SDL reads the physical pad's raw counts (14.2842 counts per deg/s, 4096 per g,
+        // axes in its own order): the magnitudes, sorted, within 2 % (the pad's IMU calibration
+        // moves them by less than 1 %).
+        var imu = SwitchProReports.IMUSample()
+        imu.gyro = (4000, -2000, 1000); imu.accel = (-3000, 4100, 250)
+        var motion: [String: Any]?
+        for _ in 0..<50 where motion == nil {
+            try physical.send(controls, imu: imu)
+            motion = sdl.waitForState(timeout: .milliseconds(100), slice: true) { report in
+                guard let gyro = report["gyro"] as? [Double], let accel = report["accel"] as? [Double], gyro.count == 3, accel.count == 3 else { return false }
+                let counts = gyro.map { abs($0) * 180 / Double.pi * 14.2842 }.sorted(), g = accel.map { abs($0) / 9.80665 * 4096 }.sorted()
+                return zip(counts, [1000.0, 2000, 4000]).allSatisfy { abs($0 - $1) < $1 * 0.02 }
+                    && zip(g, [250.0, 3000, 4100]).allSatisfy { abs($0 - $1) < $1 * 0.02 }
+            }
+        }
+        XCTAssertNotNil(motion, "SDL's gyro and accelerometer do not follow the physical pad's raw counts: \(sdl.lastState)")
 
         // Rumble: SDL's HD rumble reaches the physical pad, and its stop.
         _ = physical.takeOutputs()
