@@ -4,7 +4,7 @@
 #   tools/fuzz.sh [SECONDS_PER_TARGET=30] [TARGET...]
 #   tools/fuzz.sh --runs N [TARGET...]          (docs/fuzzing.md: the long run is --runs 10000000)
 # targets: descriptor input-reports recording trigger (codecs), wire-host wire-client datagram-open
-# control-frame pairing virtual-pad (every parser that touches network bytes)
+# control-frame pairing virtual-pad pad-families (every parser that touches network bytes)
 # Uses its own scratch path (.build-fuzz) so sanitizer builds never mix with normal ones.
 # Crashes are written to .build-fuzz/artifacts/<target>/; replay one with a plain build:
 #   swift build --product padgate-fuzz && .build/debug/padgate-fuzz descriptor .build-fuzz/artifacts/descriptor/crash-...
@@ -14,7 +14,7 @@ limit=(-max_total_time="${1:-30}")
 what="${1:-30}s"
 if [ "${1:-}" = "--runs" ]; then limit=(-runs="$2"); what="$2 executions"; shift 2; else shift || true; fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(descriptor input-reports recording trigger wire-host wire-client datagram-open control-frame pairing virtual-pad)
+[ ${#targets[@]} -gt 0 ] || targets=(descriptor input-reports recording trigger wire-host wire-client datagram-open control-frame pairing virtual-pad pad-families)
 scratch=.build-fuzz
 fixtures=Tests/HIDCodecsTests/Fixtures
 
@@ -33,6 +33,21 @@ for name, dev in d["devices"].items():
 PY
         ;;
         trigger) printf 'left weapon 2 5 8' > "$dir/weapon"; printf '\x21\xf8\x03\x00\x48\x92\x24\x00\x00\x00\x00' > "$dir/feedback" ;;
+        pad-families) python3 - "$dir" <<'PY'
+import json, sys, os
+blobs = json.load(open("Tests/HIDCodecsTests/Fixtures/calibration/ds4_feature_calibration.json"))["blobs"]
+for blob in blobs: open(os.path.join(sys.argv[1], blob["id"]), "wb").write(bytes.fromhex(blob["hex"]))
+open(os.path.join(sys.argv[1], "xbox_sdl_rumble"), "wb").write(bytes([0x03, 0x0F, 20, 80, 100, 50, 0xFF, 0x00, 0xEB]))
+# A Switch Pro's two flash blocks (IMU offsets 0, scales 16384 and 13371; sticks 2000 +-1500), no user data.
+imu = b"".join(v.to_bytes(2, "little") for v in [0, 0, 0, 16384, 16384, 16384, 0, 0, 0, 13371, 13371, 13371])
+def pack(a, b): return bytes([a & 0xFF, (a >> 8) | ((b & 0xF) << 4), b >> 4])
+left = pack(1500, 1500) + pack(2000, 2000) + pack(1500, 1500)
+right = pack(2000, 2000) + pack(1500, 1500) + pack(1500, 1500)
+factory = imu + b"\xff" * 5 + left + right + b"\xff"
+open(os.path.join(sys.argv[1], "switch_flash"), "wb").write(factory + b"\xff" * 48)
+open(os.path.join(sys.argv[1], "switch_rumble"), "wb").write(bytes([0x10, 0, 0, 1, 0x60, 0x72, 0, 0xC8, 0x60, 0x40]))
+PY
+        ;;
         *) "$scratch/release/padgate-fuzz" --write-seeds "$scratch/seeds" "$fixtures" && cp -n "$scratch/seeds/$target"/* "$dir"/ ;;
     esac
 }

@@ -17,6 +17,7 @@ let fuzzTargets: KeyValuePairs<String, (UnsafeRawBufferPointer) -> Void> = [
     "control-frame": fuzzControlFrame,
     "pairing": fuzzPairing,
     "virtual-pad": fuzzVirtualPad,
+    "pad-families": fuzzPadFamilies,
 ]
 
 /// libFuzzer calls one fixed C symbol; it runs whichever target the command line chose.

@@ -165,9 +165,9 @@ func fuzzVirtualPad(_ input: UnsafeRawBufferPointer) {
     var decoded = GamepadState()
     WireCodec.decode(input, counters: &counters) { message in
         switch message {
-        case .state(let snapshot): DualSenseVirtualPad.update(&state, with: snapshot)
-        case .touch(let touch): DualSenseVirtualPad.update(&state, with: touch)
-        case .motion(let batch): for i in 0..<batch.count { DualSenseVirtualPad.update(&state, with: batch[i], calibration: fuzzCalibration) }
+        case .state(let snapshot): PlayStationVirtualPad.update(&state, with: snapshot)
+        case .touch(let touch): PlayStationVirtualPad.update(&state, with: touch)
+        case .motion(let batch): for i in 0..<batch.count { PlayStationVirtualPad.update(&state, with: batch[i], calibration: fuzzCalibration) }
         default: return
         }
         // The report the kernel would get decodes to the state it was built from.

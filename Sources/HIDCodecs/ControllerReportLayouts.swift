@@ -26,6 +26,9 @@ public struct PlayStationInputLayout: Sendable {
     public var touchPoints: Int?           // two 4-byte points
     public var status: Int?
     public var batteryEncoding: BatteryEncoding
+    /// Byte 1 of a report with a transport header (`base` ≥ 2): the DualShock 4's Bluetooth 0x11
+    /// says 0xC0 there (HID data and CRC present), which SDL's PS4 driver checks; 0 elsewhere.
+    public var header: UInt8 = 0
 
     public enum BatteryEncoding: Sendable { case none, dualSense, dualShock4 }
 }
@@ -91,6 +94,7 @@ public enum PlayStationLayouts {
         layout.length = 78
         layout.base = 3
         layout.checksummed = true
+        layout.header = 0xC0
         return layout
     }()
 }

@@ -79,8 +79,12 @@ public struct DescriptorGamepadDecoder: Sendable {
             case .leftY: state.leftStick.y = Self.scale(value, read, to: 65535)
             case .rightX: state.rightStick.x = Self.scale(value, read, to: 65535)
             case .rightY: state.rightStick.y = Self.scale(value, read, to: 65535)
-            case .leftTrigger: state.l2 = UInt8(Self.scale(value, read, to: 255))
-            case .rightTrigger: state.r2 = UInt8(Self.scale(value, read, to: 255))
+            case .leftTrigger:
+                state.l2 = UInt8(Self.scale(value, read, to: 255))
+                state.l2Fine = read.maximum - read.minimum > 255 ? Self.scale(value, read, to: 65535) : nil
+            case .rightTrigger:
+                state.r2 = UInt8(Self.scale(value, read, to: 255))
+                state.r2Fine = read.maximum - read.minimum > 255 ? Self.scale(value, read, to: 65535) : nil
             case .hat:
                 // A hat's logical minimum is "up"; outside the range is its null state (nothing pressed).
                 let step = value - read.minimum

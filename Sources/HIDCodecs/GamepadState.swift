@@ -61,7 +61,7 @@ public struct GamepadButtons: OptionSet, Hashable, Sendable {
         Row(button: .fnRight, name: "fn_right", evdevKey: 0x2c3, evdevName: "BTN_TRIGGER_HAPPY4", xpadKey: nil),
         Row(button: .paddleLeft, name: "paddle_left", evdevKey: 0x2c0, evdevName: "BTN_TRIGGER_HAPPY1", xpadKey: nil),
         Row(button: .paddleRight, name: "paddle_right", evdevKey: 0x2c1, evdevName: "BTN_TRIGGER_HAPPY2", xpadKey: nil),
-        Row(button: .capture, name: "capture", evdevKey: nil, evdevName: nil, xpadKey: nil),
+        Row(button: .capture, name: "capture", evdevKey: 0x135, evdevName: "BTN_Z", xpadKey: nil),        // hid-nintendo
     ]
 
     /// Names used by `inspect --json`, in display order.
@@ -199,6 +199,10 @@ public struct GamepadState: Hashable, Sendable {
     public var leftStick: StickPosition = .zero
     public var rightStick: StickPosition = .zero
     public var l2: UInt8 = 0
+    /// The triggers at full resolution, 0...65535, from pads that report more than 8 bits (an
+    /// Xbox's 10); nil where `l2`/`r2` are all there is.
+    public var l2Fine: UInt16? = nil
+    public var r2Fine: UInt16? = nil
     public var r2: UInt8 = 0
     public var touch0 = TouchPoint()
     public var touch1 = TouchPoint()

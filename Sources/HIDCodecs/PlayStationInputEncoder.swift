@@ -17,6 +17,7 @@ public struct PlayStationInputEncoder: Sendable {
         let l = layout, b = l.base
         for i in 0..<l.length { r[i] = 0 }
         r[0] = l.reportID
+        if l.base >= 2 { r[1] = l.header }
         r[b + l.leftX] = UInt8(clamping: s.leftStick.x); r[b + l.leftY] = UInt8(clamping: s.leftStick.y)
         r[b + l.rightX] = UInt8(clamping: s.rightStick.x); r[b + l.rightY] = UInt8(clamping: s.rightStick.y)
         r[b + l.l2] = s.l2; r[b + l.r2] = s.r2

@@ -1,6 +1,7 @@
 import Feedback
 import Foundation
 import HIDCodecs
+import Logging
 import PadDevices
 import PadSystem
 import WireProtocol
@@ -34,10 +35,24 @@ public final class EvdevPadSource: PhysicalPadSource {
         self.motionCorrection = motionCorrection
         sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
-                             capabilities: pad.wireCapabilities, name: pad.name)
+                             capabilities: pad.wireCapabilities, name: pad.name, identity: Self.identity(of: pad))
         controls = .neutral(slot)
         touch = TouchSnapshot(slot: slot)
         update()
+    }
+
+    /// A Switch Pro's calibration blocks, read from its SPI flash through hidraw beside
+    /// hid-nintendo, so the host's pad reads sticks and motion through the same calibration
+    /// (docs/pad-families.md); no identity for the others, or when the pad does not answer.
+    static func identity(of pad: Pad) -> PadIdentity {
+        guard pad.kind == .switchPro, let hidraw = pad.hidraw else { return PadIdentity() }
+        do {
+            let calibration = try SwitchProSPI.readCalibration(hidraw: hidraw)
+            return PadIdentity(calibration: FeatureReportBytes(calibration.factory) ?? .init(), firmware: FeatureReportBytes(calibration.user) ?? .init())
+        } catch {
+            Logger(label: "padgate.client").warning("\(pad.name): no SPI calibration (\(error)); the host's pad uses its defaults")
+            return PadIdentity()
+        }
     }
 
     public var descriptors: [FileDescriptor] { reader.descriptors }
@@ -87,6 +102,8 @@ public final class EvdevPadSource: PhysicalPadSource {
         state.rightStick = StickPosition(x: Self.sixteenBit(frame.rightX, s.right.0), y: Self.sixteenBit(frame.rightY, s.right.1))
         state.l2 = Self.trigger(frame.l2, s.l2)
         state.r2 = Self.trigger(frame.r2, s.r2)
+        state.l2Fine = Self.fineTrigger(frame.l2, s.l2)
+        state.r2Fine = Self.fineTrigger(frame.r2, s.r2)
         state.hasTouch = reader.touchpad != nil
         if let c = frame.firstContact { state.touch0 = Self.point(c) }
         if let c = frame.secondContact { state.touch1 = Self.point(c) }
@@ -105,6 +122,14 @@ public final class EvdevPadSource: PhysicalPadSource {
     static func trigger(_ value: Int32, _ scale: StickScale?) -> UInt8 {
         guard let scale else { return 0 }
         return UInt8(clamping: (Int64(value) - Int64(scale.minimum)) * 255 / (Int64(scale.maximum) - Int64(scale.minimum)))
+    }
+
+    /// A trigger with more than 256 steps (hid-microsoft's 0...1023) at full resolution, rounded.
+    static func fineTrigger(_ value: Int32, _ scale: StickScale?) -> UInt16? {
+        guard let scale, Int64(scale.maximum) - Int64(scale.minimum) > 255 else { return nil }
+        let span = Int64(scale.maximum) - Int64(scale.minimum)
+        let clamped = min(max(Int64(value), Int64(scale.minimum)), Int64(scale.maximum)) - Int64(scale.minimum)
+        return UInt16((clamped * 65535 + span / 2) / span)
     }
 
     public func takeMotion(_ body: (WireMotionSample) -> Void) { motion.drain(body) }

@@ -68,7 +68,8 @@ public final class HidrawPadSource: PhysicalPadSource {
         }
     }
 
-    /// The pad's calibration and firmware feature reports, as its driver read them at probe.
+    /// The pad's calibration and firmware feature reports, as its driver read them at probe (a
+    /// DualShock 4's: its calibration in its bus's form, and its 0xa3 version report).
     /// A pad that does not answer is forwarded with the nominal calibration and no identity.
     static func identity(_ device: HIDRawDevice, kind: PadKind, bus: PadBus?) -> (calibration: MotionCalibration, wire: PadIdentity) {
         var wire = PadIdentity()
@@ -85,6 +86,11 @@ public final class HidrawPadSource: PhysicalPadSource {
             if let report = try? device.featureReport(id, length: bus == .bluetooth ? 41 : 37),
                let parsed = try? CalibrationParser.dualShock4(report) {
                 calibration = parsed.calibration
+                wire.calibration = FeatureReportBytes(report) ?? .init()
+            }
+            // Build date, hardware and firmware versions, which hid-sony reads at probe.
+            if let report = try? device.featureReport(DualShock4IdentityData.versionInfoReportID, length: DualShock4IdentityData.versionInfo.count) {
+                wire.firmware = FeatureReportBytes(report) ?? .init()
             }
         }
         return (calibration, wire)

@@ -77,7 +77,10 @@ public final class HotPlugFeeder: @unchecked Sendable {
             sources[pad.id] = source
             post(.add(source))
             let correction = source.motionCorrection != nil ? " (with the gyro correction 'padgate calibrate' stored)" : ""
-            logger.info("forwarding \(pad.kind.displayName) \(pad.name) from \(path) as slot \(slot.rawValue)\(correction)")
+            // Said, not silent (docs/pad-families.md): its calibration travels, read from its SPI flash.
+            let through = pad.kind == .switchPro && pad.hidraw != nil
+                ? " (through evdev: hid-nintendo owns its handshake; its SPI calibration goes to the host)" : ""
+            logger.info("forwarding \(pad.kind.displayName) \(pad.name) from \(path) as slot \(slot.rawValue)\(correction)\(through)")
         } catch {
             logger.error("cannot read \(pad.name): \(error)")
         }

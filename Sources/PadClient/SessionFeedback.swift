@@ -7,7 +7,9 @@ import WireProtocol
 extension RumbleMessage {
     /// The wire's 16-bit magnitudes to the motors' 8 bits; the 16-bit sequence widened for the renderer.
     init(_ lease: RumbleLease) {
-        self.init(sequence: UInt64(lease.sequence.rawValue), levels: MotorLevels(low: UInt8(lease.low >> 8), high: UInt8(lease.high >> 8)),
+        self.init(sequence: UInt64(lease.sequence.rawValue),
+                  levels: MotorLevels(low: UInt8(lease.low >> 8), high: UInt8(lease.high >> 8),
+                                      leftTrigger: UInt8(lease.leftTrigger >> 8), rightTrigger: UInt8(lease.rightTrigger >> 8)),
                   timeToLive: .milliseconds(Int(lease.ttlMillis)))
     }
 }

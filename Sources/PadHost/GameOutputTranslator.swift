@@ -1,19 +1,22 @@
 import HIDCodecs
 import WireProtocol
 
-/// Turns the DualSense output reports a game writes into what the client's pad must do: a rumble
-/// lease for the motors, one HID-output message for lights and triggers. Shared by the uhid
-/// DualSense and the in-process stand-in, so both speak for the game in the same way.
+/// Turns the output reports a game writes to a PlayStation pad into what the client's pad must do:
+/// a rumble lease for the motors, one HID-output message for lights and triggers. Shared by the
+/// uhid pads and the in-process stand-in, so all speak for the game in the same way.
 public struct GameOutputTranslator {
     public let slot: PadSlot
+    /// The pad the game writes to: a DualShock 4's reports have another layout.
+    public let kind: PadKind
     var sequence = WireSequence(0)
     /// How long a game's motor level holds without renewal; the host renews it (HostSession).
     public static let rumbleLeaseMillis: UInt16 = 500
 
-    public init(slot: PadSlot) { self.slot = slot }
+    public init(slot: PadSlot, kind: PadKind = .dualSense) { self.slot = slot; self.kind = kind }
 
-    /// Reports that are not DualSense output reports (or are corrupt) give no messages.
+    /// Reports that are not output reports of the pad (or are corrupt) give no messages.
     public mutating func messages(for report: [UInt8]) -> [WireMessage] {
+        if kind == .dualShock4 { return dualShock4Messages(for: report) }
         guard let decoded = try? DualSenseOutputDecoder.decode(report) else { return [] }
         var messages: [WireMessage] = []
         if let motors = decoded.motors {
@@ -39,6 +42,26 @@ public struct GameOutputTranslator {
         if !output.fields.isEmpty {
             sequence = sequence.next
             output.sequence = sequence
+            messages.append(.hidOutput(output))
+        }
+        return messages
+    }
+
+    /// A DualShock 4's report 0x05 (USB) or 0x11 (Bluetooth, CRC checked): motors and lightbar.
+    mutating func dualShock4Messages(for report: [UInt8]) -> [WireMessage] {
+        guard let decoded = try? DualShock4OutputDecoder.decode(report) else { return [] }
+        var messages: [WireMessage] = []
+        if let motors = decoded.motors {
+            sequence = sequence.next
+            messages.append(.rumble(RumbleLease(slot: slot, sequence: sequence,
+                                                low: UInt16(motors.low) * 257, high: UInt16(motors.high) * 257,
+                                                ttlMillis: Self.rumbleLeaseMillis)))
+        }
+        if let color = decoded.lightbar {
+            sequence = sequence.next
+            var output = HIDOutputMessage(slot: slot, sequence: sequence)
+            output.fields = .lightbar
+            output.red = color.red; output.green = color.green; output.blue = color.blue
             messages.append(.hidOutput(output))
         }
         return messages

@@ -40,6 +40,8 @@ extension PadStateSnapshot: WireMessageBody {
     public func write(into w: inout WireWriter) throws(WireError) {
         try w.u8(slot.rawValue); try w.u16(sequence.rawValue); try w.u32(buttons); try w.u8(dpad)
         try w.i16(leftX); try w.i16(leftY); try w.i16(rightX); try w.i16(rightY); try w.u8(l2); try w.u8(r2)
+        // Trailing, and only where the pad has them: a receiver before them stops at r2.
+        if l2Fine != nil || r2Fine != nil { try w.u16(l2Wide); try w.u16(r2Wide) }
     }
 }
 

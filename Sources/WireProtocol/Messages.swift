@@ -79,9 +79,10 @@ public struct FeatureReportBytes: Equatable, Sendable {
 /// IMU calibration (so the host computes the same physical units from the same raw counts) and
 /// its firmware information. Empty fields: the host uses its own defaults.
 public struct PadIdentity: Equatable, Sendable {
-    /// Feature report 0x05 of a DualSense (41 bytes), 0x02 of a USB DualShock 4 (37 bytes).
+    /// Feature report 0x05 of a DualSense (41 bytes), 0x02 of a USB DualShock 4 (37 bytes) or
+    /// 0x05 of a Bluetooth one (41 bytes, with its CRC).
     public var calibration = FeatureReportBytes()
-    /// Feature report 0x20 of a DualSense (64 bytes).
+    /// Feature report 0x20 of a DualSense (64 bytes), 0xa3 of a DualShock 4 (49 bytes).
     public var firmware = FeatureReportBytes()
     public init(calibration: FeatureReportBytes = .init(), firmware: FeatureReportBytes = .init()) {
         self.calibration = calibration; self.firmware = firmware
@@ -116,15 +117,25 @@ public struct PadStateSnapshot: Equatable, Sendable {
     public var dpad: UInt8
     public var leftX: Int16, leftY: Int16, rightX: Int16, rightY: Int16
     public var l2: UInt8, r2: UInt8
+    /// Trailing fields: the triggers at full resolution (0...65535) for pads with more than 8
+    /// bits of trigger (an Xbox's 10), so the host's pad reports the physical pad's raw value.
+    /// nil: the sender has only `l2`/`r2` (an older sender, or a pad with 8-bit triggers).
+    public var l2Fine: UInt16?, r2Fine: UInt16?
     public init(slot: PadSlot, sequence: WireSequence = WireSequence(0), buttons: UInt32 = 0, dpad: UInt8 = 8,
-                leftX: Int16 = 0, leftY: Int16 = 0, rightX: Int16 = 0, rightY: Int16 = 0, l2: UInt8 = 0, r2: UInt8 = 0) {
+                leftX: Int16 = 0, leftY: Int16 = 0, rightX: Int16 = 0, rightY: Int16 = 0, l2: UInt8 = 0, r2: UInt8 = 0,
+                l2Fine: UInt16? = nil, r2Fine: UInt16? = nil) {
         self.slot = slot; self.sequence = sequence; self.buttons = buttons; self.dpad = dpad
         self.leftX = leftX; self.leftY = leftY; self.rightX = rightX; self.rightY = rightY; self.l2 = l2; self.r2 = r2
+        self.l2Fine = l2Fine; self.r2Fine = r2Fine
     }
+    /// A trigger at full resolution: the fine value when sent, else the 8-bit one spread over 16 bits.
+    public var l2Wide: UInt16 { l2Fine ?? UInt16(l2) * 257 }
+    public var r2Wide: UInt16 { r2Fine ?? UInt16(r2) * 257 }
     /// Everything but the sequence: what "changed" means.
     public func sameControls(as other: PadStateSnapshot) -> Bool {
         buttons == other.buttons && dpad == other.dpad && leftX == other.leftX && leftY == other.leftY
             && rightX == other.rightX && rightY == other.rightY && l2 == other.l2 && r2 == other.r2
+            && l2Fine == other.l2Fine && r2Fine == other.r2Fine
     }
     public static func neutral(_ slot: PadSlot) -> PadStateSnapshot { PadStateSnapshot(slot: slot) }
 }

@@ -8,7 +8,7 @@ public enum PadSnapshots {
         return PadStateSnapshot(slot: slot, buttons: s.buttons.rawValue, dpad: s.dpad.rawValue,
                                 leftX: range.signed(s.leftStick.x), leftY: range.signed(s.leftStick.y, invert: range.invertsY),
                                 rightX: range.signed(s.rightStick.x), rightY: range.signed(s.rightStick.y, invert: range.invertsY),
-                                l2: s.l2, r2: s.r2)
+                                l2: s.l2, r2: s.r2, l2Fine: s.l2Fine, r2Fine: s.r2Fine)
     }
 
     public static func touch(_ s: GamepadState, slot: PadSlot) -> TouchSnapshot {

@@ -98,9 +98,14 @@ public enum WireCodec {
             let slot = try WireLimits.checkSlot(try r.u8()), seq = WireSequence(try r.u16()), buttons = try r.u32(), dpad = try r.u8()
             guard dpad <= 8 else { throw .malformed("d-pad value \(dpad) out of range") }
             guard buttons & ~WireLimits.knownButtons == 0 else { throw .malformed("unknown button bits 0x\(String(buttons, radix: 16))") }
-            return .state(PadStateSnapshot(slot: slot, sequence: seq, buttons: buttons, dpad: dpad,
-                                           leftX: try r.i16(), leftY: try r.i16(), rightX: try r.i16(), rightY: try r.i16(),
-                                           l2: try r.u8(), r2: try r.u8()))
+            var state = PadStateSnapshot(slot: slot, sequence: seq, buttons: buttons, dpad: dpad,
+                                         leftX: try r.i16(), leftY: try r.i16(), rightX: try r.i16(), rightY: try r.i16(),
+                                         l2: try r.u8(), r2: try r.u8())
+            if r.remaining >= 4 {
+                state.l2Fine = try WireLimits.checkFineTrigger(try r.u16(), coarse: state.l2)
+                state.r2Fine = try WireLimits.checkFineTrigger(try r.u16(), coarse: state.r2)
+            }
+            return .state(state)
         case .touch:
             let slot = try WireLimits.checkSlot(try r.u8()), seq = WireSequence(try r.u16())
             func contact() throws(WireError) -> WireTouchContact {

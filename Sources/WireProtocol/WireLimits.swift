@@ -30,6 +30,17 @@ public enum WireLimits {
         return PadSlot(raw)
     }
 
+    /// How far a full-resolution trigger may be from its 8-bit value spread over 16 bits (two
+    /// 8-bit steps: one for rounding on either side); further, one of the two is a lie.
+    public static let maxFineTriggerDrift = 2 * 257
+
+    static func checkFineTrigger(_ fine: UInt16, coarse: UInt8) throws(WireError) -> UInt16 {
+        guard abs(Int(fine) - Int(coarse) * 257) <= maxFineTriggerDrift else {
+            throw .malformed("trigger \(fine) at full resolution but \(coarse) in 8 bits")
+        }
+        return fine
+    }
+
     static func checkMotion(_ sample: WireMotionSample) throws(WireError) {
         for gyro in [sample.gyroX, sample.gyroY, sample.gyroZ] where !(gyro.isFinite && abs(gyro) <= maxGyroDegreesPerSecond) {
             throw .malformed("gyro value \(gyro) (finite, within ±\(maxGyroDegreesPerSecond) deg/s)")

@@ -196,7 +196,7 @@ struct DemoEnds {
         }
         return DemoEnds(
             source: source,
-            makeHostPad: { try DualSenseVirtualPad(arrival: $0) },
+            makeHostPad: { try PlayStationVirtualPad(arrival: $0) },
             hostView: {
                 guard let pad = hostPad() else { return "(no virtual pad yet)" }
                 return hostLock.withLock {

@@ -49,7 +49,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Address to listen on, IPv6 or IPv4 (the default '::' is both; 127.0.0.1 or ::1: this machine only).")
     var address = PadServer.everyAddress
     @Flag(help: "Do not announce this host on the LAN (DNS-SD through avahi-daemon).") var noAnnounce = false
-    @Option(help: "Virtual pad kind: auto (DualSense for PlayStation pads when uhid works, else Xbox), dualsense, xbox.")
+    @Option(help: "Virtual pad kind: auto (each pad as its own family where uhid works: DualSense, Edge, DualShock 4, Xbox One over Bluetooth, Switch Pro; else an Xbox 360 pad), dualsense (every pad as a DualSense), xbox (every pad as an Xbox 360 pad, uinput).")
     var virtual: VirtualChoice = .auto
     @Option(parsing: .unconditional, help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
     @Option(parsing: .unconditional, help: "Most clients with a session at once.") var maxClients = PadServer.Limits().maxClients
@@ -154,12 +154,14 @@ struct ServeCommand: ParsableCommand {
     static func factory(_ choice: VirtualChoice) -> VirtualPadFactory {
         { arrival in
             switch choice {
-            case .dualsense: return try DualSenseVirtualPad(arrival: arrival)
+            case .dualsense: return try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense)
             case .xbox: return try XboxVirtualPad(arrival: arrival)
             case .inProcess: return PrintingPad(arrival: arrival)
             case .auto:
-                let playStation = [.dualSense, .dualSenseEdge, .dualShock4].contains(arrival.type)
-                if playStation, access(UHIDDevice.path, W_OK) == 0, let pad = try? DualSenseVirtualPad(arrival: arrival) { return pad }
+                if let own = PlayStationVirtualPad.ownKind(of: arrival), access(UHIDDevice.path, W_OK) == 0,
+                   let pad = try? PlayStationVirtualPad(arrival: arrival, presenting: own) { return pad }
+                if arrival.type == .xbox, access(UHIDDevice.path, W_OK) == 0, let pad = try? XboxOneVirtualPad(arrival: arrival) { return pad }
+                if arrival.type == .switchPro, access(UHIDDevice.path, W_OK) == 0, let pad = try? SwitchProVirtualPad(arrival: arrival) { return pad }
                 return try XboxVirtualPad(arrival: arrival)
             }
         }

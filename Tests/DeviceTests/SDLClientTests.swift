@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import PadSystem
+import WireProtocol
 import XCTest
 @testable import PadDevices
 
@@ -77,6 +78,79 @@ final class SDLClientTests: XCTestCase {
                         "SDL's evdev rumble never stopped")
     }
 
+    /// The DualShock 4 the host shows, through SDL's evdev driver (HIDAPI off): a PS4 controller
+    /// with hid-sony's codes, and SDL's rumble reaches the pad through the kernel's force feedback.
+    func testTheDualShock4ThroughSDLsEvdevDriver() throws {
+        let pad = try EmulatedDualSense(kind: .dualShock4, idleRepeat: EmulatedDualSense.idleReportInterval)
+        defer { pad.stop() }
+        let udev = try Udev()
+        let gamepad = try XCTUnwrap(padFor(pad, udev: udev)?.gamepadNode?.path)
+        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "ps4")
+        try checkInput(sdl: sdl, send: { try pad.send($0) }, touch: false, buttons: Self.dualSenseButtons)
+        _ = pad.takeOutputs()
+        XCTAssertEqual(sdl.command("rumble 65535 32768 5000")["rc"] as? Int, 0)
+        let motors = { (report: [UInt8]) in (try? DualShock4OutputDecoder.decode(report))?.motors }
+        XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { motors($0) == MotorLevels(low: 255, high: 128) }, "SDL's evdev rumble never reached the pad")
+        XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+        XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { motors($0) == MotorLevels(low: 0, high: 0) }, "SDL's evdev rumble never stopped")
+    }
+
+    /// The Xbox One S the host shows, through SDL's evdev driver: an Xbox One controller with
+    /// hid-microsoft's codes, and SDL's rumble reaches the pad's report 0x03 through the kernel's
+    /// force feedback (two motors: evdev has no trigger motors).
+    func testTheXboxOneSThroughSDLsEvdevDriver() throws {
+        let pad = try EmulatedXboxOne()
+        defer { pad.stop() }
+        let udev = try Udev()
+        let gamepad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+            udev.pads().first { $0.uniq == pad.uniq && $0.hidraw != nil && $0.gamepadNode != nil }?.gamepadNode?.path
+        })
+        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "xboxone")
+        try checkInput(sdl: sdl, send: { state in
+            let stick = StickScale(minimum: 0, maximum: 255)
+            try pad.send(XboxOneSBluetooth.stateReport(buttons: state.buttons, dpad: state.dpad,
+                                                       leftX: stick.wire(Int32(state.leftStick.x)), leftY: stick.wire(Int32(state.leftStick.y)),
+                                                       rightX: stick.wire(Int32(state.rightStick.x)), rightY: stick.wire(Int32(state.rightStick.y)),
+                                                       l2: state.l2, r2: state.r2))
+        }, touch: false, buttons: Self.dualSenseButtons)
+        _ = pad.takeOutputs()
+        // hid-microsoft: magnitude × 100 / 65535.
+        XCTAssertEqual(sdl.command("rumble 65535 32768 5000")["rc"] as? Int, 0)
+        let rumble = { (report: [UInt8]) in try? XboxRumbleReport(decoding: report) }
+        XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.strong == 100 && $0.weak == 50 } ?? false },
+                        "SDL's evdev rumble never reached the pad")
+        XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+        XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.strong == 0 && $0.weak == 0 } ?? false },
+                        "SDL's evdev rumble never stopped")
+    }
+
+    /// The Switch Pro the host shows, through SDL's evdev driver (HIDAPI off): a Switch Pro
+    /// controller with hid-nintendo's codes, every button by position.
+    func testTheSwitchProThroughSDLsEvdevDriver() throws {
+        setenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS", "0", 1)
+        defer { unsetenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS") }
+        let pad = try EmulatedSwitchPro()
+        defer { pad.stop() }
+        let gamepad = try XCTUnwrap(EmulatedSwitchProTests.padFor(pad, udev: try Udev())?.gamepadNode?.path)
+        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "switch-pro")
+        var controls = SwitchProReports.Controls()
+        for (button, name) in Self.dualSenseButtons {
+            controls.buttons = button
+            var seen: [String: Any]?
+            for _ in 0..<50 where seen == nil {
+                try pad.send(controls)
+                seen = sdl.waitForState(timeout: .milliseconds(100), slice: true) { ($0["buttons"] as? [String]) == [name] }
+            }
+            XCTAssertNotNil(seen, "\(name): SDL saw \(sdl.lastState)")
+        }
+    }
+
     // MARK: The uinput Xbox pad
 
     func testTheUInputXboxPadIsAnXbox360PadToSDLWithXpadsButtons() throws {
@@ -121,6 +195,209 @@ final class SDLClientTests: XCTestCase {
         }
     }
 
+    /// A forwarded DualShock 4 is a PS4 controller to a game on the host: SDL's HIDAPI PS4 driver
+    /// opens it in enhanced mode (touchpad, gyro, accelerometer, LED, rumble), reads the physical
+    /// pad's calibration through it, and its rumble and LED reach the physical pad's own reports.
+    func testAGameOnTheHostSeesTheForwardedDualShock4ThroughSDLsHIDAPIAsAPS4Controller() throws {
+        let calibration = EmulatedDualShock4Tests.calibration
+        try forwarded(virtual: "auto", physical: EmulatedDualSense(kind: .dualShock4, bus: .usb, calibration: calibration)) { physical, virtualPad in
+            XCTAssertEqual(virtualPad.kind, .dualShock4)
+            XCTAssertEqual(virtualPad.bus, .bluetooth, "the host presents its DualShock 4 as SDL's HIDAPI opens it")
+            let sdl = try SDLProbe(hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+            defer { sdl.quit() }
+            XCTAssertEqual(sdl.info["type"] as? String, "ps4")
+            XCTAssertEqual(sdl.info["has_led"] as? Bool, true)
+            XCTAssertEqual(sdl.info["has_rumble"] as? Bool, true)
+            XCTAssertEqual(sdl.info["touchpads"] as? Int, 1)
+            XCTAssertEqual(sdl.info["fingers"] as? Int, 2)
+            XCTAssertEqual(sdl.info["gyro"] as? Bool, true)
+            XCTAssertEqual(sdl.info["accel"] as? Bool, true)
+            // SDL_hidapi_ps4.c scales the DS4's touchpad by 1/1920 across and 1/920 down.
+            try checkInput(sdl: sdl, send: { try physical.send($0) }, touch: true, touchHeight: 920,
+                           buttons: Self.dualSenseButtons + [(.touchpad, "touchpad")])
+            try checkDualShock4Motion(sdl: sdl, calibration: calibration) { try physical.send($0) }
+            let motors = { (report: [UInt8]) in (try? DualShock4OutputDecoder.decode(report))?.motors }
+            var passed: [String] = []
+            func output(_ match: @escaping (DecodedDualShock4Output) -> Bool) -> DecodedDualShock4Output? {
+                passed = []
+                return physical.waitForOutput(timeout: .seconds(5)) { report in
+                    guard let output = try? DualShock4OutputDecoder.decode(report) else { passed.append("undecodable \(report.prefix(4))"); return false }
+                    passed.append("\(output)")
+                    return match(output)
+                }.flatMap { try? DualShock4OutputDecoder.decode($0) }
+            }
+            _ = physical.takeOutputs()
+            // SDL sends the high byte of each level: 65535 and 32896 become 255 and 128.
+            XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
+            XCTAssertNotNil(output { $0.motors == MotorLevels(low: 255, high: 128) }, "SDL's rumble; the pad got \(passed)")
+            try expectStop(sdl: sdl, motors: motors) { timeout, match in physical.waitForOutput(timeout: timeout, where: match) }
+            XCTAssertEqual(sdl.command("led 255 0 128")["rc"] as? Int, 0)
+            XCTAssertNotNil(output { $0.lightbar == RGBColor(red: 255, green: 0, blue: 128) }, "SDL's LED; the pad got \(passed)")
+        }
+    }
+
+    /// A forwarded Xbox over Bluetooth is an Xbox One controller to a game on the host: SDL's
+    /// HIDAPI Xbox One driver opens it with rumble and trigger rumble, and both reach the physical
+    /// pad's own report 0x03 with SDL's magnitudes (SDL_hidapi_xboxone.c: level / 655, 0...100).
+    func testAGameOnTheHostSeesTheForwardedXboxThroughSDLsHIDAPIWithTriggerRumble() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-sdl-\(UUID())")
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        defer { unsetenv("PADGATE_STATE_DIR"); try? FileManager.default.removeItem(at: state) }
+        let physical = try EmulatedXboxOne()
+        defer { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+            udev.pads().first { $0.uniq == physical.uniq && $0.hidraw != nil && $0.gamepadNode != nil }
+        })
+        let port = String(47900 + Int.random(in: 0..<40))
+        let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"])
+        defer { forward.interrupt() }
+        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+            udev.pads().first { $0.isHostVirtualPad && $0.hidraw != nil && $0.gamepadNode != nil }
+        }, "the host never created its virtual pad")
+        let sdl = try SDLProbe(hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "xboxone")
+        XCTAssertEqual(sdl.info["has_rumble"] as? Bool, true)
+        XCTAssertEqual(sdl.info["has_rumble_triggers"] as? Bool, true)
+        try checkInput(sdl: sdl, send: { state in
+            let stick = StickScale(minimum: 0, maximum: 255)
+            try physical.send(XboxOneSBluetooth.stateReport(buttons: state.buttons, dpad: state.dpad,
+                                                            leftX: stick.wire(Int32(state.leftStick.x)), leftY: stick.wire(Int32(state.leftStick.y)),
+                                                            rightX: stick.wire(Int32(state.rightStick.x)), rightY: stick.wire(Int32(state.rightStick.y)),
+                                                            l2: state.l2, r2: state.r2))
+        }, touch: false, buttons: Self.dualSenseButtons)
+
+        // SDL holds a Bluetooth Xbox pad's next rumble for 50 ms after the last and sends it from
+        // its update: keep SDL updating while waiting, as a game's frame loop does.
+        func outputs(_ timeout: Duration, _ match: ([UInt8]) -> Bool) -> [UInt8]? {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                _ = sdl.command("state")
+                if let report = physical.waitForOutput(timeout: .milliseconds(50), where: match) { return report }
+            }
+            return nil
+        }
+        var seen: [String] = []
+        func rumble(_ match: @escaping (XboxRumbleReport) -> Bool) -> XboxRumbleReport? {
+            seen = []
+            return outputs(.seconds(5)) { report in
+                guard let decoded = try? XboxRumbleReport(decoding: report) else { seen.append("other \(report.prefix(3))"); return false }
+                seen.append("\(decoded.bytes)")
+                return match(decoded)
+            }.flatMap { try? XboxRumbleReport(decoding: $0) }
+        }
+        _ = physical.takeOutputs()
+        // 65535 / 655 = 100, 32896 / 655 = 50; 13107 / 655 = 20, 52428 / 655 = 80.
+        XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
+        XCTAssertNotNil(rumble { $0.strong == 100 && $0.weak == 50 }, "SDL's rumble; the pad got \(seen)")
+        XCTAssertEqual(sdl.command("triggers 13107 52428 10000")["rc"] as? Int, 0)
+        XCTAssertNotNil(rumble { $0.leftTrigger == 20 && $0.rightTrigger == 80 && $0.strong == 100 && $0.weak == 50 },
+                        "SDL's trigger rumble; the pad got \(seen)")
+        XCTAssertEqual(sdl.command("triggers 0 0 0")["rc"] as? Int, 0)
+        try expectStop(sdl: sdl, motors: { report in
+            (try? XboxRumbleReport(decoding: report)).map { MotorLevels(low: $0.strong, high: $0.weak, leftTrigger: $0.leftTrigger, rightTrigger: $0.rightTrigger) }
+        }, outputs: outputs)
+    }
+
+    /// A forwarded Switch Pro is a Nintendo Switch Pro controller to a game on the host: SDL's
+    /// HIDAPI Switch driver does its own handshake with the host's pad (device info, SPI reads of
+    /// the physical pad's calibration, report mode, IMU), reports gyro and accelerometer, every
+    /// button by position, and its HD rumble and player lights reach the physical pad.
+    func testAGameOnTheHostSeesTheForwardedSwitchProThroughSDLsHIDAPI() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-sdl-\(UUID())")
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        // Positions, not Nintendo's labels: south is "a" whatever is printed on it.
+        setenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS", "0", 1)
+        defer { unsetenv("PADGATE_STATE_DIR"); unsetenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS"); try? FileManager.default.removeItem(at: state) }
+        let calibration = EmulatedSwitchProTests.calibration
+        let physical = try EmulatedSwitchPro(calibration: calibration)
+        defer { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(EmulatedSwitchProTests.padFor(physical, udev: udev))
+        let port = String(47900 + Int.random(in: 0..<40))
+        let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.gamepadNode?.path), "--quiet"])
+        defer { forward.interrupt() }
+        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+            udev.pads().first { $0.isHostVirtualPad && $0.hidraw != nil && $0.gamepadNode != nil && $0.node(.motion) != nil }
+        }, "the host never created its virtual pad")
+        let sdl = try SDLProbe(hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["type"] as? String, "switch-pro")
+        XCTAssertEqual(sdl.info["has_rumble"] as? Bool, true)
+
+        // Buttons by position, the d-pad, ZL and ZR as full triggers.
+        var controls = SwitchProReports.Controls()
+        let sticks = calibration.sticks
+        controls.left = (UInt16(sticks.leftX.center), UInt16(sticks.leftY.center))
+        controls.right = (UInt16(sticks.rightX.center), UInt16(sticks.rightY.center))
+        func until(_ what: String, _ condition: @escaping ([String: Any]) -> Bool) throws {
+            var seen: [String: Any]?
+            for _ in 0..<50 where seen == nil {
+                try physical.send(controls)
+                seen = sdl.waitForState(timeout: .milliseconds(100), slice: true, condition)
+            }
+            XCTAssertNotNil(seen, "\(what): SDL saw \(sdl.lastState)")
+        }
+        for (button, name) in Self.dualSenseButtons + [(.capture, "misc1")] {
+            controls.buttons = button
+            try until(name) { ($0["buttons"] as? [String]) == [name] }
+        }
+        controls.buttons = [.l2]
+        try until("ZL") { ($0["axes"] as? [String: Int])?["lefttrigger"] == 32767 && ($0["buttons"] as? [String]) == [] }
+        controls.buttons = []
+        for (dpad, name) in [(DPad.up, "dpup"), (.right, "dpright"), (.down, "dpdown"), (.left, "dpleft")] {
+            controls.dpad = dpad
+            try until(name) { ($0["buttons"] as? [String]) == [name] }
+        }
+        controls.dpad = .none
+        // Sticks at the ends of the pad's calibrated range, through SDL's own reading of it.
+        controls.left = (UInt16(sticks.leftX.max), UInt16(sticks.leftY.min))
+        try until("left stick right and down") { report in
+            let axes = report["axes"] as? [String: Int] ?? [:]
+            return (axes["leftx"] ?? 0) > 30000 && (axes["lefty"] ?? 0) > 30000 && abs(axes["rightx"] ?? 99999) < 2000
+        }
+        XCTAssertEqual(sdl.command("info")["gyro"] as? Bool, true, "SDL enabled the gyro")
+        // Motion: SDL reads the physical pad's raw counts (14.2842 counts per deg/s, 4096 per g,
+        // axes in its own order): the magnitudes, sorted, within 2 % (the pad's IMU calibration
+        // moves them by less than 1 %).
+        var imu = SwitchProReports.IMUSample()
+        imu.gyro = (4000, -2000, 1000); imu.accel = (-3000, 4100, 250)
+        var motion: [String: Any]?
+        for _ in 0..<50 where motion == nil {
+            try physical.send(controls, imu: imu)
+            motion = sdl.waitForState(timeout: .milliseconds(100), slice: true) { report in
+                guard let gyro = report["gyro"] as? [Double], let accel = report["accel"] as? [Double], gyro.count == 3, accel.count == 3 else { return false }
+                let counts = gyro.map { abs($0) * 180 / Double.pi * 14.2842 }.sorted(), g = accel.map { abs($0) / 9.80665 * 4096 }.sorted()
+                return zip(counts, [1000.0, 2000, 4000]).allSatisfy { abs($0 - $1) < $1 * 0.02 }
+                    && zip(g, [250.0, 3000, 4100]).allSatisfy { abs($0 - $1) < $1 * 0.02 }
+            }
+        }
+        XCTAssertNotNil(motion, "SDL's gyro and accelerometer do not follow the physical pad's raw counts: \(sdl.lastState)")
+
+        // Rumble: SDL's HD rumble reaches the physical pad, and its stop.
+        _ = physical.takeOutputs()
+        func levels(_ report: [UInt8]) -> MotorLevels? { SwitchProReports.output(report)?.rumble.flatMap(SwitchHDRumble.levels) }
+        XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { levels($0).map { $0.low > 100 && $0.high > 40 } ?? false },
+                        "SDL's rumble never reached the physical pad")
+        XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { levels($0) == .silent }, "SDL's stop never reached the physical pad")
+
+        // Player lights: SDL 2.26 lights the one light of the player index (1 << index % 4).
+        var lights: [UInt8] = []
+        XCTAssertEqual(sdl.command("player 2")["rc"] as? Int, 0)
+        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(10)) { report in
+            guard let output = SwitchProReports.output(report), output.subcommand == 0x30, let light = output.arguments.first else { return false }
+            lights.append(light)
+            return light & 0x0F == 0x04
+        }, "SDL's player lights never reached the physical pad: \(lights)")
+    }
+
     func testAGameOnTheHostSeesTheForwardedPadAsAnXbox360Pad() throws {
         try forwarded(virtual: "xbox") { physical, virtualPad in
             let sdl = try SDLProbe(hidapi: false, path: try XCTUnwrap(virtualPad.gamepadNode?.path))
@@ -155,12 +432,13 @@ final class SDLClientTests: XCTestCase {
         }
     }
 
-    /// An emulated USB DualSense forwarded to `serve --virtual KIND` on this machine.
-    func forwarded(virtual kind: String, _ body: (EmulatedDualSense, Pad) throws -> Void) throws {
+    /// An emulated USB DualSense (or `physical`) forwarded to `serve --virtual KIND` on this machine.
+    func forwarded(virtual kind: String, physical made: @autoclosure () throws -> EmulatedDualSense = try EmulatedDualSense(bus: .usb),
+                   _ body: (EmulatedDualSense, Pad) throws -> Void) throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-sdl-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR"); try? FileManager.default.removeItem(at: state) }
-        let physical = try EmulatedDualSense(bus: .usb)
+        let physical = try made()
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
@@ -197,7 +475,8 @@ final class SDLClientTests: XCTestCase {
 
     /// Every button by SDL's name, the d-pad, sticks and triggers at their ends (SDL's axes span
     /// -32768...32767, triggers 0...32767), and touch fingers in SDL's 0...1 space.
-    func checkInput(sdl: SDLProbe, send: (GamepadState) throws -> Void, touch: Bool, buttons: [(GamepadButtons, String)]) throws {
+    func checkInput(sdl: SDLProbe, send: (GamepadState) throws -> Void, touch: Bool, touchHeight: Double = 1070,
+                    buttons: [(GamepadButtons, String)]) throws {
         var state = Self.padOnForAWhile
         func until(_ what: String, _ condition: @escaping ([String: Any]) -> Bool) throws {
             var seen: [String: Any]?
@@ -228,8 +507,8 @@ final class SDLClientTests: XCTestCase {
                 && axes["lefttrigger"] == 32767 && axes["righttrigger"] == 0 && (report["buttons"] as? [String]) == []
         }
         guard touch else { return }
-        // SDL_hidapi_ps5.c scales the touchpad by 1/1920 across and 1/1070 down.
-        state.apply(.touch(slot: 0, x: 960, y: 535))
+        // SDL_hidapi_ps5.c scales the touchpad by 1/1920 across and 1/1070 down (the PS4 driver 1/920).
+        state.apply(.touch(slot: 0, x: 960, y: UInt16(touchHeight / 2)))
         try until("a finger") { report in
             guard let finger = (report["touch"] as? [[String: Any]])?.first, finger["down"] as? Bool == true,
                   let x = finger["x"] as? Double, let y = finger["y"] as? Double else { return false }
@@ -267,6 +546,34 @@ final class SDLClientTests: XCTestCase {
 
     /// SDL's rumble at full strength (firmware 0x0224: no halving), its stop within one report, the
     /// LED, the player index and a raw trigger effect through SDL_GameControllerSendEffect.
+    /// SDL_hidapi_ps4.c's units from a DualShock 4's calibration (its Bluetooth form, as the
+    /// host's pad answers): deg/s = (raw − bias) × (speed+ + speed−) / (|plus − bias| + |minus − bias|),
+    /// g = (raw − (plus − range/2)) × 2 / range.
+    func checkDualShock4Motion(sdl: SDLProbe, calibration: [UInt8], send: (GamepadState) throws -> Void) throws {
+        let blob = try DualShock4Calibration.bluetoothForm(calibration)
+        func le16(_ offset: Int) -> Double { Double(Int16(bitPattern: UInt16(blob[offset]) | UInt16(blob[offset + 1]) << 8)) }
+        // Bluetooth order: biases 1,3,5; plus 7,9,11; minus 13,15,17; speeds 19,21; accel plus/minus pairs 23..33.
+        let pitchBias = le16(1), pitchPlus = le16(7), pitchMinus = le16(13), speed = le16(19) + le16(21)
+        let accelYPlus = le16(27), accelYMinus = le16(29)
+        let range = accelYPlus - accelYMinus, accelBias = (accelYPlus - (range / 2).rounded(.towardZero))
+        var state = Self.padOnForAWhile
+        let gyroRaw: Int16 = 8000, accelRaw: Int16 = 4000
+        state.motion.first.gyro = Vector3(x: gyroRaw, y: 0, z: 0)
+        state.motion.first.accel = Vector3(x: 0, y: accelRaw, z: 0)
+        let expectedGyro = (Double(gyroRaw) - pitchBias) * speed / (abs(pitchPlus - pitchBias) + abs(pitchMinus - pitchBias)) * Double.pi / 180
+        let expectedAccel = (Double(accelRaw) - accelBias) * 2 / range * 9.80665
+        var seen: [String: Any]?
+        for _ in 0..<50 where seen == nil {
+            state.sensorTimestamp &+= 750
+            try send(state)
+            seen = sdl.waitForState(timeout: .milliseconds(100), slice: true) { report in
+                guard let gyro = report["gyro"] as? [Double], let accel = report["accel"] as? [Double] else { return false }
+                return abs(gyro[0] - expectedGyro) < abs(expectedGyro) * 0.005 && abs(accel[1] - expectedAccel) < abs(expectedAccel) * 0.005
+            }
+        }
+        XCTAssertNotNil(seen, "expected gyro x \(expectedGyro) rad/s and accel y \(expectedAccel) m/s²; SDL saw \(sdl.lastState)")
+    }
+
     func checkFeedback(sdl: SDLProbe, forwarded: Bool = false, outputs: (Duration, ([UInt8]) -> Bool) -> [UInt8]?) throws {
         var passed: [String] = []
         func decoded(_ match: @escaping (DecodedDualSenseOutput) -> Bool) -> DecodedDualSenseOutput? {
@@ -309,12 +616,13 @@ final class SDLClientTests: XCTestCase {
 extension SDLClientTests {
     /// SDL stops the rumble; across the link the physical pad falls silent within a second, at most
     /// a renewal already on its way gets there first, and no motor report follows the stop.
-    func expectStop(sdl: SDLProbe, outputs: (Duration, ([UInt8]) -> Bool) -> [UInt8]?) throws {
+    func expectStop(sdl: SDLProbe, motors decode: @escaping ([UInt8]) -> MotorLevels? = { (try? DualSenseOutputDecoder.decode($0))?.motors },
+                    outputs: (Duration, ([UInt8]) -> Bool) -> [UInt8]?) throws {
         XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
         let stopped = ContinuousClock.now
         var renewals = 0
         let stop = outputs(.seconds(2)) { report in
-            guard let motors = (try? DualSenseOutputDecoder.decode(report))?.motors else { return false }
+            guard let motors = decode(report) else { return false }
             if motors == MotorLevels(low: 0, high: 0) { return true }
             renewals += 1
             return false
@@ -323,7 +631,7 @@ extension SDLClientTests {
         XCTAssertLessThan(ContinuousClock.now - stopped, .seconds(1), "the stop took more than a second")
         XCTAssertLessThanOrEqual(renewals, 2, "the motors were renewed \(renewals) times after SDL's stop")
         let later = outputs(.seconds(2)) { report in
-            guard let motors = (try? DualSenseOutputDecoder.decode(report))?.motors else { return false }
+            guard let motors = decode(report) else { return false }
             return motors != MotorLevels(low: 0, high: 0)
         }
         XCTAssertNil(later, "the motors ran again after SDL's stop")

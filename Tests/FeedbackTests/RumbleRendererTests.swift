@@ -173,4 +173,17 @@ final class RumbleRendererTests: XCTestCase {
         h.run(for: .milliseconds(400))
         XCTAssertEqual(h.motors(at: .milliseconds(301)), .silent)
     }
+
+    /// The Xbox's trigger motors ride the same leases: played, re-armed, and a lease with only a
+    /// trigger motor running is not silence.
+    func testTriggerMotorsArePlayedAndOnlyAllZeroIsSilence() {
+        var renderer = RumbleRenderer(configuration: .init())
+        let triggers = MotorLevels(low: 0, high: 0, leftTrigger: 51, rightTrigger: 204)
+        XCTAssertFalse(triggers.isSilent)
+        renderer.receive(RumbleMessage(sequence: 1, levels: triggers, timeToLive: .milliseconds(500)), at: .zero)
+        let played = renderer.step(now: .zero)
+        XCTAssertTrue(played.contains { if case .play(let levels, _) = $0 { return levels == triggers }; return false }, "\(played)")
+        renderer.receive(RumbleMessage(sequence: 2, levels: .silent, timeToLive: .zero), at: .milliseconds(10))
+        XCTAssertEqual(renderer.step(now: .milliseconds(10)), [.stop])
+    }
 }

@@ -180,13 +180,13 @@ enum HostTestError: Error { case deviceBusy }
 final class VirtualPadConversionTests: XCTestCase {
     func testMotionConversionSaturatesAndNeverTraps() {
         let axis = AxisCalibration(bias: -3, numerator: 2000, denominator: 17_000)
-        XCTAssertEqual(DualSenseVirtualPad.raw(.nan, axis, 1024), 0)
-        XCTAssertEqual(DualSenseVirtualPad.raw(.infinity, axis, 1024), .max)
-        XCTAssertEqual(DualSenseVirtualPad.raw(-.infinity, axis, 1024), .min)
-        XCTAssertEqual(DualSenseVirtualPad.raw(1e30, axis, 1024), .max)
-        XCTAssertEqual(DualSenseVirtualPad.raw(-1e30, axis, 1024), .min)
-        XCTAssertEqual(DualSenseVirtualPad.raw(1, AxisCalibration(bias: 0, numerator: 0, denominator: 1), 1024), 0, "a zero numerator")
-        XCTAssertEqual(DualSenseVirtualPad.raw(0, axis, 1024), -3, "the bias alone at rest")
+        XCTAssertEqual(PlayStationVirtualPad.raw(.nan, axis, 1024), 0)
+        XCTAssertEqual(PlayStationVirtualPad.raw(.infinity, axis, 1024), .max)
+        XCTAssertEqual(PlayStationVirtualPad.raw(-.infinity, axis, 1024), .min)
+        XCTAssertEqual(PlayStationVirtualPad.raw(1e30, axis, 1024), .max)
+        XCTAssertEqual(PlayStationVirtualPad.raw(-1e30, axis, 1024), .min)
+        XCTAssertEqual(PlayStationVirtualPad.raw(1, AxisCalibration(bias: 0, numerator: 0, denominator: 1), 1024), 0, "a zero numerator")
+        XCTAssertEqual(PlayStationVirtualPad.raw(0, axis, 1024), -3, "the bias alone at rest")
     }
 }
 

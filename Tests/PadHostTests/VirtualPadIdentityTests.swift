@@ -31,7 +31,7 @@ final class ForwardedIdentityReportTests: XCTestCase {
         let own = calibration(bias: 30, plus: 9000, minus: -7200)
         var firmware = DualSenseIdentityData.firmwareInfo
         firmware[DualSenseIdentityData.updateVersionOffset] = 0x31
-        let identity = DualSenseVirtualPad.identity(for: arrival(.dualSenseEdge, calibration: own, firmware: firmware))
+        let identity = PlayStationVirtualPad.identity(for: arrival(.dualSenseEdge, calibration: own, firmware: firmware))
         XCTAssertEqual(identity.kind, .dualSenseEdge)
         XCTAssertEqual(identity.calibrationReport, own)
         XCTAssertEqual(identity.calibration, try CalibrationParser.dualSense(own).calibration)
@@ -39,7 +39,7 @@ final class ForwardedIdentityReportTests: XCTestCase {
     }
 
     func testReportsAPeerMustNotBeTrustedWithGetTheDefaults() {
-        let defaults = DualSenseVirtualPad.identity(for: arrival(.dualSense, calibration: []))
+        let defaults = PlayStationVirtualPad.identity(for: arrival(.dualSense, calibration: []))
         XCTAssertEqual(defaults.calibrationReport, DualSenseIdentityData.calibration)
         XCTAssertEqual(defaults.firmwareInfo, DualSenseIdentityData.firmwareInfo)
         let refused: [(String, PadArrival)] = [
@@ -51,11 +51,87 @@ final class ForwardedIdentityReportTests: XCTestCase {
             ("a DualShock 4's", arrival(.dualShock4, calibration: calibration(bias: 0, plus: 8192, minus: -8192))),
         ]
         for (why, sent) in refused {
-            XCTAssertEqual(DualSenseVirtualPad.identity(for: sent).calibrationReport, DualSenseIdentityData.calibration, why)
+            XCTAssertEqual(PlayStationVirtualPad.identity(for: sent, presenting: .dualSense).calibrationReport, DualSenseIdentityData.calibration, why)
         }
         var wrongFirmware = DualSenseIdentityData.firmwareInfo
         wrongFirmware[0] = 0x21
-        XCTAssertEqual(DualSenseVirtualPad.identity(for: arrival(.dualSense, calibration: [], firmware: wrongFirmware)).firmwareInfo,
+        XCTAssertEqual(PlayStationVirtualPad.identity(for: arrival(.dualSense, calibration: [], firmware: wrongFirmware)).firmwareInfo,
                        DualSenseIdentityData.firmwareInfo)
+    }
+
+    // MARK: The DualShock 4
+
+    /// A DS4's calibration in the USB form (hid-tools' blob, the pad's own 0x02), shown as the
+    /// Bluetooth DS4 the host presents: the same values in the 0x05 form, CRC included.
+    func testADualShock4IsShownAsADualShock4WithItsCalibrationInTheBluetoothForm() throws {
+        let usb: [UInt8] = Array(hex: "021e000500e2fff2224fddbe224ddd8d2239dd1c021c02e31f8bdf8c1eb4de302071e01000")
+        var version = DualShock4IdentityData.versionInfo
+        version[41] = 0x99
+        let identity = PlayStationVirtualPad.identity(for: arrival(.dualShock4, calibration: usb, firmware: version))
+        XCTAssertEqual(identity.kind, .dualShock4)
+        XCTAssertEqual(identity.calibrationReport, try DualShock4Calibration.bluetoothForm(usb))
+        XCTAssertTrue(BluetoothCRC.verify(seed: .feature, report: identity.calibrationReport))
+        XCTAssertEqual(identity.calibration, try CalibrationParser.dualShock4(usb).calibration)
+        XCTAssertEqual(identity.firmwareInfo, version)
+        // `serve --virtual dualsense` still shows it as a DualSense, with the DualSense's reports.
+        let asDualSense = PlayStationVirtualPad.identity(for: arrival(.dualShock4, calibration: usb, firmware: version), presenting: .dualSense)
+        XCTAssertEqual(asDualSense.kind, .dualSense)
+        XCTAssertEqual(asDualSense.calibrationReport, DualSenseIdentityData.calibration)
+        // Other families are not PlayStation pads to present as themselves.
+        XCTAssertNil(PlayStationVirtualPad.ownKind(of: arrival(.xbox, calibration: [])))
+    }
+
+    func testADualShock4sBrokenReportsGetTheDefaults() throws {
+        var badCRC = DualShock4IdentityData.bluetoothCalibration
+        badCRC[8] ^= 0x40
+        var wrongVersion = DualShock4IdentityData.versionInfo
+        wrongVersion[0] = 0xa4
+        let sent: [(String, [UInt8], [UInt8])] = [
+            ("a Bluetooth report whose CRC fails", badCRC, []),
+            ("a DualSense's calibration", calibration(bias: 0, plus: 8192, minus: -8192), []),
+            ("cut short", Array(DualShock4IdentityData.bluetoothCalibration.prefix(33)), Array(DualShock4IdentityData.versionInfo.prefix(40))),
+            ("a version report with another id", [], wrongVersion),
+        ]
+        for (why, calibration, version) in sent {
+            let identity = PlayStationVirtualPad.identity(for: arrival(.dualShock4, calibration: calibration, firmware: version))
+            XCTAssertEqual(identity.calibrationReport, DualShock4IdentityData.bluetoothCalibration, why)
+            XCTAssertEqual(identity.firmwareInfo, DualShock4IdentityData.versionInfo, why)
+        }
+    }
+
+    /// What a game writes to the host's DS4 (SDL's Bluetooth effects report) comes back as a
+    /// rumble lease with both motors and a lightbar message; a report with a bad CRC gives nothing.
+    func testADualShock4sOutputReportsBecomeRumbleAndLightbar() {
+        var state = DualShock4OutputState()
+        state.rumble = MotorLevels(low: 255, high: 128)
+        state.lightbar = RGBColor(red: 255, green: 0, blue: 128)
+        var translator = GameOutputTranslator(slot: PadSlot(3), kind: .dualShock4)
+        let messages = translator.messages(for: state.encoded(bus: .bluetooth))
+        guard messages.count == 2, case .rumble(let lease) = messages[0], case .hidOutput(let output) = messages[1] else {
+            return XCTFail("\(messages)")
+        }
+        XCTAssertEqual([lease.low, lease.high, lease.leftTrigger, lease.rightTrigger], [65535, 32896, 0, 0])
+        XCTAssertEqual(lease.slot, PadSlot(3))
+        XCTAssertEqual(output.fields, .lightbar)
+        XCTAssertEqual([output.red, output.green, output.blue], [255, 0, 128])
+        var corrupt = state.encoded(bus: .bluetooth)
+        corrupt[6] ^= 1
+        XCTAssertEqual(translator.messages(for: corrupt), [])
+        // A DualSense translator does not read a DS4's report as its own.
+        var dualSense = GameOutputTranslator(slot: PadSlot(3))
+        XCTAssertEqual(dualSense.messages(for: state.encoded(bus: .bluetooth)), [])
+    }
+}
+
+extension Array where Element == UInt8 {
+    init(hex: String) {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        self = bytes
     }
 }

@@ -8,7 +8,7 @@
  * /dev/input/event* through its evdev driver), enables its gyro and accelerometer, and answers
  * one command per stdin line with one JSON line on stdout:
  *
- *   info | state | rumble LOW HIGH MS | led R G B | player N | effect HEX | quit
+ *   info | state | rumble LOW HIGH MS | triggers LEFT RIGHT MS | led R G B | player N | effect HEX | quit
  *
  * Exit codes: 0 after quit, 2 for usage errors, 3 if no such controller appeared in time.
  */
@@ -159,6 +159,7 @@ int main(int argc, char **argv) {
         else if (strncmp(line, "info", 4) == 0) info(pad);
         else if (strncmp(line, "state", 5) == 0) state(pad);
         else if (sscanf(line, "rumble %u %u %u", &a, &b, &c) == 3) result("rumble", SDL_GameControllerRumble(pad, (Uint16)a, (Uint16)b, c));
+        else if (sscanf(line, "triggers %u %u %u", &a, &b, &c) == 3) result("triggers", SDL_GameControllerRumbleTriggers(pad, (Uint16)a, (Uint16)b, c));
         else if (sscanf(line, "led %u %u %u", &a, &b, &c) == 3) result("led", SDL_GameControllerSetLED(pad, (Uint8)a, (Uint8)b, (Uint8)c));
         else if (sscanf(line, "player %d", &n) == 1) { SDL_GameControllerSetPlayerIndex(pad, n); result("player", 0); }
         else if (sscanf(line, "effect %255s", hex) == 1) {

@@ -67,6 +67,33 @@ final class WireCodecTests: XCTestCase {
         XCTAssertEqual(bytes, [1, 0x03, 0, 18, 1, 0x01, 0x02, 0, 0, 0, 2, 8, 0xFF, 0xFE, 0x03, 0x04, 0, 0, 0, 0, 0xAA, 0xBB])
     }
 
+    /// Full-resolution triggers ride after r2, only for pads that have them: the 8-bit layout
+    /// above stays byte for byte, an older receiver stops at r2 (the message length skips the
+    /// rest), and a pair that contradicts its 8-bit values is refused.
+    func testFineTriggersAreTrailingOptionalAndChecked() throws {
+        let fine = PadStateSnapshot(slot: PadSlot(1), sequence: WireSequence(0x0102), buttons: 0, dpad: 8,
+                                    l2: 128, r2: 0, l2Fine: 0x8040, r2Fine: 0x0040)
+        let bytes = try encode([.state(fine)])
+        XCTAssertEqual(Array(bytes[2...3]), [0, 22], "18 bytes, then two u16")
+        XCTAssertEqual(Array(bytes.suffix(4)), [0x80, 0x40, 0x00, 0x40])
+        XCTAssertEqual(decode(bytes).0, [.state(fine)])
+        // What a receiver before the fine fields reads: the message up to r2.
+        var older = bytes
+        older.removeLast(4)
+        older[3] -= 4
+        var coarse = fine
+        coarse.l2Fine = nil; coarse.r2Fine = nil
+        XCTAssertEqual(decode(older).0, [.state(coarse)])
+        XCTAssertEqual(coarse.l2Wide, 128 * 257, "without fine values the 8-bit one is spread over 16 bits")
+        XCTAssertFalse(fine.sameControls(as: coarse), "a change of 10-bit trigger alone is a change")
+        // 0x8040 claims about 128 × 257; with l2 = 10 it is a lie.
+        var lying = bytes
+        lying[20] = 10
+        let (decoded, counters) = decode(lying)
+        XCTAssertTrue(decoded.isEmpty)
+        XCTAssertEqual(counters.malformed, 1)
+    }
+
     func testUnknownTypesAreSkippedAndTrailingFieldsIgnored() throws {
         var bytes = try encode([.removal(PadSlot(1))])
         bytes += [0x7E, 0, 3, 9, 9, 9]                       // a message type from the future

@@ -4,9 +4,11 @@ import HIDCodecs
 import Logging
 import PadSystem
 
-/// A DualSense made through /dev/uhid. The real hid-playstation driver binds to it and gives it
-/// real evdev nodes, a hidraw node, LEDs and force feedback, so it is both the device tests'
-/// fixture and the host's way to present a DualSense to games.
+/// A DualSense, DualSense Edge or DualShock 4 made through /dev/uhid. The real kernel driver
+/// (hid-playstation; hid-sony for the DualShock 4 on a 6.1 kernel) binds to it and gives it real
+/// evdev nodes, a hidraw node, LEDs and force feedback, so it is both the device tests' fixture
+/// and the host's way to present a PlayStation pad to games. Each kind answers with its own
+/// descriptor and feature reports (`PlayStationPadProfile`).
 ///
 /// A pump thread answers the driver's probe-time GET_REPORTs and collects every output report.
 public final class EmulatedDualSense {
@@ -58,42 +60,56 @@ public final class EmulatedDualSense {
 
     public var uniq: String { macAddress.map { String(format: "%02x", $0) }.joined(separator: ":") }
 
-    /// Feature report 0x05 as the pad answers it (Bluetooth: the CRC is stamped over the last 4 bytes).
+    /// The calibration feature report as the pad answers it: a DualSense's 0x05; a DualShock 4's
+    /// 0x05 in its Bluetooth form (the USB form, 0x02, is derived from it). Over Bluetooth the CRC
+    /// is stamped over the last 4 bytes.
     public let calibration: [UInt8]
-    /// Feature report 0x20: build date, hardware and firmware versions (SDL reads the update version).
+    /// A DualSense's feature report 0x20 (build date, hardware and firmware versions; SDL reads
+    /// the update version), a DualShock 4's 0xa3.
     public let firmwareInfo: [UInt8]
-    /// DualSense or DualSense Edge: the Edge has its own product id and reports its paddles and Fn
-    /// buttons in bits a plain DualSense leaves clear.
+    /// DualSense, DualSense Edge (its own product id, paddles and Fn buttons in bits a plain
+    /// DualSense leaves clear) or DualShock 4.
     public let kind: PadKind
+    let profile: PlayStationPadProfile
 
     /// The names real pads give themselves over USB (hid-playstation and SDL match on ids, not names).
     public static func defaultName(_ kind: PadKind) -> String {
-        kind == .dualSenseEdge ? "Sony Interactive Entertainment DualSense Edge Wireless Controller"
-                               : "Sony Interactive Entertainment DualSense Wireless Controller"
+        switch kind {
+        case .dualSenseEdge: "Sony Interactive Entertainment DualSense Edge Wireless Controller"
+        case .dualShock4: "Sony Interactive Entertainment Wireless Controller"
+        default: "Sony Interactive Entertainment DualSense Wireless Controller"
+        }
+    }
+
+    /// The calibration and firmware reports a pad of `kind` answers with when given none.
+    public static func defaultIdentity(_ kind: PadKind) -> (calibration: [UInt8], firmwareInfo: [UInt8]) {
+        kind == .dualShock4 ? (DualShock4IdentityData.bluetoothCalibration, DualShock4IdentityData.versionInfo)
+                            : (DualSenseIdentityData.calibration, DualSenseIdentityData.firmwareInfo)
     }
 
     /// - Parameter macAddress: the pad's address; hid-playstation refuses a second pad with the same
     ///   one, so each emulated pad gets a random locally administered address unless given one.
-    /// - Parameter calibration: the IMU calibration the driver reads at probe (41 bytes, id 0x05).
-    /// - Parameter firmwareInfo: feature report 0x20 (64 bytes).
+    /// - Parameter calibration: the IMU calibration the driver reads at probe (41 bytes, id 0x05;
+    ///   nil: the kind's default).
+    /// - Parameter firmwareInfo: feature report 0x20 (64 bytes) of a DualSense, 0xa3 (49 bytes) of a
+    ///   DualShock 4; nil: the kind's default.
     public init(kind: PadKind = .dualSense, bus: PadBus = busPresentedToGames, name: String? = nil,
                 macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
-                calibration: [UInt8] = DualSenseIdentityData.calibration, firmwareInfo: [UInt8] = DualSenseIdentityData.firmwareInfo,
+                calibration: [UInt8]? = nil, firmwareInfo: [UInt8]? = nil,
                 idleRepeat: Duration? = nil) throws {
-        guard kind.isDualSenseFamily, let ids = kind.canonicalIDs else {
-            throw DeviceError.unsupported("a virtual DualSense cannot be a \(kind.displayName)")
+        guard let profile = PlayStationPadProfile(kind: kind, bus: bus), let ids = kind.canonicalIDs else {
+            throw DeviceError.unsupported("a virtual PlayStation pad cannot be a \(kind.displayName)")
         }
         self.kind = kind
+        self.profile = profile
         self.bus = bus
         self.idleRepeat = idleRepeat
-        self.calibration = calibration
-        self.firmwareInfo = firmwareInfo
+        self.calibration = calibration ?? Self.defaultIdentity(kind).calibration
+        self.firmwareInfo = firmwareInfo ?? Self.defaultIdentity(kind).firmwareInfo
         var mac = macAddress ?? (0..<6).map { _ in UInt8.random(in: 0...255) }
         if macAddress == nil { mac[0] = (mac[0] & 0xfc) | 0x02 }
         self.macAddress = mac
-        let buttons = kind == .dualSenseEdge ? PlayStationLayouts.dualSenseEdgeButtons : PlayStationLayouts.dualSenseButtons
-        encoder = PlayStationInputEncoder(layout: bus == .usb ? PlayStationLayouts.dualSenseUSB(buttons: buttons)
-                                                              : PlayStationLayouts.dualSenseBluetooth(buttons: buttons))
+        encoder = PlayStationInputEncoder(layout: profile.layout)
         lastReport = encoder.encode(.dualSenseAtRest)
         uhid = try UHIDDevice()
         running = true
@@ -105,8 +121,7 @@ public final class EmulatedDualSense {
             name: name ?? Self.defaultName(kind), phys: phys, uniq: uniq,
             bus: bus, vendorID: ids.vendor, productID: ids.product, version: bus == .usb ? 0x8111 : Self.bluetoothVersion)
         do {
-            try uhid.create(identity, descriptor: bus == .usb ? DualSenseIdentityData.usbDescriptor
-                                                               : DualSenseIdentityData.bluetoothDescriptor)
+            try uhid.create(identity, descriptor: profile.descriptor)
         } catch {
             stop()
             throw error
@@ -119,6 +134,9 @@ public final class EmulatedDualSense {
         stopPipe.close()
     }
 
+    /// Microseconds as this pad's sensor clock ticks.
+    public func sensorTicks(micros: UInt32) -> UInt32 { profile.sensorTicks(micros: micros) }
+
     /// Unplugs the pad. Its nodes disappear; the driver sees a removal.
     public func stop() {
         let wasRunning = changed.withLock { defer { running = false }; return running }
@@ -127,8 +145,9 @@ public final class EmulatedDualSense {
         stopPipe.wake()
     }
 
-    /// A real DualSense over Bluetooth has HID version 0x0100; hid-playstation sets bit 15 on
-    /// top (0x8100), the version SDL's mapping database knows for the pad under that driver.
+    /// A real DualSense (and DualShock 4) over Bluetooth has HID version 0x0100; hid-playstation
+    /// (and hid-sony) set bit 15 on top (0x8100), the version SDL's mapping database knows for the
+    /// pad under that driver.
     /// Another version would take SDL's evdev path to an older mapping with the face buttons moved.
     static let bluetoothVersion: UInt32 = 0x0100
 
@@ -170,9 +189,8 @@ public final class EmulatedDualSense {
         sending.withLock {
             let now = ContinuousClock.now
             if var state = lastState {
-                // The sensor clock counts in 1/3 µs (hid-playstation's DS_SENSOR_TIMESTAMP units).
                 let micros = (now - lastSent) / .microseconds(1)
-                state.sensorTimestamp &+= UInt32(truncatingIfNeeded: Int(micros) &* 3)
+                state.sensorTimestamp &+= profile.sensorTicks(micros: UInt32(clamping: Int(micros)))
                 try? sendLocked(state)
             } else {
                 try? uhid.input(lastReport)
@@ -253,19 +271,9 @@ public final class EmulatedDualSense {
         }
     }
 
-    /// The feature reports hid-playstation reads at probe. Over Bluetooth each ends in a CRC32
-    /// (seed 0xA3) that the driver checks.
+    /// The feature reports the driver and SDL read at probe; nil for the others, which the pad
+    /// refuses (as a Bluetooth DualShock 4 refuses 0x12, the USB serial SDL tells the bus by).
     func featureReport(_ number: UInt8) -> [UInt8]? {
-        var report: [UInt8]
-        switch number {
-        case 0x05: report = calibration
-        case 0x09:
-            // Pairing info: the pad's MAC, least significant byte first.
-            report = [0x09] + macAddress.reversed() + [UInt8](repeating: 0, count: 13)
-        case 0x20: report = firmwareInfo
-        default: return nil
-        }
-        if bus == .bluetooth { BluetoothCRC.stamp(seed: .feature, report: &report) }
-        return report
+        profile.featureReport(number, calibration: calibration, firmwareInfo: firmwareInfo, macAddress: macAddress)
     }
 }

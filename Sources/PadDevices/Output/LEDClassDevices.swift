@@ -17,9 +17,12 @@ public struct LEDClassDevices: Sendable {
         }
     }
 
-    /// The player LEDs ("...:player-1" ... "...:player-5"), in order.
+    /// The player LEDs ("...:player-1" ... "...:player-5"), in the order of their numbers: the
+    /// colour before the function differs (hid-nintendo's home LED is "blue:player-5", its player
+    /// lights "green:player-1..4"), so the names alone would sort the home LED first.
     public var playerLEDs: [String] {
         directories.filter { $0.range(of: #":player-\d$"#, options: .regularExpression) != nil }
+            .sorted { ($0.last ?? "0", $0) < ($1.last ?? "0", $1) }
     }
     /// A multicolour (RGB) indicator, e.g. a lightbar.
     public var rgbLED: String? { directories.first { FileManager.default.fileExists(atPath: $0 + "/multi_intensity") } }

@@ -120,6 +120,10 @@ public final class PadFeedback {
         case .hidraw:
             return try playStationOutput()
         case .automatic:
+            // An Xbox over Bluetooth: its own report reaches the trigger motors, force feedback does not.
+            if pad.kind == .xbox, pad.bus == .bluetooth, let hidraw = pad.hidraw, let sink = try? XboxRumbleSink(path: hidraw) {
+                return sink
+            }
             if let evdevPath, pad.capabilities.contains(.rumble) || !isPlayStation {
                 do { return try EvdevRumbleSink(path: evdevPath) } catch let error as DeviceError where isPlayStation {
                     if case .removed = error { throw error }   // the pad is gone: no other path either

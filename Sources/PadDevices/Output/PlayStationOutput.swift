@@ -28,13 +28,19 @@ public final class PlayStationOutput: RumbleSink {
         default: throw DeviceError.unsupported("\(pad.kind.displayName) pads have no PlayStation output reports")
         }
         bus = pad.bus ?? .usb
-        if bus == .bluetooth && !allowBluetoothFullReports && Self.driver(ofHidraw: hidraw) != "playstation" {
-            // Without hid-playstation, a Bluetooth pad still sends its short report 0x01; our first
-            // output report would switch it to full reports for everyone reading it.
+        if bus == .bluetooth && !allowBluetoothFullReports && !Self.fullReportDrivers(model).contains(Self.driver(ofHidraw: hidraw) ?? "") {
+            // Without a driver that switches it, a Bluetooth pad still sends its short report 0x01;
+            // our first output report would switch it to full reports for everyone reading it.
             throw DeviceError.unsupported("\(pad.name) is on Bluetooth without the hid-playstation driver: sending it output reports switches it to full reports (more radio traffic and battery, and other programs reading the short report see a different format). Pass --bt-full-reports to accept that")
         }
         path = hidraw
         device = try HIDRawDevice(path: hidraw)
+    }
+
+    /// The drivers that put a Bluetooth pad in full-report mode at probe: hid-playstation, and for
+    /// a DualShock 4 on kernels before 6.2 hid-sony (its calibration read switches the pad).
+    static func fullReportDrivers(_ model: Model) -> Set<String> {
+        model == .dualShock4 ? ["playstation", "sony"] : ["playstation"]
     }
 
     /// The kernel driver bound to a hidraw node's HID device ("playstation", "hid-generic", ...).

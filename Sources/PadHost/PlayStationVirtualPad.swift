@@ -4,35 +4,49 @@ import PadDevices
 import PadSystem
 import WireProtocol
 
-/// A forwarded pad shown to games as a DualSense through uhid: the kernel's hid-playstation binds
-/// it, so games get its touchpad, motion sensors, lightbar, player LEDs and adaptive triggers.
-/// Output reports the game writes come back as rumble leases and HID-output messages.
-public final class DualSenseVirtualPad: VirtualPad {
+/// A forwarded PlayStation pad shown to games through uhid as the pad it is: a DualSense or Edge
+/// (bound by hid-playstation: touchpad, motion sensors, lightbar, player LEDs and adaptive
+/// triggers) or a DualShock 4 (bound by hid-sony on a 6.1 kernel, hid-playstation from 6.2:
+/// touchpad, motion sensors, lightbar), each answering the driver and SDL with the physical
+/// pad's own calibration and firmware reports. Output reports the game writes come back as rumble
+/// leases and HID-output messages.
+public final class PlayStationVirtualPad: VirtualPad {
     public let arrival: PadArrival
     let device: EmulatedDualSense
     var state = GamepadState.dualSenseAtRest
     var translator: GameOutputTranslator
     let calibration: MotionCalibration
 
-    public init(arrival: PadArrival) throws {
+    /// - Parameter kind: what to present; nil: the arriving pad's own kind (a pad outside the
+    ///   PlayStation family, or `serve --virtual dualsense`, is shown as a DualSense).
+    public init(arrival: PadArrival, presenting kind: PadKind? = nil) throws {
         self.arrival = arrival
-        translator = GameOutputTranslator(slot: arrival.slot)
-        let identity = Self.identity(for: arrival)
+        let identity = Self.identity(for: arrival, presenting: kind)
+        translator = GameOutputTranslator(slot: arrival.slot, kind: identity.kind)
         calibration = identity.calibration
         device = try EmulatedDualSense(kind: identity.kind, bus: EmulatedDualSense.busPresentedToGames, name: arrival.name.isEmpty ? nil : arrival.name,
                                       phys: PadPhys.hostVirtual, calibration: identity.calibrationReport,
                                       firmwareInfo: identity.firmwareInfo, idleRepeat: EmulatedDualSense.idleReportInterval)
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
             device.stop()
-            throw DeviceError.unsupported("hid-playstation did not bind the virtual DualSense: sudo modprobe hid-playstation")
+            let driver = identity.kind == .dualShock4 ? "hid-sony (or hid-playstation on 6.2 and later)" : "hid-playstation"
+            throw DeviceError.unsupported("\(driver) did not bind the virtual \(identity.kind.displayName): sudo modprobe \(identity.kind == .dualShock4 ? "hid-sony" : "hid-playstation")")
         }
     }
 
+    /// The kind `serve --virtual auto` shows an arriving pad as, when it is a PlayStation pad.
+    public static func ownKind(of arrival: PadArrival) -> PadKind? {
+        arrival.type.isPlayStation ? arrival.type : nil
+    }
+
     /// What the virtual pad answers the driver and games with: the physical pad's own feature
-    /// reports when the client sent usable ones (a DualSense's), padgate's defaults otherwise. A
-    /// calibration whose scale is implausible is refused: games would compute nonsense from it.
-    static func identity(for arrival: PadArrival) -> (kind: PadKind, calibrationReport: [UInt8], calibration: MotionCalibration, firmwareInfo: [UInt8]) {
-        let kind: PadKind = arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense
+    /// reports when the client sent usable ones for the kind presented, padgate's defaults
+    /// otherwise. A calibration whose scale is implausible is refused: games would compute
+    /// nonsense from it.
+    static func identity(for arrival: PadArrival, presenting requested: PadKind? = nil)
+        -> (kind: PadKind, calibrationReport: [UInt8], calibration: MotionCalibration, firmwareInfo: [UInt8]) {
+        let kind: PadKind = (requested ?? ownKind(of: arrival)).flatMap { $0.isPlayStation ? $0 : nil } ?? .dualSense
+        if kind == .dualShock4 { return dualShock4Identity(for: arrival) }
         var report = DualSenseIdentityData.calibration
         var calibration = (try? CalibrationParser.dualSense(report).calibration) ?? .nominal
         let sent = arrival.identity.calibration.bytes
@@ -50,6 +64,25 @@ public final class DualSenseVirtualPad: VirtualPad {
         return (kind, report, calibration, firmwareInfo)
     }
 
+    /// A DualShock 4's: its calibration in either form (USB 0x02, Bluetooth 0x05 with a CRC that
+    /// must verify) turned into the Bluetooth form the host's pad answers with, and its 0xa3
+    /// version report.
+    static func dualShock4Identity(for arrival: PadArrival) -> (kind: PadKind, calibrationReport: [UInt8], calibration: MotionCalibration, firmwareInfo: [UInt8]) {
+        var report = DualShock4IdentityData.bluetoothCalibration
+        var calibration = (try? CalibrationParser.dualShock4(report).calibration) ?? .nominal
+        let sent = arrival.identity.calibration.bytes
+        if arrival.type == .dualShock4, let form = try? DualShock4Calibration.bluetoothForm(sent),
+           let parsed = try? CalibrationParser.dualShock4(form), parsed.warnings.isEmpty,
+           let legacy = try? CalibrationParser.dualShock4(form, convention: .legacy), legacy.warnings.isEmpty {
+            report = form
+            calibration = parsed.calibration
+        }
+        let version = arrival.identity.firmware.bytes
+        let firmwareInfo = arrival.type == .dualShock4 && version.count == DualShock4IdentityData.versionInfo.count
+            && version.first == DualShock4IdentityData.versionInfoReportID ? version : DualShock4IdentityData.versionInfo
+        return (.dualShock4, report, calibration, firmwareInfo)
+    }
+
     public func apply(_ snapshot: PadStateSnapshot) throws {
         Self.update(&state, with: snapshot)
         try device.send(state)
@@ -63,6 +96,7 @@ public final class DualSenseVirtualPad: VirtualPad {
     public func apply(_ motion: MotionBatch) throws {
         for i in 0..<motion.count {
             Self.update(&state, with: motion[i], calibration: calibration)
+            state.sensorTimestamp = device.sensorTicks(micros: motion[i].timestampMicros)
             try device.send(state)
         }
     }
@@ -92,7 +126,8 @@ public final class DualSenseVirtualPad: VirtualPad {
     }
 
     /// Back to this pad's raw counts through its own calibration, so the kernel's calibrated
-    /// evdev values equal the physical pad's.
+    /// evdev values equal the physical pad's. The sensor clock is set here in the DualSense's
+    /// 1/3 µs; `apply` sets it in the presented pad's own units.
     static func update(_ state: inout GamepadState, with s: WireMotionSample, calibration: MotionCalibration) {
         let gyro = Float(MotionCalibration.gyroResolutionPerDegreePerSecond), accel = Float(MotionCalibration.accelResolutionPerG)
         state.motion.first = MotionSample(
