@@ -122,6 +122,8 @@ final class LANDeviceTests: XCTestCase {
             var sent: Int; var answered: Int; var loss_percent: Loss; var round_trip_ms: RoundTrip; var verdict: String
         }
         let report = try JSONDecoder().decode(Report.self, from: Data(probe.stdout.utf8))
+        print("netem 5 % / 20 ms each way: sent \(report.sent), loss \(report.loss_percent.to_host) % / \(report.loss_percent.to_client) %, "
+              + "round trip p50 \(report.round_trip_ms.p50) ms p99 \(report.round_trip_ms.p99) ms, verdict \(report.verdict)")
         XCTAssertGreaterThan(report.sent, 2000, "about 250 a second for 10 s: \(probe.stdout)")
         XCTAssertEqual(report.loss_percent.to_host, 5, accuracy: 2, probe.stdout)
         XCTAssertEqual(report.loss_percent.to_client, 5, accuracy: 2, probe.stdout)
