@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import HIDCodecs
 import PadSystem
 
@@ -196,11 +195,7 @@ public final class EmulatedDualSense {
     private func handle(_ event: UHIDEvent) {
         switch event {
         case .getReport(let id, let number, _):
-            if let reply = featureReport(number) {
-                try? uhid.replyGetReport(requestID: id, data: reply)
-            } else {
-                try? uhid.replyGetReport(requestID: id, data: [], error: UInt16(EIO))
-            }
+            channel.replyGetReport(id, with: featureReport(number))
         case .setReport(let id, _, _, _):
             try? uhid.replySetReport(requestID: id)
         case .output(let report, _):

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import HIDCodecs
 import PadSystem
 
@@ -121,7 +120,7 @@ public final class EmulatedSwitchPro {
     private func handle(_ event: UHIDEvent) {
         switch event {
         case .getReport(let id, _, _):
-            try? uhid.replyGetReport(requestID: id, data: [], error: UInt16(EIO))
+            channel.replyGetReport(id, with: nil)
         case .setReport(let id, _, _, _):
             try? uhid.replySetReport(requestID: id)
         case .output(let report, _):

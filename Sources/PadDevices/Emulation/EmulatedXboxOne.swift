@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import HIDCodecs
 import PadSystem
 
@@ -103,11 +102,7 @@ public final class EmulatedXboxOne {
         switch event {
         case .getReport(let id, let number, _):
             let battery = batteryLock.withLock { self.battery }
-            if number == XboxOneSBluetooth.batteryReportID {
-                try? uhid.replyGetReport(requestID: id, data: battery)
-            } else {
-                try? uhid.replyGetReport(requestID: id, data: [], error: UInt16(EIO))
-            }
+            channel.replyGetReport(id, with: number == XboxOneSBluetooth.batteryReportID ? battery : nil)
         case .setReport(let id, _, _, _):
             try? uhid.replySetReport(requestID: id)
         case .output(let report, _):

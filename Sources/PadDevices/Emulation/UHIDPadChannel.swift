@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Logging
 import PadSystem
 
@@ -67,6 +68,15 @@ final class UHIDPadChannel {
                 if match(report) { return report }
             }
             if !changed.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Answers a GET_REPORT with `data`; nil refuses it (EIO), as a pad refuses a report it lacks.
+    func replyGetReport(_ requestID: UInt32, with data: [UInt8]?) {
+        if let data {
+            try? uhid.replyGetReport(requestID: requestID, data: data)
+        } else {
+            try? uhid.replyGetReport(requestID: requestID, data: [], error: UInt16(EIO))
         }
     }
 
