@@ -19,13 +19,7 @@ public struct GameOutputTranslator {
         if kind == .dualShock4 { return dualShock4Messages(for: report) }
         guard let decoded = try? DualSenseOutputDecoder.decode(report) else { return [] }
         var messages: [WireMessage] = []
-        if let motors = decoded.motors {
-            sequence = sequence.next
-            // The DualSense's left motor is the heavy (low-frequency) one.
-            messages.append(.rumble(RumbleLease(slot: slot, sequence: sequence,
-                                                low: UInt16(motors.low) * 257, high: UInt16(motors.high) * 257,
-                                                ttlMillis: Self.rumbleLeaseMillis)))
-        }
+        if let motors = decoded.motors { messages.append(rumble(motors)) }
         var output = HIDOutputMessage(slot: slot, sequence: sequence)
         if let color = decoded.lightbar {
             output.fields.insert(.lightbar); output.red = color.red; output.green = color.green; output.blue = color.blue
@@ -47,16 +41,18 @@ public struct GameOutputTranslator {
         return messages
     }
 
+    /// The next rumble lease for a game's motor levels (`low`: the pad's left, heavy motor).
+    mutating func rumble(_ motors: MotorLevels) -> WireMessage {
+        sequence = sequence.next
+        return .rumble(RumbleLease(slot: slot, sequence: sequence, low: UInt16(motors.low) * 257, high: UInt16(motors.high) * 257,
+                                   ttlMillis: Self.rumbleLeaseMillis))
+    }
+
     /// A DualShock 4's report 0x05 (USB) or 0x11 (Bluetooth, CRC checked): motors and lightbar.
     mutating func dualShock4Messages(for report: [UInt8]) -> [WireMessage] {
         guard let decoded = try? DualShock4OutputDecoder.decode(report) else { return [] }
         var messages: [WireMessage] = []
-        if let motors = decoded.motors {
-            sequence = sequence.next
-            messages.append(.rumble(RumbleLease(slot: slot, sequence: sequence,
-                                                low: UInt16(motors.low) * 257, high: UInt16(motors.high) * 257,
-                                                ttlMillis: Self.rumbleLeaseMillis)))
-        }
+        if let motors = decoded.motors { messages.append(rumble(motors)) }
         if let color = decoded.lightbar {
             sequence = sequence.next
             var output = HIDOutputMessage(slot: slot, sequence: sequence)

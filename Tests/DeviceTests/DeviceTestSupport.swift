@@ -1,4 +1,5 @@
 import Foundation
+import HIDCodecs
 import PadDevices
 import PadSystem
 import PadgateRunner
@@ -61,6 +62,32 @@ func padFor(_ virtual: EmulatedDualSense, udev: Udev, nodes: Int = 3, timeout: D
             file: StaticString = #fileID, line: UInt = #line) -> Pad? {
     eventually(timeout: timeout, file: file, line: line) {
         udev.pads().first { $0.uniq == virtual.uniq && $0.evdev.count == nodes && $0.hidraw != nil && $0.capabilities.contains(.battery) }
+    }
+}
+
+/// Sends three raw gyro/accel vectors from `physical` (moving its sensor clock `sensorStep` a report)
+/// until each reads the same within 1 LSB on the physical and the forwarded pad's evdev nodes.
+func checkMotionForwarded(from physical: EmulatedDualSense, input: inout GamepadState, sensorStep: UInt32, timeout: Duration,
+                          physicalReader: LivePadReader, hostReader: LivePadReader,
+                          file: StaticString = #fileID, line: UInt = #line) throws {
+    let vectors = [(Vector3(x: 1477, y: -903, z: 25), Vector3(x: 812, y: 7911, z: -1204)),
+                   (Vector3(x: -12001, y: 3, z: 9000), Vector3(x: -4096, y: 300, z: 4096)),
+                   (Vector3(x: 7, y: -7, z: -31000), Vector3(x: 20, y: -8000, z: 1))]
+    for (gyro, accel) in vectors {
+        input.motion.first = MotionSample(gyro: gyro, accel: accel)
+        var last: (physical: [Int32], host: [Int32]) = ([], [])
+        let matched = try eventually(timeout: timeout, file: file, line: line) { () throws -> Bool? in
+            input.sensorTimestamp &+= sensorStep
+            try physical.send(input)
+            _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
+            _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
+            let p = physicalReader.snapshot(), h = hostReader.snapshot()
+            last = ((p.gyro ?? []) + (p.accel ?? []), (h.gyro ?? []) + (h.accel ?? []))
+            guard last.physical.count == 6, last.host.count == 6, last.physical != [0, 0, 0, 0, 0, 0] else { return nil }
+            return zip(last.physical, last.host).allSatisfy { abs($0 - $1) <= 1 } ? true : nil
+        }
+        XCTAssertNotNil(matched, "gyro+accel for raw \(gyro) \(accel): client evdev \(last.physical), host evdev \(last.host)",
+                        file: file, line: line)
     }
 }
 

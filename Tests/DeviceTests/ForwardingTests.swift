@@ -148,24 +148,8 @@ final class ForwardingTests: XCTestCase {
         // Motion: three raw vectors; each must read the same on both kernels' evdev nodes.
         let physicalReader = try LivePadReader(pad: physicalPad), hostReader = try LivePadReader(pad: virtualPad)
         var input = GamepadState.dualSenseAtRest
-        let vectors = [(Vector3(x: 1477, y: -903, z: 25), Vector3(x: 812, y: 7911, z: -1204)),
-                       (Vector3(x: -12001, y: 3, z: 9000), Vector3(x: -4096, y: 300, z: 4096)),
-                       (Vector3(x: 7, y: -7, z: -31000), Vector3(x: 20, y: -8000, z: 1))]
-        for (gyro, accel) in vectors {
-            input.motion.first = MotionSample(gyro: gyro, accel: accel)
-            var last: (physical: [Int32], host: [Int32]) = ([], [])
-            let matched = try eventually(timeout: .seconds(5)) { () throws -> Bool? in
-                input.sensorTimestamp &+= 12_000
-                try physical.send(input)
-                _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
-                _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
-                let p = physicalReader.snapshot(), h = hostReader.snapshot()
-                last = ((p.gyro ?? []) + (p.accel ?? []), (h.gyro ?? []) + (h.accel ?? []))
-                guard last.physical.count == 6, last.host.count == 6, last.physical != [0, 0, 0, 0, 0, 0] else { return nil }
-                return zip(last.physical, last.host).allSatisfy { abs($0 - $1) <= 1 } ? true : nil
-            }
-            XCTAssertNotNil(matched, "gyro+accel for raw \(gyro) \(accel): client evdev \(last.physical), host evdev \(last.host)")
-        }
+        try checkMotionForwarded(from: physical, input: &input, sensorStep: 12_000, timeout: .seconds(5),
+                                 physicalReader: physicalReader, hostReader: hostReader)
 
         // Paddles and Fn buttons: read back from the host pad's raw reports.
         input.buttons = [.paddleLeft, .fnRight, .south]

@@ -87,24 +87,8 @@ final class PadFamilyForwardingTests: XCTestCase {
         }
 
         // Motion: each raw vector reads the same on both kernels' evdev nodes within 1 LSB.
-        let vectors = [(Vector3(x: 1477, y: -903, z: 25), Vector3(x: 812, y: 7911, z: -1204)),
-                       (Vector3(x: -12001, y: 3, z: 9000), Vector3(x: -4096, y: 300, z: 4096)),
-                       (Vector3(x: 7, y: -7, z: -31000), Vector3(x: 20, y: -8000, z: 1))]
-        for (gyro, accel) in vectors {
-            input.motion.first = MotionSample(gyro: gyro, accel: accel)
-            var last: (physical: [Int32], host: [Int32]) = ([], [])
-            let matched = try eventually(timeout: .seconds(10)) { () throws -> Bool? in
-                input.sensorTimestamp &+= 750
-                try physical.send(input)
-                _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
-                _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
-                let p = physicalReader.snapshot(), h = hostReader.snapshot()
-                last = ((p.gyro ?? []) + (p.accel ?? []), (h.gyro ?? []) + (h.accel ?? []))
-                guard last.physical.count == 6, last.host.count == 6, last.physical != [0, 0, 0, 0, 0, 0] else { return nil }
-                return zip(last.physical, last.host).allSatisfy { abs($0 - $1) <= 1 } ? true : nil
-            }
-            XCTAssertNotNil(matched, "gyro+accel for raw \(gyro) \(accel): client evdev \(last.physical), host evdev \(last.host)")
-        }
+        try checkMotionForwarded(from: physical, input: &input, sensorStep: 750, timeout: .seconds(10),
+                                 physicalReader: physicalReader, hostReader: hostReader)
 
         // Feedback: the host kernel's lightbar (hid-sony's LED class devices) and force-feedback
         // rumble reach the physical pad as its own report (USB 0x05, Bluetooth 0x11).

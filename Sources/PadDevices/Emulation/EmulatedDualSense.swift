@@ -1,7 +1,5 @@
 import Foundation
-import Glibc
 import HIDCodecs
-import Logging
 import PadSystem
 
 /// A DualSense, DualSense Edge or DualShock 4 made through /dev/uhid. The real kernel driver
@@ -28,25 +26,17 @@ public final class EmulatedDualSense {
     public let bus: PadBus
     public let macAddress: [UInt8]
     let uhid: UHIDDevice
-    /// Guards `running`, `opened` and `outputs`; signalled when the driver opens the pad and when an
-    /// output report arrives.
-    private let changed = NSCondition()
-    private var outputs: [[UInt8]] = []
+    private let channel: UHIDPadChannel
     private var pumpThread: Thread?
-    private var running = false
-    /// Wakes the pump out of its poll when the pad is unplugged.
-    private let stopPipe = WakePipe()
     private var encoder: PlayStationInputEncoder
     private var sequence: UInt8 = 0
     /// Readable whenever output reports are waiting in `takeOutputs()`, so a poll(2) loop can
     /// wait for them; `takeOutputs()` drains it.
-    public var outputReadyDescriptor: FileDescriptor { outputPipe.descriptor }
-    private let outputPipe = WakePipe()
+    public var outputReadyDescriptor: FileDescriptor { channel.outputReadyDescriptor }
     /// Called on the pump thread for every output report the kernel or a program sends.
     public var onOutput: (([UInt8]) -> Void)?
     /// True once the driver has opened the device (hid_hw_open at the end of its probe).
-    public var opened: Bool { changed.withLock { isOpen } }
-    private var isOpen = false
+    public var opened: Bool { channel.opened }
 
     /// nil: reports go out only when sent (tests that count them); else the idle repeat interval.
     public let idleRepeat: Duration?
@@ -112,7 +102,7 @@ public final class EmulatedDualSense {
         encoder = PlayStationInputEncoder(layout: profile.layout)
         lastReport = encoder.encode(.dualSenseAtRest)
         uhid = try UHIDDevice()
-        running = true
+        channel = UHIDPadChannel(uhid)
         let thread = Thread { [weak self] in self?.pump() }
         thread.name = "padgate-uhid"
         pumpThread = thread
@@ -128,22 +118,11 @@ public final class EmulatedDualSense {
         }
     }
 
-    deinit {
-        stop()
-        outputPipe.close()
-        stopPipe.close()
-    }
-
     /// Microseconds as this pad's sensor clock ticks.
     public func sensorTicks(micros: UInt32) -> UInt32 { profile.sensorTicks(micros: micros) }
 
     /// Unplugs the pad. Its nodes disappear; the driver sees a removal.
-    public func stop() {
-        let wasRunning = changed.withLock { defer { running = false }; return running }
-        guard wasRunning else { return }
-        try? uhid.destroy()
-        stopPipe.wake()
-    }
+    public func stop() { channel.stop() }
 
     /// A real DualSense (and DualShock 4) over Bluetooth has HID version 0x0100; hid-playstation
     /// (and hid-sony) set bit 15 on top (0x8100), the version SDL's mapping database knows for the
@@ -180,7 +159,7 @@ public final class EmulatedDualSense {
 
     /// When the pump must repeat the last report; nil if it never does.
     private func idleRepeatDue() -> ContinuousClock.Instant? {
-        guard let idleRepeat, changed.withLock({ isOpen }) else { return nil }
+        guard let idleRepeat, channel.opened else { return nil }
         return sending.withLock { lastSent } + idleRepeat
     }
 
@@ -200,74 +179,29 @@ public final class EmulatedDualSense {
     }
 
     /// Every output report received so far (and clears the list).
-    public func takeOutputs() -> [[UInt8]] {
-        changed.withLock {
-            defer { outputs.removeAll() }
-            outputPipe.drain()
-            return outputs
-        }
-    }
+    public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
 
     /// Waits until an output report satisfying `match` arrives, returning it; nil on timeout.
     /// Reports that arrived before the call count too; those looked at are consumed.
     public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
-        changed.lock(); defer { changed.unlock() }
-        while true {
-            while !outputs.isEmpty {
-                let report = outputs.removeFirst()
-                if match(report) { return report }
-            }
-            if !changed.wait(until: deadline) { return nil }
-        }
+        channel.waitForOutput(timeout: timeout, where: match)
     }
 
     /// Waits for the driver's probe to finish (it opens the device last).
-    public func waitUntilOpened(timeout: Duration = .seconds(10)) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
-        changed.lock(); defer { changed.unlock() }
-        while !isOpen {
-            if !changed.wait(until: deadline) { return isOpen }
-        }
-        return true
-    }
+    public func waitUntilOpened(timeout: Duration = .seconds(10)) -> Bool { channel.waitUntilOpened(timeout: timeout) }
 
-    /// Sleeps in poll(2) until the kernel has something for the pad, or `stop()` wakes it.
-    private func pump() {
-        while changed.withLock({ running }) {
-            let due = idleRepeatDue()
-            let ready = Poll.wait([uhid.descriptor, stopPipe.descriptor], timeout: due.map { max(.zero, $0 - .now) })
-            if ready[0].hungUp && !ready[0].readable { return }
-            repeatIfIdle()
-            guard ready[0].readable else { continue }
-            do {
-                while let event = try uhid.read() { handle(event) }
-            } catch {
-                Logger(label: "padgate.devices.uhid").error("uhid: \(error)")
-                return
-            }
-        }
-    }
+    private func pump() { channel.pump(due: idleRepeatDue, tick: repeatIfIdle, handle: handle) }
 
     private func handle(_ event: UHIDEvent) {
         switch event {
-        case .open, .close:
-            changed.withLock { isOpen = event == .open }
-            changed.broadcast()
         case .getReport(let id, let number, _):
-            if let reply = featureReport(number) {
-                try? uhid.replyGetReport(requestID: id, data: reply)
-            } else {
-                try? uhid.replyGetReport(requestID: id, data: [], error: UInt16(EIO))
-            }
+            channel.replyGetReport(id, with: featureReport(number))
         case .setReport(let id, _, _, _):
             try? uhid.replySetReport(requestID: id)
         case .output(let report, _):
             onOutput?(report)
-            changed.withLock { outputs.append(report) }
-            changed.broadcast()
-            outputPipe.wake()
-        case .start, .stop, .other: break
+            channel.append(report)
+        case .open, .close, .start, .stop, .other: break
         }
     }
 

@@ -1,7 +1,5 @@
 import Foundation
-import Glibc
 import HIDCodecs
-import Logging
 import PadSystem
 
 // The identity of a Switch Pro Controller over Bluetooth (057e:2009) as the kernel sees it: its
@@ -43,21 +41,18 @@ public final class EmulatedSwitchPro {
     public static let reportInterval: Duration = .milliseconds(15)
 
     let uhid: UHIDDevice
+    private let channel: UHIDPadChannel
     public let calibration: SwitchProCalibration
     public let macAddress: [UInt8]
     public var uniq: String { macAddress.map { String(format: "%02x", $0) }.joined(separator: ":") }
-    private let changed = NSCondition()
-    private var outputs: [[UInt8]] = []
-    private var running = true
-    private var isOpen = false
+    /// Guards `controls`, `imu`, `lastSent` and `streaming`: the pump reports on its own clock.
+    private let state = NSLock()
     private var controls = SwitchProReports.Controls()
     private var imu = SwitchProReports.IMUSample()
     private var lastSent = ContinuousClock.now
     /// Whether the host asked for full reports (subcommand 0x03, 0x30): until then the pad only answers.
     private var streaming = false
-    private let stopPipe = WakePipe()
-    private let outputPipe = WakePipe()
-    public var outputReadyDescriptor: FileDescriptor { outputPipe.descriptor }
+    public var outputReadyDescriptor: FileDescriptor { channel.outputReadyDescriptor }
 
     public init(calibration: SwitchProCalibration = .defaults, name: String? = nil, phys: String = PadPhys.emulated) throws {
         self.calibration = calibration
@@ -68,6 +63,7 @@ public final class EmulatedSwitchPro {
         controls.left = (UInt16(clamping: c.leftX.center), UInt16(clamping: c.leftY.center))
         controls.right = (UInt16(clamping: c.rightX.center), UInt16(clamping: c.rightY.center))
         uhid = try UHIDDevice()
+        channel = UHIDPadChannel(uhid)
         let thread = Thread { [weak self] in self?.pump() }
         thread.name = "padgate-uhid-switch"
         thread.start()
@@ -82,32 +78,16 @@ public final class EmulatedSwitchPro {
         }
     }
 
-    deinit {
-        stop()
-        outputPipe.close()
-        stopPipe.close()
-    }
+    public func stop() { channel.stop() }
 
-    public func stop() {
-        let wasRunning = changed.withLock { defer { running = false }; return running }
-        guard wasRunning else { return }
-        try? uhid.destroy()
-        stopPipe.wake()
-    }
-
-    public var opened: Bool { changed.withLock { isOpen } }
+    public var opened: Bool { channel.opened }
 
     /// Waits for the driver to open the pad (hid-nintendo opens it before its handshake).
-    public func waitUntilOpened(timeout: Duration) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
-        changed.lock(); defer { changed.unlock() }
-        while !isOpen { if !changed.wait(until: deadline) { return isOpen } }
-        return true
-    }
+    public func waitUntilOpened(timeout: Duration) -> Bool { channel.waitUntilOpened(timeout: timeout) }
 
     /// Sets what the pad reports and sends it at once (and from then on every 15 ms).
     public func send(_ controls: SwitchProReports.Controls, imu: SwitchProReports.IMUSample? = nil) throws {
-        let report: [UInt8] = changed.withLock {
+        let report: [UInt8] = state.withLock {
             self.controls = controls
             if let imu { self.imu = imu }
             return nextFullReport()
@@ -115,66 +95,38 @@ public final class EmulatedSwitchPro {
         try uhid.input(report)
     }
 
-    /// Caller holds `changed`.
+    /// Caller holds `state`.
     private func nextFullReport() -> [UInt8] {
         controls.timer &+= 1
         lastSent = .now
         return SwitchProReports.fullReport(controls, imu: imu)
     }
 
-    public func takeOutputs() -> [[UInt8]] {
-        changed.withLock {
-            defer { outputs.removeAll() }
-            outputPipe.drain()
-            return outputs
-        }
-    }
+    public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
 
     public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
-        changed.lock(); defer { changed.unlock() }
-        while true {
-            while !outputs.isEmpty {
-                let report = outputs.removeFirst()
-                if match(report) { return report }
-            }
-            if !changed.wait(until: deadline) { return nil }
-        }
+        channel.waitForOutput(timeout: timeout, where: match)
     }
 
+    /// Streams a full report every `reportInterval` once the host asked for them.
     private func pump() {
-        while changed.withLock({ running }) {
-            let due: ContinuousClock.Instant? = changed.withLock { streaming ? lastSent + Self.reportInterval : nil }
-            let ready = Poll.wait([uhid.descriptor, stopPipe.descriptor], timeout: due.map { max(.zero, $0 - .now) })
-            if ready[0].hungUp && !ready[0].readable { return }
-            if let report: [UInt8] = changed.withLock({ streaming && ContinuousClock.now >= lastSent + Self.reportInterval ? nextFullReport() : nil }) {
+        channel.pump(due: { state.withLock { streaming ? lastSent + Self.reportInterval : nil } }, tick: {
+            if let report: [UInt8] = state.withLock({ streaming && ContinuousClock.now >= lastSent + Self.reportInterval ? nextFullReport() : nil }) {
                 try? uhid.input(report)
             }
-            guard ready[0].readable else { continue }
-            do {
-                while let event = try uhid.read() { handle(event) }
-            } catch {
-                Logger(label: "padgate.devices.uhid").error("uhid: \(error)")
-                return
-            }
-        }
+        }, handle: handle)
     }
 
     private func handle(_ event: UHIDEvent) {
         switch event {
-        case .open, .close:
-            changed.withLock { isOpen = event == .open }
-            changed.broadcast()
         case .getReport(let id, _, _):
-            try? uhid.replyGetReport(requestID: id, data: [], error: UInt16(EIO))
+            channel.replyGetReport(id, with: nil)
         case .setReport(let id, _, _, _):
             try? uhid.replySetReport(requestID: id)
         case .output(let report, _):
             if let reply = answer(report) { try? uhid.input(reply) }
-            changed.withLock { outputs.append(report) }
-            changed.broadcast()
-            outputPipe.wake()
-        case .start, .stop, .other: break
+            channel.append(report)
+        case .open, .close, .start, .stop, .other: break
         }
     }
 
@@ -184,7 +136,7 @@ public final class EmulatedSwitchPro {
             return [SwitchProReports.usbReplyID, report[1]] + [UInt8](repeating: 0, count: SwitchProReports.length - 2)
         }
         guard let output = SwitchProReports.output(report), let id = output.subcommand else { return nil }
-        let controls = changed.withLock { self.controls }
+        let controls = state.withLock { self.controls }
         var ack: UInt8 = 0x80, data: [UInt8] = []
         switch SwitchProReports.Subcommand(rawValue: id) {
         case .deviceInfo:
@@ -195,7 +147,7 @@ public final class EmulatedSwitchPro {
             guard let bytes = calibration.spiRead(address: address, length: Int(output.arguments[4])) else { return nil }
             ack = 0x90; data = Array(output.arguments[0..<5]) + bytes
         case .setReportMode:
-            changed.withLock { streaming = output.arguments.first == SwitchProReports.fullReportID }
+            state.withLock { streaming = output.arguments.first == SwitchProReports.fullReportID }
         default: break
         }
         return SwitchProReports.subcommandReply(controls, ack: ack, subcommand: id, data: data)

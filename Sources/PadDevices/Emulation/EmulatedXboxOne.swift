@@ -1,7 +1,5 @@
 import Foundation
-import Glibc
 import HIDCodecs
-import Logging
 import PadSystem
 
 // The identity of an Xbox One S over Bluetooth (045e:02fd) as the kernel sees it: its report
@@ -48,17 +46,14 @@ public enum XboxOneSIdentityData {
 /// every output report.
 public final class EmulatedXboxOne {
     let uhid: UHIDDevice
+    private let channel: UHIDPadChannel
     public let productID: UInt16
     public let uniq: String
-    private let changed = NSCondition()
-    private var outputs: [[UInt8]] = []
-    private var running = true
-    private var isOpen = false
+    /// Guards `battery`: the pump answers GET_REPORTs with it.
+    private let batteryLock = NSLock()
     private var battery: [UInt8] = XboxOneSBluetooth.batteryReport(percent: 100)
-    private let stopPipe = WakePipe()
-    private let outputPipe = WakePipe()
     /// Readable whenever output reports wait in `takeOutputs()`.
-    public var outputReadyDescriptor: FileDescriptor { outputPipe.descriptor }
+    public var outputReadyDescriptor: FileDescriptor { channel.outputReadyDescriptor }
 
     public init(productID: UInt16 = XboxOneSIdentityData.productID, name: String? = nil, phys: String = PadPhys.emulated,
                 uniq: String? = nil) throws {
@@ -68,6 +63,7 @@ public final class EmulatedXboxOne {
         mac[0] = (mac[0] & 0xfc) | 0x02
         self.uniq = uniq ?? mac.map { String(format: "%02x", $0) }.joined(separator: ":")
         uhid = try UHIDDevice()
+        channel = UHIDPadChannel(uhid)
         let thread = Thread { [weak self] in self?.pump() }
         thread.name = "padgate-uhid-xbox"
         thread.start()
@@ -81,83 +77,37 @@ public final class EmulatedXboxOne {
         }
     }
 
-    deinit {
-        stop()
-        outputPipe.close()
-        stopPipe.close()
-    }
-
     /// Unplugs the pad.
-    public func stop() {
-        let wasRunning = changed.withLock { defer { running = false }; return running }
-        guard wasRunning else { return }
-        try? uhid.destroy()
-        stopPipe.wake()
-    }
+    public func stop() { channel.stop() }
 
     /// Feeds one input report.
     public func send(_ report: [UInt8]) throws {
-        if report.first == XboxOneSBluetooth.batteryReportID { changed.withLock { battery = report } }
+        if report.first == XboxOneSBluetooth.batteryReportID { batteryLock.withLock { battery = report } }
         try uhid.input(report)
     }
 
-    public var opened: Bool { changed.withLock { isOpen } }
+    public var opened: Bool { channel.opened }
 
     /// Every output report received so far (and clears the list).
-    public func takeOutputs() -> [[UInt8]] {
-        changed.withLock {
-            defer { outputs.removeAll() }
-            outputPipe.drain()
-            return outputs
-        }
-    }
+    public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
 
     /// Waits until an output report satisfying `match` arrives; those looked at are consumed.
     public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
-        changed.lock(); defer { changed.unlock() }
-        while true {
-            while !outputs.isEmpty {
-                let report = outputs.removeFirst()
-                if match(report) { return report }
-            }
-            if !changed.wait(until: deadline) { return nil }
-        }
+        channel.waitForOutput(timeout: timeout, where: match)
     }
 
-    private func pump() {
-        while changed.withLock({ running }) {
-            let ready = Poll.wait([uhid.descriptor, stopPipe.descriptor], timeout: nil)
-            if ready[0].hungUp && !ready[0].readable { return }
-            guard ready[0].readable else { continue }
-            do {
-                while let event = try uhid.read() { handle(event) }
-            } catch {
-                Logger(label: "padgate.devices.uhid").error("uhid: \(error)")
-                return
-            }
-        }
-    }
+    private func pump() { channel.pump(handle: handle) }
 
     private func handle(_ event: UHIDEvent) {
         switch event {
-        case .open, .close:
-            changed.withLock { isOpen = event == .open }
-            changed.broadcast()
         case .getReport(let id, let number, _):
-            let battery = changed.withLock { self.battery }
-            if number == XboxOneSBluetooth.batteryReportID {
-                try? uhid.replyGetReport(requestID: id, data: battery)
-            } else {
-                try? uhid.replyGetReport(requestID: id, data: [], error: UInt16(EIO))
-            }
+            let battery = batteryLock.withLock { self.battery }
+            channel.replyGetReport(id, with: number == XboxOneSBluetooth.batteryReportID ? battery : nil)
         case .setReport(let id, _, _, _):
             try? uhid.replySetReport(requestID: id)
         case .output(let report, _):
-            changed.withLock { outputs.append(report) }
-            changed.broadcast()
-            outputPipe.wake()
-        case .start, .stop, .other: break
+            channel.append(report)
+        case .open, .close, .start, .stop, .other: break
         }
     }
 }

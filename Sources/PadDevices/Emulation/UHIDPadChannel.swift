@@ -1,0 +1,107 @@
+import Foundation
+import Glibc
+import Logging
+import PadSystem
+
+/// What every emulated uhid pad shares: the read pump's loop, whether the driver has the pad open,
+/// and the output reports it has been sent, kept for `takeOutputs()` and `waitForOutput`.
+final class UHIDPadChannel {
+    let uhid: UHIDDevice
+    /// Guards `running`, `isOpen` and `outputs`; broadcast on open, close and every output report.
+    private let changed = NSCondition()
+    private var outputs: [[UInt8]] = []
+    private var running = true
+    private var isOpen = false
+    /// Wakes the pump out of its poll when the pad is unplugged.
+    private let stopPipe = WakePipe()
+    /// Readable while output reports wait, so a poll(2) loop can wait for them; `takeOutputs()` drains it.
+    private let outputPipe = WakePipe()
+    var outputReadyDescriptor: FileDescriptor { outputPipe.descriptor }
+
+    init(_ uhid: UHIDDevice) { self.uhid = uhid }
+
+    deinit {
+        stop()
+        outputPipe.close()
+        stopPipe.close()
+    }
+
+    /// Unplugs the pad (once).
+    func stop() {
+        let wasRunning = changed.withLock { defer { running = false }; return running }
+        guard wasRunning else { return }
+        try? uhid.destroy()
+        stopPipe.wake()
+    }
+
+    var opened: Bool { changed.withLock { isOpen } }
+
+    func waitUntilOpened(timeout: Duration) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout.seconds)
+        changed.lock(); defer { changed.unlock() }
+        while !isOpen {
+            if !changed.wait(until: deadline) { return isOpen }
+        }
+        return true
+    }
+
+    func append(_ report: [UInt8]) {
+        changed.withLock { outputs.append(report) }
+        changed.broadcast()
+        outputPipe.wake()
+    }
+
+    func takeOutputs() -> [[UInt8]] {
+        changed.withLock {
+            defer { outputs.removeAll() }
+            outputPipe.drain()
+            return outputs
+        }
+    }
+
+    func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
+        let deadline = Date().addingTimeInterval(timeout.seconds)
+        changed.lock(); defer { changed.unlock() }
+        while true {
+            while !outputs.isEmpty {
+                let report = outputs.removeFirst()
+                if match(report) { return report }
+            }
+            if !changed.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Answers a GET_REPORT with `data`; nil refuses it (EIO), as a pad refuses a report it lacks.
+    func replyGetReport(_ requestID: UInt32, with data: [UInt8]?) {
+        if let data {
+            try? uhid.replyGetReport(requestID: requestID, data: data)
+        } else {
+            try? uhid.replyGetReport(requestID: requestID, data: [], error: UInt16(EIO))
+        }
+    }
+
+    /// Sleeps in poll(2) until the kernel has something for the pad, `stop()` wakes it or `due()`
+    /// comes (pads that report on a clock), calling `tick` on every wake-up. Open and close are
+    /// recorded here; every event also goes to `handle`. Returns when the pad is unplugged or uhid fails.
+    func pump(due: () -> ContinuousClock.Instant? = { nil }, tick: () -> Void = {}, handle: (UHIDEvent) -> Void) {
+        while changed.withLock({ running }) {
+            let due = due()
+            let ready = Poll.wait([uhid.descriptor, stopPipe.descriptor], timeout: due.map { max(.zero, $0 - .now) })
+            if ready[0].hungUp && !ready[0].readable { return }
+            tick()
+            guard ready[0].readable else { continue }
+            do {
+                while let event = try uhid.read() {
+                    if event == .open || event == .close {
+                        changed.withLock { isOpen = event == .open }
+                        changed.broadcast()
+                    }
+                    handle(event)
+                }
+            } catch {
+                Logger(label: "padgate.devices.uhid").error("uhid: \(error)")
+                return
+            }
+        }
+    }
+}
