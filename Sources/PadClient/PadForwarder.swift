@@ -152,9 +152,8 @@ public final class PadForwarder {
         let typed = HostAndPort(host: configuration.host, port: configuration.port).description
         let discovered = !configuration.discoveredAddresses.isEmpty
         let name = discovered ? "\(configuration.announcedName ?? configuration.host) (\(configuration.discoveredAddresses[0]))" : typed
-        let tls = discovered
-            ? try TLSDialer.connect(configuration.discoveredAddresses, named: name, identity: identity)
-            : try TLSDialer.connect(host: configuration.host, port: configuration.port, identity: identity)
+        let tls = try TLSDialer.connect(host: configuration.host, port: configuration.port, discovered: configuration.discoveredAddresses,
+                                        named: name, identity: identity)
         guard let fingerprint = tls.peerFingerprint else { throw TLSError.handshake("the host sent no certificate") }
         if try knownHosts.check(address: discovered ? nil : typed, name: configuration.announcedName, presented: fingerprint) == .firstUse {
             logger.notice("trusting \(name) on first use: \(fingerprint)")

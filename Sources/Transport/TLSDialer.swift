@@ -20,6 +20,14 @@ public enum TLSDialer {
         return try connect(addresses, named: name, identity: identity, timeout: timeout, from: from)
     }
 
+    /// The addresses a discovery found when there are some (`named` for messages), else `host`'s.
+    public static func connect(host: String, port: UInt16, discovered: [SocketAddress], named name: String,
+                               identity: TLSIdentity?) throws -> TLSConnection {
+        discovered.isEmpty
+            ? try connect(host: host, port: port, identity: identity)
+            : try connect(discovered, named: name, identity: identity)
+    }
+
     /// Connects to the first of `addresses` that answers (those a discovery found, say).
     public static func connect(_ addresses: [SocketAddress], named name: String, identity: TLSIdentity?,
                                timeout: Duration = TLSConnection.stepTimeout, from: String? = nil) throws -> TLSConnection {

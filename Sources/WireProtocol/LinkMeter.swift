@@ -153,13 +153,13 @@ extension Probe {
     /// The padding that makes a ping (with its figures) as long as the datagram a DualSense
     /// streams 250 times a second while forwarding: its state plus one motion sample. A link test
     /// then loads the link as play does.
-    public static var inputSizedPadding: UInt16 {
+    public static let inputSizedPadding: UInt16 = {
         var motion = MotionBatch(slot: PadSlot(0))
         _ = motion.append(WireMotionSample())
         let input = encodedSize([.state(PadStateSnapshot(slot: PadSlot(0))), .motion(motion)])
         let ping = encodedSize([.ping(Probe(id: 0, sentMicros: 0))])
         return UInt16(max(0, input - ping))
-    }
+    }()
 
     static func encodedSize(_ messages: [WireMessage]) -> Int {
         var storage = [UInt8](repeating: 0, count: 1500)

@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import HostDiscovery
+import PadClient
 import PadSystem
 import Transport
 
@@ -102,9 +103,16 @@ enum Discovery {
         var typedAddress: String? { addresses.isEmpty ? HostAndPort(host: host, port: port).description : nil }
 
         func connect(identity: TLSIdentity) throws -> TLSConnection {
-            addresses.isEmpty
-                ? try TLSDialer.connect(host: host, port: port, identity: identity)
-                : try TLSDialer.connect(addresses, named: display, identity: identity)
+            try TLSDialer.connect(host: host, port: port, discovered: addresses, named: display, identity: identity)
+        }
+
+        /// What `forward` and `probe` give their forwarder: where to go, and what was announced.
+        var forwarding: PadForwarder.Configuration {
+            var configuration = PadForwarder.Configuration(host: host)
+            configuration.port = port
+            configuration.discoveredAddresses = addresses
+            configuration.announcedName = announcedName
+            return configuration
         }
     }
 }

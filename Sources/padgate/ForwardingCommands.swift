@@ -229,10 +229,7 @@ struct ForwardCommand: ParsableCommand {
         let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
         let knownHosts = try KnownHostStore(url: PadgatePaths.knownHostsFile)
         let target = try Discovery.target(host, for: .forward)
-        var configuration = PadForwarder.Configuration(host: target.host)
-        configuration.port = target.port
-        configuration.discoveredAddresses = target.addresses
-        configuration.announcedName = target.announcedName
+        let configuration = target.forwarding
         let forwarder = PadForwarder(configuration: configuration, identity: identity, knownHosts: knownHosts)
         let monitor = try PadMonitor()
         let selector = try pad.map(PadSelector.init)

@@ -31,10 +31,7 @@ struct ProbeCommand: ParsableCommand {
         let state = PadgatePaths.stateDirectory
         let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
         let target = try Discovery.target(host, for: .forward)
-        var configuration = PadForwarder.Configuration(host: target.host)
-        configuration.port = target.port
-        configuration.discoveredAddresses = target.addresses
-        configuration.announcedName = target.announcedName
+        var configuration = target.forwarding
         configuration.pingInterval = .seconds(1) / Self.probeRate
         configuration.urgentPingInterval = configuration.pingInterval
         configuration.pingPadding = Probe.inputSizedPadding

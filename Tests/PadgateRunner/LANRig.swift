@@ -63,15 +63,7 @@ public final class LANRig {
 
     /// `ip ARGUMENTS`, its output.
     public func shell(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = ipExecutable
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try padgate(arguments, timeLimit: .seconds(30), executable: ipExecutable).stdout
     }
 
     /// A program other than padgate inside a namespace (`avahi-browse`, say): its output.
