@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
+        // Time as one type: a point on CLOCK_MONOTONIC in integer nanoseconds, and Duration's
+        // conversions. Pure; reading the clock is PadSystem's.
+        .target(name: "MonotonicTime"),
         systemLibrary("CUdev", pkgConfig: "libudev", apt: "libudev-dev"),
         systemLibrary("CEvdev", pkgConfig: "libevdev", apt: "libevdev-dev"),
         systemLibrary("CHidapi", pkgConfig: "hidapi-hidraw", apt: "libhidapi-dev"),
@@ -38,64 +41,65 @@ let package = Package(
         // The system layer under PadDevices and Transport (as swift-system is to NIO): owned
         // descriptors, typed errno, the one EINTR retry, poll, wake pipes, mailboxes, timers,
         // thread priority, signals, sockets and IPv4/IPv6 addresses, and where log lines go.
-        .target(name: "PadSystem", dependencies: ["CLinuxInput", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "PadSystem", dependencies: ["MonotonicTime", "CLinuxInput", .product(name: "Logging", package: "swift-log")]),
         // Pure byte-level logic: report descriptors, controller reports, calibration, trigger effects.
         .target(name: "HIDCodecs", dependencies: ["CZlib"]),
         // Pure feedback logic (rumble renderer, patterns): no system library; motor levels from HIDCodecs.
-        .target(name: "Feedback", dependencies: ["HIDCodecs"]),
+        .target(name: "Feedback", dependencies: ["MonotonicTime", "HIDCodecs"]),
         // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput.
-        .target(name: "PadDevices", dependencies: [
+        .target(name: "PadDevices", dependencies: ["MonotonicTime",
             "PadSystem", "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Pure: the forwarding protocol's messages, their encoding, and snapshot-diff state.
-        .target(name: "WireProtocol", dependencies: ["HIDCodecs"]),
+        .target(name: "WireProtocol", dependencies: ["MonotonicTime", "HIDCodecs"]),
         // The link: sealed UDP datagrams (AES-GCM, replay window), TLS control, pairing.
-        .target(name: "Transport", dependencies: ["PadSystem", "COpenSSL"]),
+        .target(name: "Transport", dependencies: ["MonotonicTime", "PadSystem", "COpenSSL"]),
         // Finding hosts on the LAN: DNS-SD over mDNS through the system's avahi-daemon (announce, browse).
-        .target(name: "HostDiscovery", dependencies: ["PadSystem", "Transport", "CAvahi", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "HostDiscovery", dependencies: ["MonotonicTime", "PadSystem", "Transport", "CAvahi", .product(name: "Logging", package: "swift-log")]),
         // The client: pad sources, the forwarding loop, feedback to the physical pads.
-        .target(name: "PadClient", dependencies: ["PadSystem", "WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback",
+        .target(name: "PadClient", dependencies: ["MonotonicTime", "PadSystem", "WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback",
                                                   .product(name: "Logging", package: "swift-log")]),
         // The host: virtual pads for forwarded ones, leases, feedback from games.
-        .target(name: "PadHost", dependencies: ["PadSystem", "WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback",
+        .target(name: "PadHost", dependencies: ["MonotonicTime", "PadSystem", "WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback",
                                                 .product(name: "Logging", package: "swift-log")]),
-        .executableTarget(name: "padgate", dependencies: [
+        .executableTarget(name: "padgate", dependencies: ["MonotonicTime",
             "HostDiscovery", "PadSystem", "HIDCodecs", "PadDevices", "WireProtocol", "Transport", "PadHost", "PadClient", "Feedback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HIDCodecs", "SeededRandom"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "PadSystem"]),
+        .testTarget(name: "MonotonicTimeTests", dependencies: ["MonotonicTime"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["MonotonicTime", "WireProtocol", "HIDCodecs", "SeededRandom"]),
+        .testTarget(name: "TransportTests", dependencies: ["MonotonicTime", "Transport", "PadSystem"]),
         .testTarget(name: "HostDiscoveryTests", dependencies: ["HostDiscovery"]),
         .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "HIDCodecs", "WireProtocol", "LogCapture"]),
-        .testTarget(name: "PadHostTests", dependencies: ["LogCapture", "PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
-        .testTarget(name: "FeedbackTests", dependencies: ["Feedback", "HIDCodecs"]),
-        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", "LogCapture", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "PadHostTests", dependencies: ["MonotonicTime", "LogCapture", "PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
+        .testTarget(name: "FeedbackTests", dependencies: ["MonotonicTime", "Feedback", "HIDCodecs"]),
+        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "HIDCodecs", "CLinuxInput"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", "MonotonicTime", "CLinuxInput", "LogCapture", .product(name: "Logging", package: "swift-log")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
-        .testTarget(name: "DeviceTests", dependencies: ["PadSystem", "PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
+        .testTarget(name: "DeviceTests", dependencies: ["MonotonicTime", "PadSystem", "PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
         // The padgate command line as a person runs it, where no device is needed (error messages, decoding).
-        .testTarget(name: "PadgateCLITests", dependencies: ["PadgateRunner"]),
+        .testTarget(name: "PadgateCLITests", dependencies: ["PadSystem", "MonotonicTime", "PadgateRunner"]),
         // Runs the built padgate executable (next to the test bundle) for the command-line tests.
-        .target(name: "PadgateRunner", path: "Tests/PadgateRunner"),
+        .target(name: "PadgateRunner", dependencies: ["MonotonicTime", "PadSystem"], path: "Tests/PadgateRunner"),
         // A logger whose messages a test can read.
-        .target(name: "LogCapture", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/LogCapture"),
+        .target(name: "LogCapture", dependencies: ["MonotonicTime", "PadSystem", .product(name: "Logging", package: "swift-log")], path: "Tests/LogCapture"),
         // A seeded generator for tests and benchmarks.
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 
         // Fuzz targets (codecs and every network parser) behind one libFuzzer driver; a plain build replays input files instead.
-        .executableTarget(name: "FuzzCodecs", dependencies: [.product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices"], path: "Fuzz/FuzzCodecs"),
+        .executableTarget(name: "FuzzCodecs", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices"], path: "Fuzz/FuzzCodecs"),
         // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).
-        .executableTarget(name: "RumbleBench", dependencies: ["Feedback", "HIDCodecs", "SeededRandom"], path: "Benchmarks/RumbleBench"),
-        .executableTarget(name: "ForwardBench", dependencies: [.product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
+        .executableTarget(name: "RumbleBench", dependencies: ["MonotonicTime", "Feedback", "HIDCodecs", "SeededRandom"], path: "Benchmarks/RumbleBench"),
+        .executableTarget(name: "ForwardBench", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
                           path: "Benchmarks/ForwardBench"),
         // End-to-end latency through the real `padgate` binaries against the kernel's floor, in the guest (tools/bench-latency.sh).
-        .executableTarget(name: "LatencyBench", dependencies: ["PadSystem", "HIDCodecs", "PadDevices"], path: "Benchmarks/LatencyBench"),
+        .executableTarget(name: "LatencyBench", dependencies: ["MonotonicTime", "PadSystem", "HIDCodecs", "PadDevices"], path: "Benchmarks/LatencyBench"),
         .executableTarget(name: "CodecBench", dependencies: ["HIDCodecs", "CMallocCounter"], path: "Benchmarks/CodecBench"),
     ],
     swiftLanguageModes: [.v5]

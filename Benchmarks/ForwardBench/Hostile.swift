@@ -8,6 +8,7 @@ import Foundation
 import Glibc
 import HIDCodecs
 import Logging
+import MonotonicTime
 import PadClient
 import PadDevices
 import PadHost
@@ -41,8 +42,8 @@ func hostileNetwork(seconds: Double) throws {
     let clientThread = Thread { forwarder.run { stopped.value } }
     serverThread.start(); clientThread.start()
 
-    let deadline = ContinuousClock.now + .seconds(10)
-    while made.value == nil && ContinuousClock.now < deadline { usleep(10_000) }
+    let deadline = MonotonicInstant.now + .seconds(10)
+    while made.value == nil && MonotonicInstant.now < deadline { usleep(10_000) }
     guard let host = made.value else { print("hostile: the host never made the pad"); exit(1) }
     while host.arrived.wait(timeout: .now() + .milliseconds(200)) == .success {}
     usleep(500_000)
@@ -122,16 +123,16 @@ func measureInput(pad: InjectedPad, host: TimedPad, seconds: Double) -> InputLat
     let scale = StickScale(minimum: 0, maximum: 255)
     var input = GamepadState.dualSenseAtRest
     var result = InputLatencies()
-    var next = ContinuousClock.now
+    var next = MonotonicInstant.now
     let end = next + .milliseconds(Int(seconds * 1000))
     var i = 0
-    while ContinuousClock.now < end {
+    while MonotonicInstant.now < end {
         i += 1
         input.leftStick.x = UInt16(i % 2 == 0 ? 40 + i % 80 : 160 + i % 80)  // never the same twice in a row
         let expected = scale.wire(Int32(input.leftStick.x))
-        let sent = ContinuousClock.now
+        let sent = MonotonicInstant.now
         pad.inject(encoder.encode(input))
-        var arrivedAt: ContinuousClock.Instant?
+        var arrivedAt: MonotonicInstant?
         while arrivedAt == nil, host.arrived.wait(timeout: .now() + .seconds(1)) == .success {
             if let last = host.lock.withLock({ host.last }), last.leftX == expected { arrivedAt = last.at }
         }
@@ -197,20 +198,20 @@ final class Attack: @unchecked Sendable {
     /// host closed it; `slow` ones dribble a TLS ClientHello a byte every 500 ms.
     func holdConnections(count: Int, firstAddress: Int, slow: Bool) {
         var open: [Int32] = Array(repeating: -1, count: count)
-        var closedAt: [ContinuousClock.Instant?] = Array(repeating: nil, count: count)
-        var lastByte = ContinuousClock.now
+        var closedAt: [MonotonicInstant?] = Array(repeating: nil, count: count)
+        var lastByte = MonotonicInstant.now
         let hello: [UInt8] = [0x16, 0x03, 0x01, 0x01, 0x00, 0x01, 0x00, 0x00, 0xfc, 0x03, 0x03]
         var sentBytes = Array(repeating: 0, count: count)
         while running.value {
             for i in 0..<count {
                 if open[i] >= 0, peerClosed(open[i]) { close(open[i]); open[i] = -1; closedAt[i] = .now }
-                if open[i] < 0, closedAt[i].map({ ContinuousClock.now - $0 >= .seconds(1) }) ?? true {
+                if open[i] < 0, closedAt[i].map({ MonotonicInstant.now - $0 >= .seconds(1) }) ?? true {
                     open[i] = connectFrom("127.0.1.\(firstAddress + i / 4)", port: port)
                     sentBytes[i] = 0
                     if open[i] >= 0 { connections.update { $0 += 1 } }
                 }
             }
-            if slow, ContinuousClock.now - lastByte >= .milliseconds(500) {
+            if slow, MonotonicInstant.now - lastByte >= .milliseconds(500) {
                 lastByte = .now
                 for i in 0..<count where open[i] >= 0 {
                     var byte = hello[sentBytes[i] % hello.count]
@@ -230,7 +231,7 @@ final class Attack: @unchecked Sendable {
         guard let peer = try? SocketAddress(ip: "127.0.0.1", port: port) else { return }
         var junk = [UInt8](repeating: 0, count: 96)
         var generator = SystemRandomNumberGenerator()
-        var next = ContinuousClock.now
+        var next = MonotonicInstant.now
         var sent = 0
         while running.value {
             for _ in 0..<(perSecond / 1000) {

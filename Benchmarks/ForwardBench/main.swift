@@ -11,6 +11,7 @@ import Foundation
 import Glibc
 import HIDCodecs
 import Logging
+import MonotonicTime
 import PadClient
 import PadDevices
 import PadHost
@@ -45,7 +46,7 @@ final class RecordedReportSource: PadSource {
     init(kind: PadKind, slot: PadSlot) {
         arrival = PadArrival(slot: slot, type: kind, vendorID: 0x054c, productID: kind.canonicalIDs?.product ?? 0,
                              capabilities: [.analogTriggers, .touchpad, .gyro, .accelerometer, .battery], name: "recorded \(kind.displayName)")
-        input = DecodedReportInput(decoder: ControllerInputDecoder(model: kind)!, slot: slot, calibration: .nominal)
+        input = DecodedReportInput(decoder: ControllerInputDecoder(kind: kind)!, slot: slot, calibration: .nominal)
     }
     var descriptors: [FileDescriptor] { [] }
     func readInput() throws -> Bool { true }
@@ -55,7 +56,7 @@ final class RecordedReportSource: PadSource {
     func takeMotion(_ body: (WireMotionSample) -> Void) { input.takeMotion(body) }
     func apply(_ lease: RumbleLease) throws {}
     func apply(_ output: HIDOutputMessage) throws {}
-    var feedbackDeadline: LoopInstant? { nil }
+    var feedbackDeadline: MonotonicInstant? { nil }
     func pumpFeedback() throws {}
     func silence() {}
 }
@@ -87,7 +88,7 @@ final class ClientLoopState {
         let t0 = padgate_ticks()
         _ = source.input.ingest(report)
         let t1 = padgate_ticks()
-        pad.collect(now: LoopInstant.now, into: &outbox)
+        pad.collect(now: MonotonicInstant.now, into: &outbox)
         var sealTicks: UInt64 = 0
         outbox.drain { bytes in
             let sealStart = padgate_ticks()
@@ -117,11 +118,11 @@ func clientPipeline() throws {
     packed.withUnsafeBytes { raw in
         for i in 0..<reports.count { loop.handle(UnsafeRawBufferPointer(rebasing: raw[i * 64..<(i + 1) * 64]), record: nil) }  // warm up
         let allocations = padgate_allocation_count()
-        let startTicks = padgate_ticks(), start = ContinuousClock.now
+        let startTicks = padgate_ticks(), start = MonotonicInstant.now
         for p in 0..<passes {
             for i in 0..<reports.count { loop.handle(UnsafeRawBufferPointer(rebasing: raw[i * 64..<(i + 1) * 64]), record: p * reports.count + i) }
         }
-        let elapsed = ContinuousClock.now - start, elapsedTicks = padgate_ticks() - startTicks
+        let elapsed = MonotonicInstant.now - start, elapsedTicks = padgate_ticks() - startTicks
         let nsPerTick = Double(elapsed / .nanoseconds(1)) / Double(elapsedTicks)
         let allocs = Double(padgate_allocation_count() - allocations) / Double(n)
         let ticks = loop.ticks
@@ -149,7 +150,7 @@ final class InjectedPad: PadSource {
     var pending: [UInt8]?
     let wake: (read: Int32, write: Int32)
     /// The report path `forward` ships for hidraw pads.
-    var input = DecodedReportInput(decoder: ControllerInputDecoder(model: .dualSense)!, slot: PadSlot(0), calibration: .nominal)
+    var input = DecodedReportInput(decoder: ControllerInputDecoder(kind: .dualSense)!, slot: PadSlot(0), calibration: .nominal)
     var controls: PadStateSnapshot { input.controls }
     var touch: TouchSnapshot { input.touch }
 
@@ -176,7 +177,7 @@ final class InjectedPad: PadSource {
     func takeMotion(_ body: (WireMotionSample) -> Void) {}
     func apply(_ lease: RumbleLease) throws {}
     func apply(_ output: HIDOutputMessage) throws {}
-    var feedbackDeadline: LoopInstant? { nil }
+    var feedbackDeadline: MonotonicInstant? { nil }
     func pumpFeedback() throws {}
     func silence() {}
 }
@@ -186,10 +187,10 @@ final class TimedPad: VirtualPad {
     let arrival: PadArrival
     let arrived = DispatchSemaphore(value: 0)
     let lock = NSLock()
-    var last: (leftX: Int16, at: ContinuousClock.Instant)?
+    var last: (leftX: Int16, at: MonotonicInstant)?
     init(arrival: PadArrival) { self.arrival = arrival }
     func apply(_ state: PadStateSnapshot) throws {
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         lock.withLock { last = (state.leftX, now) }
         arrived.signal()
     }
@@ -236,8 +237,8 @@ func loopback() throws {
     serverThread.start(); clientThread.start()
 
     var host: TimedPad?
-    let deadline = ContinuousClock.now + .seconds(10)
-    while host == nil && ContinuousClock.now < deadline { usleep(10_000); host = hostPads.withLock { made } }
+    let deadline = MonotonicInstant.now + .seconds(10)
+    while host == nil && MonotonicInstant.now < deadline { usleep(10_000); host = hostPads.withLock { made } }
     guard let host else { print("loopback: the host never made the pad"); exit(1) }
     while host.arrived.wait(timeout: .now() + .milliseconds(200)) == .success {}  // the initial state
 
@@ -260,9 +261,9 @@ func loopback() throws {
     let allocationsBefore = padgate_allocation_count()
     if traceAllocations { padgate_allocation_trace(1) }
     for (report, expected) in prepared {
-        let sent = ContinuousClock.now
+        let sent = MonotonicInstant.now
         pad.inject(report)
-        var arrivedAt: ContinuousClock.Instant?
+        var arrivedAt: MonotonicInstant?
         while arrivedAt == nil, host.arrived.wait(timeout: .now() + .seconds(1)) == .success {
             if let last = host.lock.withLock({ host.last }), last.leftX == expected { arrivedAt = last.at }
         }

@@ -17,6 +17,7 @@
 import Foundation
 import Glibc
 import HIDCodecs
+import MonotonicTime
 import PadDevices
 import PadSystem
 
@@ -37,11 +38,11 @@ func fail(_ message: String) -> Never {
 
 /// Polls `condition` until it holds or `timeout` passes (udev needs a moment to name new nodes).
 func eventually<T>(timeout: Duration, _ condition: () -> T?) -> T? {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = MonotonicInstant.now + timeout
     repeat {
         if let value = condition() { return value }
         usleep(20_000)
-    } while ContinuousClock.now < deadline
+    } while MonotonicInstant.now < deadline
     return nil
 }
 
@@ -79,12 +80,12 @@ final class EvdevWatcher {
 
     /// When poll(2) woke with the node readable and the batch read then held `code` = `value`;
     /// nil after `timeout`.
-    func arrival(type: UInt32, code: UInt32, value: Int32, timeout: Duration) throws -> ContinuousClock.Instant? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+    func arrival(type: UInt32, code: UInt32, value: Int32, timeout: Duration) throws -> MonotonicInstant? {
+        let deadline = MonotonicInstant.now + timeout
+        while MonotonicInstant.now < deadline {
             var ready: Poll.Readiness?
             poll.wait(timeout: deadline - .now) { _, readiness in ready = readiness }
-            let woke = ContinuousClock.now
+            let woke = MonotonicInstant.now
             guard let ready else { continue }
             if ready.hungUp { throw DeviceError.removed(path: device.path) }
             var matched = false
@@ -106,7 +107,7 @@ func measureChanges(_ name: String, on watcher: EvdevWatcher, type: UInt32, code
     for i in 0..<(warmUp + samples) {
         usleep(pacing)
         try watcher.drain()
-        let sent = ContinuousClock.now
+        let sent = MonotonicInstant.now
         let expected = try write(i)
         let arrived = try watcher.arrival(type: type, code: code, value: expected, timeout: sampleTimeout)
         guard i >= warmUp else { continue }
@@ -164,7 +165,7 @@ func uinputFloor() throws -> Series {
     let key = EvdevCode.BTN_SOUTH
     var layout = UInputGamepad.Layout.xbox360
     (layout.keys, layout.axes, layout.rumble) = ([key], [], false)
-    let device = try UInputGamepad(model: .generic, layout: layout)
+    let device = try UInputGamepad(identity: .generic, layout: layout)
     guard let node = eventually(timeout: .seconds(10), { device.devnode }) else { fail("uinput made no event node") }
     let watcher = try EvdevWatcher(path: node)
     return try measureChanges("floor_uinput", on: watcher, type: EvdevCode.EV_KEY, code: key) { i in

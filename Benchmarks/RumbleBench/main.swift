@@ -1,6 +1,7 @@
 import Feedback
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import SeededRandom
 
 // Drives rumble through a seeded lossy channel (loss, jitter, hence reordering) from a scripted host
@@ -93,7 +94,7 @@ struct PadgatePolicy: Policy {
             channel.send(Packet(arrival: 0, sequence: sequence, levels: intended, ttlMs: ttlMs), at: now)
             lastSend = now
         }
-        let t = MonotonicTime.milliseconds(now)
+        let t = MonotonicInstant.origin + .milliseconds(now)
         let arrived = channel.deliver(at: now)
         for p in arrived {
             renderer.receive(RumbleMessage(sequence: p.sequence, levels: p.levels, timeToLive: .milliseconds(p.ttlMs)), at: t)

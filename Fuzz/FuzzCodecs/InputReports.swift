@@ -3,7 +3,7 @@ import HIDCodecs
 /// One decoder per model, made once as a pad's is: making one builds its button tables (3 × 256
 /// entries), which cost ~100× the decode itself under coverage instrumentation when this target
 /// made four per input (docs/fuzzing.md).
-nonisolated(unsafe) var fuzzDecoders = PadKind.allCases.compactMap { ControllerInputDecoder(model: $0) }
+nonisolated(unsafe) var fuzzDecoders = PadKind.allCases.compactMap { ControllerInputDecoder(kind: $0) }
 
 /// Every typed input-report decoder, and the report inspector's JSON of what they accept.
 func fuzzInputReports(_ input: UnsafeRawBufferPointer) {

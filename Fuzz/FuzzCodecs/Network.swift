@@ -5,6 +5,7 @@
 import Foundation
 import HIDCodecs
 import Logging
+import MonotonicTime
 import PadDevices
 import PadSystem
 @testable import PadClient
@@ -29,7 +30,7 @@ func checkRoundTrip(_ message: WireMessage) {
 
 // MARK: wire-host: a client's payload through the host's session, as the input path runs it
 
-let fuzzEpoch = ContinuousClock.now
+let fuzzEpoch = MonotonicInstant.now
 
 /// A virtual pad that only checks what reaches it: no descriptors to make per input.
 final class CheckingPad: VirtualPad {
@@ -161,7 +162,7 @@ let fuzzCalibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.ca
 func fuzzVirtualPad(_ input: UnsafeRawBufferPointer) {
     var state = GamepadState.dualSenseAtRest
     var counters = WireCodec.Counters()
-    var decoder = ControllerInputDecoder(model: .dualSense)!
+    var decoder = ControllerInputDecoder(kind: .dualSense)!
     var decoded = GamepadState()
     WireCodec.decode(input, counters: &counters) { message in
         switch message {

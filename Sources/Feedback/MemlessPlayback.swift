@@ -1,4 +1,5 @@
 import HIDCodecs
+import MonotonicTime
 
 /// Force-feedback rumble effects played the way the kernel's ff-memless plays them for real pads
 /// (drivers/input/ff-memless.c), for virtual pads made with uinput, which have no kernel timer:
@@ -18,8 +19,8 @@ public struct MemlessPlayback: Sendable {
 
     struct Playing: Sendable {
         var count: Int32
-        var playAt: MonotonicTime
-        var stopAt: MonotonicTime?
+        var playAt: MonotonicInstant
+        var stopAt: MonotonicInstant?
     }
 
     /// At most this many effects are kept (ff-memless's FF_MEMLESS_EFFECTS).
@@ -32,7 +33,7 @@ public struct MemlessPlayback: Sendable {
     /// A program uploaded (or replaced) an effect. A replaced effect that is playing starts over
     /// with its new timing, as ff-memless's upload does. False if the table is full.
     @discardableResult
-    public mutating func upload(id: Int, _ effect: Effect, now: MonotonicTime) -> Bool {
+    public mutating func upload(id: Int, _ effect: Effect, now: MonotonicInstant) -> Bool {
         guard effects[id] != nil || effects.count < Self.maxEffects else { return false }
         effects[id] = effect
         if let started = playing[id] { playing[id] = schedule(effect, count: started.count, now: now) }
@@ -45,19 +46,19 @@ public struct MemlessPlayback: Sendable {
     }
 
     /// EV_FF with `value` = count: play that many times; 0 stops it.
-    public mutating func play(id: Int, count: Int32, now: MonotonicTime) {
+    public mutating func play(id: Int, count: Int32, now: MonotonicInstant) {
         guard count > 0, let effect = effects[id] else { playing[id] = nil; return }
         playing[id] = schedule(effect, count: count, now: now)
     }
 
-    private func schedule(_ effect: Effect, count: Int32, now: MonotonicTime) -> Playing {
+    private func schedule(_ effect: Effect, count: Int32, now: MonotonicInstant) -> Playing {
         let playAt = now + effect.delay
         return Playing(count: count, playAt: playAt, stopAt: effect.length == .zero ? nil : playAt + effect.length)
     }
 
     /// Moves every effect past the stops that are due, replaying those with count left, and
     /// returns the motors' combined level now.
-    public mutating func levels(now: MonotonicTime) -> MotorLevels {
+    public mutating func levels(now: MonotonicInstant) -> MotorLevels {
         var low = 0, high = 0
         // Runs on every pass of the host's loop: iterate the table itself (a copy of its keys would
         // allocate each time); only an effect that starts, stops or replays writes to it.
@@ -82,8 +83,8 @@ public struct MemlessPlayback: Sendable {
     }
 
     /// When the combined level next changes by itself (an effect starts or stops); nil if never.
-    public func nextChange(after now: MonotonicTime) -> MonotonicTime? {
-        var next: MonotonicTime?
+    public func nextChange(after now: MonotonicInstant) -> MonotonicInstant? {
+        var next: MonotonicInstant?
         for state in playing.values {
             if state.playAt > now { next = min(next ?? state.playAt, state.playAt) }
             if let stop = state.stopAt, stop > now { next = min(next ?? stop, stop) }

@@ -1,8 +1,5 @@
 import HIDCodecs
-
-/// Monotonic time since an arbitrary origin. The renderer never reads a clock itself: callers pass
-/// `now`, so tests and the benchmark drive it with simulated time.
-public typealias MonotonicTime = Duration
+import MonotonicTime
 
 /// Turns a lossy, reordering stream of rumble messages into motor writes whose divergence from
 /// the sender's intent is bounded (see docs/feedback.md):
@@ -13,6 +10,8 @@ public typealias MonotonicTime = Duration
 /// - every non-zero write is a finite segment, re-armed while the level holds, so a pad whose
 ///   writer dies (lost stop, crashed process) falls silent by itself within one segment;
 /// - a lease that lapses without renewal silences the pad.
+///
+/// It never reads a clock: callers pass `now`, so tests and the benchmark drive it with simulated time.
 public struct RumbleRenderer: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Minimum time between two non-zero changes of one motor.
@@ -35,15 +34,15 @@ public struct RumbleRenderer: Sendable {
     /// What the newest live message asks for (silent once its lease lapses).
     public private(set) var target = MotorLevels.silent
     public private(set) var newestSequence: UInt64?
-    public private(set) var leaseEnds: MonotonicTime?
-    public private(set) var segmentEnds: MonotonicTime?
+    public private(set) var leaseEnds: MonotonicInstant?
+    public private(set) var segmentEnds: MonotonicInstant?
     public private(set) var isShutDown = false
     /// Counters for logs and the benchmark.
     public private(set) var droppedStale = 0, droppedDuplicates = 0, leaseLapses = 0
 
-    private var inbox: [(message: RumbleMessage, arrived: MonotonicTime)] = []
-    private var lastAccepted: MonotonicTime?
-    private var lastChange: [MotorLevels.Motor: MonotonicTime] = [:]
+    private var inbox: [(message: RumbleMessage, arrived: MonotonicInstant)] = []
+    private var lastAccepted: MonotonicInstant?
+    private var lastChange: [MotorLevels.Motor: MonotonicInstant] = [:]
 
     public init(configuration: Configuration = Configuration()) {
         precondition(configuration.rearmMargin < configuration.segment, "the re-arm margin must be shorter than the segment")
@@ -51,12 +50,12 @@ public struct RumbleRenderer: Sendable {
     }
 
     /// Queues a message; it takes effect at the next `step`.
-    public mutating func receive(_ message: RumbleMessage, at now: MonotonicTime) {
+    public mutating func receive(_ message: RumbleMessage, at now: MonotonicInstant) {
         inbox.append((message, now))
     }
 
     /// Drains the inbox, then says what the sink must do now (often nothing).
-    public mutating func step(now: MonotonicTime) -> [RumbleAction] {
+    public mutating func step(now: MonotonicInstant) -> [RumbleAction] {
         guard !isShutDown else { inbox.removeAll(); return [] }
         drainInbox()
         if let ends = leaseEnds, now >= ends {
@@ -90,9 +89,9 @@ public struct RumbleRenderer: Sendable {
     }
 
     /// When `step` must run next even if no message arrives: a throttled change, a re-arm or a lease end.
-    public var nextDeadline: MonotonicTime? {
+    public var nextDeadline: MonotonicInstant? {
         guard !isShutDown else { return nil }
-        var deadlines: [MonotonicTime] = []
+        var deadlines: [MonotonicInstant] = []
         if let lease = leaseEnds { deadlines.append(lease) }
         if let segment = segmentEnds { deadlines.append(segment - configuration.rearmMargin) }
         for motor in MotorLevels.Motor.allCases where target[motor] != applied[motor] && target[motor] != 0 {

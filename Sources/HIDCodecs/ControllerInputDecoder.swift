@@ -1,14 +1,14 @@
 public enum InputReportError: Error, Equatable, Sendable, CustomStringConvertible {
     case empty
-    case unknownReport(id: UInt8, length: Int, model: PadKind)
+    case unknownReport(id: UInt8, length: Int, kind: PadKind)
     case tooShort(id: UInt8, got: Int, need: Int)
     case badChecksum(id: UInt8)
 
     public var description: String {
         switch self {
         case .empty: return "empty input report"
-        case .unknownReport(let id, let length, let model):
-            return "\(model.name) does not send a \(length)-byte input report \(hexByte(id)); is the pad model right?"
+        case .unknownReport(let id, let length, let kind):
+            return "\(kind.name) does not send a \(length)-byte input report \(hexByte(id)); is the pad kind right?"
         case .tooShort(let id, let got, let need): return "input report \(hexByte(id)) is \(got) bytes, needs \(need); it was truncated"
         case .badChecksum(let id): return "Bluetooth input report \(hexByte(id)) fails its CRC32 check (seed 0xA1); dropped"
         }
@@ -38,7 +38,7 @@ struct ButtonLookup: Sendable {
 /// Decodes a pad's input reports into a `GamepadState` without allocating.
 /// Keeps counts so a caller can tell a noisy link (bad CRCs, cut-off reports) from a quiet one.
 public struct ControllerInputDecoder: Sendable {
-    public let model: PadKind
+    public let kind: PadKind
     public private(set) var decodedReports = 0
     public private(set) var rejectedChecksums = 0
     /// Reports shorter than their layout (`tooShort`): a truncated read or a transport that cuts reports.
@@ -57,9 +57,9 @@ public struct ControllerInputDecoder: Sendable {
     /// nil for kinds without a typed decoder (`PadKind.hasTypedDecoder`): read those through evdev.
     /// A kind that `decodesThroughDescriptor` needs its report `descriptor`: nil without one, or
     /// when it describes no gamepad controls.
-    public init?(model: PadKind, descriptor: ReportDescriptor? = nil) {
-        self.model = model
-        switch model {
+    public init?(kind: PadKind, descriptor: ReportDescriptor? = nil) {
+        self.kind = kind
+        switch kind {
         case .generic:
             return nil
         case .xbox:
@@ -106,11 +106,11 @@ public struct ControllerInputDecoder: Sendable {
     private mutating func decodeReport(_ report: UnsafeRawBufferPointer, into state: inout GamepadState) throws(InputReportError) {
         let id = report[0]
         if descriptorDecoder != nil {
-            try descriptorDecoder!.decode(report, into: &state, model: model)  // in place: no copy of its plans
+            try descriptorDecoder!.decode(report, into: &state, kind: kind)  // in place: no copy of its plans
             return
         }
-        if model == .switchPro {
-            guard id == SwitchProLayout.reportID else { throw .unknownReport(id: id, length: report.count, model: model) }
+        if kind == .switchPro {
+            guard id == SwitchProLayout.reportID else { throw .unknownReport(id: id, length: report.count, kind: kind) }
             try Self.decodeSwitchPro(report, into: &state)
             return
         }
@@ -123,7 +123,7 @@ public struct ControllerInputDecoder: Sendable {
             // exact short length is the short layout: 11...63 bytes is a cut-off full report, not a short one.
             choice = report.count == simple.length ? .simple : .full
         } else {
-            throw .unknownReport(id: id, length: report.count, model: model)
+            throw .unknownReport(id: id, length: report.count, kind: kind)
         }
         switch choice {
         case .full:

@@ -59,10 +59,10 @@ public struct DescriptorGamepadDecoder: Sendable {
 
     /// Decodes one report into `state`; reports without a control of the map (vendor ones) are
     /// `unknownReport`. Allocates nothing.
-    public mutating func decode(_ report: UnsafeRawBufferPointer, into state: inout GamepadState, model: PadKind) throws(InputReportError) {
+    public mutating func decode(_ report: UnsafeRawBufferPointer, into state: inout GamepadState, kind: PadKind) throws(InputReportError) {
         guard let first = report.first else { throw .empty }
         guard let which = reports.firstIndex(where: { $0.id == nil || $0.id == first }) else {
-            throw .unknownReport(id: first, length: report.count, model: model)
+            throw .unknownReport(id: first, length: report.count, kind: kind)
         }
         let entry = reports[which]
         do throws(GenericDecodeError) {

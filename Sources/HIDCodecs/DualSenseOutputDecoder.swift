@@ -29,7 +29,6 @@ public struct DecodedDualSenseOutput: Hashable, Sendable {
     public var tag: UInt8?
     /// Bluetooth only: where the settings start.
     public var bluetoothLayout: DualSenseBluetoothOutputLayout?
-    public var validFlags: (UInt8, UInt8, UInt8) { (flag0, flag1, flag2) }
     var flag0: UInt8 = 0, flag1: UInt8 = 0, flag2: UInt8 = 0
 
     /// The compatibility-rumble motors: `low` is the left (heavy) one, `high` the right.

@@ -63,7 +63,6 @@ public struct ReportField: Hashable, Sendable {
     public var hasNullState: Bool { flags.contains(.nullState) }
     /// Values are read sign-extended when the logical range goes below zero (like hid-tools and the kernel).
     public var isSigned: Bool { logicalMinimum < 0 && sizeBits > 1 }
-    public var endBit: Int { startBit + sizeBits * count }
 }
 
 /// How many application, physical and logical collections the descriptor had opened when a field was declared
@@ -111,7 +110,6 @@ public struct ReportDescriptor: Sendable {
         }
     }
 
-    public var usesReportIDs: Bool { (input + output + feature).contains { $0.id != nil } }
 
     /// The layout a received report of this kind should be decoded with, chosen by its first byte.
     public func layout(_ kind: ReportKind, for report: [UInt8]) -> ReportLayout? {

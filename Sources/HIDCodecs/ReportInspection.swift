@@ -4,16 +4,16 @@ public struct ReportInspector: Sendable {
     public let descriptor: ReportDescriptor?
     public private(set) var decoder: ControllerInputDecoder?
 
-    public init(descriptor: ReportDescriptor?, model: PadKind?) {
+    public init(descriptor: ReportDescriptor?, kind: PadKind?) {
         self.descriptor = descriptor
-        decoder = model.flatMap { ControllerInputDecoder(model: $0) }  // an Xbox shows its descriptor's own fields
+        decoder = kind.flatMap { ControllerInputDecoder(kind: $0) }  // an Xbox shows its descriptor's own fields
     }
 
     /// Chooses a typed decoder from the recording's ids when it knows the pad.
     public init(device: RecordedDevice) {
         let descriptor = try? ReportDescriptor(bytes: device.descriptor)
-        let model = device.vendorID.flatMap { vid in device.productID.flatMap { PadKind(vendorID: vid, productID: $0) } }
-        self.init(descriptor: descriptor, model: model)
+        let kind = device.vendorID.flatMap { vid in device.productID.flatMap { PadKind(vendorID: vid, productID: $0) } }
+        self.init(descriptor: descriptor, kind: kind)
     }
 
     public mutating func inspect(_ report: [UInt8], time: Double?) -> JSONValue {
@@ -47,7 +47,7 @@ public struct ReportInspector: Sendable {
                 members.append(("error", .string(error.description)))
             }
         } else {
-            members.append(("error", .string("no descriptor and no known pad model: nothing to decode with")))
+            members.append(("error", .string("no descriptor and no known pad kind: nothing to decode with")))
         }
         return .object(members)
     }

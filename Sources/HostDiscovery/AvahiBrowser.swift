@@ -1,4 +1,5 @@
 import CAvahi
+import MonotonicTime
 import PadSystem
 
 /// A host found on the LAN: its service, its addresses (IPv4 and IPv6, a link-local one with its
@@ -48,8 +49,8 @@ public enum AvahiBrowser {
         }, me) != nil else {
             throw .failed(String(cString: avahi_strerror(avahi_client_errno(client))))
         }
-        let deadline = ContinuousClock.now + window
-        while ContinuousClock.now < deadline, !SignalTrap.fired, !state.done {
+        let deadline = MonotonicInstant.now + window
+        while MonotonicInstant.now < deadline, !SignalTrap.fired, !state.done {
             let step = min(deadline - .now, .milliseconds(100))
             guard avahi_simple_poll_iterate(poll, Int32(max(1, step / .milliseconds(1)))) == 0 else { break }
         }

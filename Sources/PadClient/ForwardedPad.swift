@@ -1,4 +1,5 @@
 import Foundation
+import MonotonicTime
 import WireProtocol
 
 /// One pad `PadForwarder` forwards, and what it remembers of what it sent for it: the per-report
@@ -23,7 +24,7 @@ public struct ForwardedPad {
 
     /// What the source's newest frame puts on the wire: what changed, and motion as the thinning
     /// policy lets it go (docs/wire.md), encoded straight into `outbox`. Allocates nothing.
-    public mutating func collect(now: LoopInstant, into outbox: inout OutgoingPayloads) {
+    public mutating func collect(now: MonotonicInstant, into outbox: inout OutgoingPayloads) {
         var changed = false
         if let state = sender.update(source.controls, now: now) { outbox.append(state); changed = true }
         var touch = source.touch
@@ -49,7 +50,7 @@ public struct ForwardedPad {
     /// The keep-alive: the state again when its resend is due, with the arrival first (a lost
     /// arrival must not lose the pad), held touches (a lost one would stay lost until the next
     /// finger move) and the battery.
-    public mutating func resendIfDue(now: LoopInstant, into outbox: inout OutgoingPayloads) {
+    public mutating func resendIfDue(now: MonotonicInstant, into outbox: inout OutgoingPayloads) {
         guard let state = sender.resendIfDue(now: now) else { return }
         outbox.append(source.arrival)
         outbox.append(state)
@@ -59,11 +60,11 @@ public struct ForwardedPad {
 
     /// The arrival and current state, sent when the pad or the link comes up: the state starts the
     /// keep-alives at once, so the host's lease holds even while the pad sends nothing.
-    mutating func announcement(now: LoopInstant) -> [WireMessage] {
+    mutating func announcement(now: MonotonicInstant) -> [WireMessage] {
         lastBattery = source.battery
         return [.arrival(source.arrival)] + (sender.update(source.controls, now: now).map { [.state($0)] } ?? [])
             + (source.battery.map { [.battery($0)] } ?? [])
     }
 
-    var nextResend: LoopInstant? { sender.nextResend }
+    var nextResend: MonotonicInstant? { sender.nextResend }
 }

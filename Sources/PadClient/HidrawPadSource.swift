@@ -44,7 +44,7 @@ public final class HidrawPadSource: PhysicalPadSource {
 
     public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?) throws {
         guard let path = pad.hidraw, Self.hidrawKinds.contains(pad.kind),
-              let decoder = ControllerInputDecoder(model: pad.kind, descriptor: try Self.descriptor(of: pad.kind, hidraw: path)) else {
+              let decoder = ControllerInputDecoder(kind: pad.kind, descriptor: try Self.descriptor(of: pad.kind, hidraw: path)) else {
             throw DeviceError.unsupported("\(pad.name) has no hidraw node with a decoder padgate knows; read it through evdev")
         }
         self.pad = pad

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MonotonicTime
 import PadDevices
 import PadSystem
 import Transport
@@ -65,7 +66,7 @@ public final class PadForwarder {
     var link: DatagramLink?
     @exclusivity(unchecked) var outbox = OutgoingPayloads()
     var pingID: UInt32 = 0
-    var nextPing = LoopInstant.now
+    var nextPing = MonotonicInstant.now
     /// Off while `probe` waits for its last pongs.
     public var pinging = true
     /// Stored, not lazy: a lazy property is read and written back whole, which copies its samples.
@@ -74,8 +75,8 @@ public final class PadForwarder {
     static let pongWindow: UInt32 = 1024
     static let pingsPerPass = 4
     /// When the last authentic datagram came from the host (the welcome counts as one).
-    var lastHeard = LoopInstant.now
-    let origin = LoopInstant.now
+    var lastHeard = MonotonicInstant.now
+    let origin = MonotonicInstant.now
     var wireCounters = WireCodec.Counters()
 
     public init(configuration: Configuration, identity: TLSIdentity?, knownHosts: KnownHostStore) {
@@ -93,7 +94,7 @@ public final class PadForwarder {
         if link != nil { send(announcement(pads.count - 1, now: .now)) }
     }
 
-    func announcement(_ index: Int, now: LoopInstant) -> [WireMessage] {
+    func announcement(_ index: Int, now: MonotonicInstant) -> [WireMessage] {
         pads[index].announcement(now: now)
     }
 
@@ -138,8 +139,8 @@ public final class PadForwarder {
             // Exponential backoff with jitter, so many clients do not return to a restarted host at once.
             let jitter = Duration.milliseconds(Int.random(in: 0...Int(backoff / .milliseconds(1)) / 2))
             logger.info("reconnecting in \(backoff + jitter)")
-            let until = ContinuousClock.now + backoff + jitter
-            while ContinuousClock.now < until && !stop() {
+            let until = MonotonicInstant.now + backoff + jitter
+            while MonotonicInstant.now < until && !stop() {
                 _ = Poll.wait([changes.descriptor, SignalTrap.descriptor], timeout: min(until - .now, .milliseconds(50)))
                 changes.drain(apply)  // pads plugged in meanwhile are announced on reconnect
             }
@@ -189,14 +190,14 @@ public final class PadForwarder {
     public func measureLink(for length: Duration, until stop: () -> Bool) throws -> LinkReport {
         try connect()
         defer { dropLink() }
-        let end = LoopInstant.now + length
-        try forward { stop() || LoopInstant.now >= end }
+        let end = MonotonicInstant.now + length
+        try forward { stop() || MonotonicInstant.now >= end }
         pinging = false
         // Long enough for a pong of the last ping to come back on a slow link, short of the
         // host-silence limit that would end the loop.
         let drain = min(max(.milliseconds(500), (status.roundTrip ?? .zero) * 4), configuration.hostSilenceLimit / 2)
-        let drainEnd = LoopInstant.now + drain
-        try forward { stop() || LoopInstant.now >= drainEnd }
+        let drainEnd = MonotonicInstant.now + drain
+        try forward { stop() || MonotonicInstant.now >= drainEnd }
         pinging = true
         return linkMeter.report(duplicatesToClient: link?.rejected[.replayed] ?? 0)
     }
@@ -229,7 +230,7 @@ public final class PadForwarder {
     }
 
     /// The earliest of every timer the loop keeps: re-sends, feedback, the next ping, host silence.
-    func nextDeadline() -> LoopInstant {
+    func nextDeadline() -> MonotonicInstant {
         var next = lastHeard + configuration.hostSilenceLimit + .milliseconds(1)
         if pinging { next = min(next, nextPing) }
         for pad in pads {
@@ -243,7 +244,7 @@ public final class PadForwarder {
         guard let link, let connection else { return }
         rebuildPollSet(link, connection)
         while !stop() {
-            let now = LoopInstant.now
+            let now = MonotonicInstant.now
             if now - lastHeard > configuration.hostSilenceLimit { throw TLSError.hostSilent(configuration.hostSilenceLimit) }
             let wait = max(nextDeadline() - now, .zero)
             var datagrams = false, control = false, changed = false
@@ -322,7 +323,7 @@ public final class PadForwarder {
             status.lastFeedback = "hid output \(output.fields.rawValue)"
         case .pong(let probe):
             // Only an answer to one of the last pings counts: a host's bytes are checked like any peer's.
-            let now = UInt64((LoopInstant.now - origin) / .microseconds(1))
+            let now = UInt64((MonotonicInstant.now - origin) / .microseconds(1))
             guard pingID &- probe.id < Self.pongWindow, probe.sentMicros <= now else { return }
             status.roundTrip = .microseconds(Int64(now - probe.sentMicros))
             linkMeter.answered(probe, roundTripMicros: UInt32(clamping: now - probe.sentMicros))

@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 import WireProtocol
 
@@ -20,7 +21,7 @@ public protocol PadSource: AnyObject {
     func apply(_ lease: RumbleLease) throws
     func apply(_ output: HIDOutputMessage) throws
     /// When the feedback renderer needs to run next, if at all.
-    var feedbackDeadline: LoopInstant? { get }
+    var feedbackDeadline: MonotonicInstant? { get }
     func pumpFeedback() throws
     /// Motors to zero; called on exit, signal, link loss and removal.
     func silence()

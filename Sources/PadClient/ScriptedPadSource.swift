@@ -1,6 +1,7 @@
 import Feedback
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadDevices
 import PadSystem
 import WireProtocol
@@ -19,7 +20,7 @@ public final class ScriptedPadSource: PadSource {
     private var report = [UInt8](repeating: 0, count: 64)
     private let timer: PeriodicTimer
     private let reportInterval: Duration
-    private let started = LoopInstant.now
+    private let started = MonotonicInstant.now
     public var controls: PadStateSnapshot { input.controls }
     public var touch: TouchSnapshot { input.touch }
     public var battery: BatteryReport? { input.battery }
@@ -38,7 +39,7 @@ public final class ScriptedPadSource: PadSource {
         self.reportInterval = reportInterval
         renderer = RumbleRenderer(configuration: configuration)
         let calibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.calibration).calibration) ?? .nominal
-        input = DecodedReportInput(decoder: ControllerInputDecoder(model: .dualSense)!, slot: slot, calibration: calibration)
+        input = DecodedReportInput(decoder: ControllerInputDecoder(kind: .dualSense)!, slot: slot, calibration: calibration)
         arrival = PadArrival(slot: slot, type: .dualSense, vendorID: 0x054c, productID: 0x0ce6,
                              capabilities: [.analogTriggers, .rumble, .touchpad, .accelerometer, .gyro, .battery, .rgbLED, .playerLEDs, .adaptiveTriggers],
                              name: "padgate scripted DualSense (in-process)")
@@ -49,7 +50,7 @@ public final class ScriptedPadSource: PadSource {
 
     public func readInput() throws -> Bool {
         guard timer.takeExpirations() > 0 else { return false }
-        player.advance(to: LoopInstant.now - started, &scripted)
+        player.advance(to: MonotonicInstant.now - started, &scripted)
         scripted.sensorTimestamp &+= UInt32(reportInterval / .microseconds(1)) &* 3  // the pad counts 1/3 µs
         try ingest(report: encodedReport())
         return true
@@ -67,12 +68,10 @@ public final class ScriptedPadSource: PadSource {
         }
     }
 
-    /// The pad's state as the script drives it (what a person holding it would be doing).
-    public var scriptedState: GamepadState { scripted }
 
     public func takeMotion(_ body: (WireMotionSample) -> Void) { input.takeMotion(body) }
 
-    private var now: MonotonicTime { LoopInstant.now - started }
+    private var now: MonotonicInstant { .now }
 
     public func apply(_ lease: RumbleLease) throws {
         renderer.receive(RumbleMessage(lease), at: now)
@@ -88,7 +87,7 @@ public final class ScriptedPadSource: PadSource {
         try writeOutput()
     }
 
-    public var feedbackDeadline: LoopInstant? { renderer.nextDeadline.map { started + $0 } }
+    public var feedbackDeadline: MonotonicInstant? { renderer.nextDeadline }
 
     public func pumpFeedback() throws {
         for action in renderer.step(now: now) {

@@ -1,5 +1,6 @@
 import Feedback
 import HIDCodecs
+import MonotonicTime
 import PadDevices
 import WireProtocol
 
@@ -7,10 +8,7 @@ import WireProtocol
 extension RumbleMessage {
     /// The wire's 16-bit magnitudes to the motors' 8 bits; the 16-bit sequence widened for the renderer.
     init(_ lease: RumbleLease) {
-        self.init(sequence: UInt64(lease.sequence.rawValue),
-                  levels: MotorLevels(low: UInt8(lease.low >> 8), high: UInt8(lease.high >> 8),
-                                      leftTrigger: UInt8(lease.leftTrigger >> 8), rightTrigger: UInt8(lease.rightTrigger >> 8)),
-                  timeToLive: .milliseconds(Int(lease.ttlMillis)))
+        self.init(sequence: UInt64(lease.sequence.rawValue), levels: lease.levels, timeToLive: .milliseconds(Int(lease.ttlMillis)))
     }
 }
 
@@ -50,7 +48,7 @@ public final class SessionFeedback {
         try feedback.pump()
     }
     func apply(_ output: HIDOutputMessage) throws { try feedback.apply(output) }
-    var deadline: LoopInstant? { feedback.nextDeadline.map { LoopInstant.now + ($0 - feedback.now) } }
+    var deadline: MonotonicInstant? { feedback.nextDeadline }
     func pump() throws { try feedback.pump() }
     func silence() {
         feedback.close()
@@ -66,7 +64,7 @@ public protocol PhysicalPadSource: PadSource {
 extension PhysicalPadSource {
     public func apply(_ lease: RumbleLease) throws { try sessionFeedback.apply(lease) }
     public func apply(_ output: HIDOutputMessage) throws { try sessionFeedback.apply(output) }
-    public var feedbackDeadline: LoopInstant? { sessionFeedback.deadline }
+    public var feedbackDeadline: MonotonicInstant? { sessionFeedback.deadline }
     public func pumpFeedback() throws { try sessionFeedback.pump() }
     /// Motors to zero now; a fresh renderer takes the next session's leases.
     public func silence() { sessionFeedback.silence() }

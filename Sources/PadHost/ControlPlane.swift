@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MonotonicTime
 import PadDevices
 import PadSystem
 import Transport
@@ -63,7 +64,7 @@ final class ControlPlane {
     /// (`shutdown` on the duplicate) can never hit a descriptor its thread already closed and the
     /// kernel gave to someone else. Out of descriptors there is no duplicate: the connection is
     /// still served, and sits out its deadline if it must be cut off.
-    private struct Pending { let address: String; let cutOff: OwnedDescriptor?; let since: ContinuousClock.Instant; var evicted = false }
+    private struct Pending { let address: String; let cutOff: OwnedDescriptor?; let since: MonotonicInstant; var evicted = false }
     private var pending: [Int: Pending] = [:]
     private var nextPendingID = 0
     /// Handshake budgets: overall, and per address for the addresses seen lately (bounded).
@@ -76,7 +77,7 @@ final class ControlPlane {
 
     /// Only the control thread touches these.
     private var established: [UInt32: TLSConnection] = [:]
-    private var acceptPausedUntil: ContinuousClock.Instant?
+    private var acceptPausedUntil: MonotonicInstant?
     private var acceptBackoff: Duration = .zero
     static let acceptBackoffRange: ClosedRange<Duration> = .milliseconds(50)...(.seconds(2))
     /// Accepts per wake-up, so a connection flood cannot keep this loop from its other work.
@@ -106,7 +107,7 @@ final class ControlPlane {
         var pollSet = PollSet<ControlWake>()
         var readyConnections: [UInt32] = []
         while !lock.withLock({ stopping }) {
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             if let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
             pollSet.removeAll()  // keeps its storage: the set changes with every session
             pollSet.add(mailbox.descriptor, .mailbox)
@@ -146,8 +147,8 @@ final class ControlPlane {
         lock.withLock { stopping = true }
         mailbox.wakeOnly()
         finished.wait()
-        let deadline = ContinuousClock.now + .seconds(3)
-        while ContinuousClock.now < deadline {
+        let deadline = MonotonicInstant.now + .seconds(3)
+        while MonotonicInstant.now < deadline {
             let busy: Bool = lock.withLock {
                 for entry in pending.values { entry.cutOff?.descriptor.shutdownSocket() }
                 return !pending.isEmpty
@@ -216,7 +217,7 @@ final class ControlPlane {
     /// connections from a few addresses cannot keep every new client out (OpenSSH's MaxStartups problem).
     func admit(_ connection: PendingTCP) {
         let address = connection.peerHost
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         guard takeHandshake(from: address, now: now) else {
             connection.drop()
             statistics.refuse("handshake rate")
@@ -259,7 +260,7 @@ final class ControlPlane {
 
     /// One handshake from the budgets (the address's first: an address over its own rate cannot
     /// spend the overall one). Only the control thread calls this.
-    func takeHandshake(from address: String, now: ContinuousClock.Instant) -> Bool {
+    func takeHandshake(from address: String, now: MonotonicInstant) -> Bool {
         var mine = handshakesByAddress[address]
             ?? TokenBucket(burst: 2 * limits.handshakesPerSecondPerAddress, refillEvery: .seconds(1) / limits.handshakesPerSecondPerAddress, now: now)
         defer {
@@ -277,7 +278,7 @@ final class ControlPlane {
 
     func serve(_ pending: PendingTCP) {
         let address = pending.peerHost
-        let deadline = ContinuousClock.now + limits.handshakeTimeout
+        let deadline = MonotonicInstant.now + limits.handshakeTimeout
         let connection: TLSConnection
         do {
             connection = try listener.handshake(pending, deadline: deadline)

@@ -44,8 +44,7 @@ public struct GameOutputTranslator {
     /// The next rumble lease for a game's motor levels (`low`: the pad's left, heavy motor).
     mutating func rumble(_ motors: MotorLevels) -> WireMessage {
         sequence = sequence.next
-        return .rumble(RumbleLease(slot: slot, sequence: sequence, low: UInt16(motors.low) * 257, high: UInt16(motors.high) * 257,
-                                   ttlMillis: Self.rumbleLeaseMillis))
+        return .rumble(RumbleLease(slot: slot, sequence: sequence, levels: motors, ttlMillis: Self.rumbleLeaseMillis))
     }
 
     /// A DualShock 4's report 0x05 (USB) or 0x11 (Bluetooth, CRC checked): motors and lightbar.

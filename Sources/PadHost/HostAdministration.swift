@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MonotonicTime
 import PadSystem
 import Transport
 import WireProtocol
@@ -17,7 +18,7 @@ public final class HostAdministration: @unchecked Sendable {
         public var adminGroup: gid_t?
         public init(uid: uid_t, adminGroup: gid_t?) { self.uid = uid; self.adminGroup = adminGroup }
 
-        public func allows(_ peer: PeerCredentials) -> Bool {
+        func allows(_ peer: PeerCredentials) -> Bool {
             peer.uid == 0 || peer.uid == uid || adminGroup.map { peer.groups.contains($0) } == true
         }
     }
@@ -32,7 +33,7 @@ public final class HostAdministration: @unchecked Sendable {
     public let path: String
     private let access: Access
     private let activity: ClientActivity
-    private let started = ContinuousClock.now
+    private let started = MonotonicInstant.now
     private let startedAt = Date()
     private let wake = WakePipe()
     private let lock = NSLock()
@@ -42,7 +43,7 @@ public final class HostAdministration: @unchecked Sendable {
     public var logger = Logger(label: "padgate.host.admin")
 
     /// A `host pair` waiting for its PIN to be used.
-    private struct PendingPairing { let connection: OwnedDescriptor; let pin: String; let expires: ContinuousClock.Instant }
+    private struct PendingPairing { let connection: OwnedDescriptor; let pin: String; let expires: MonotonicInstant }
 
     /// Listens at `<directory>/control.sock`. `activity`: where paired-at and last-seen are kept.
     public init(server: PadServer, directory: URL, access: Access, activityFile: URL) throws {
@@ -75,7 +76,7 @@ public final class HostAdministration: @unchecked Sendable {
 
     private func serve() {
         while !lock.withLock({ stopping }) {
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             let waits = lock.withLock { pending.map(\.expires) }
             let timeout = waits.min().map { max($0 - now, .zero) } ?? .seconds(1)
             let ready = Poll.wait([listener.descriptor, wake.descriptor], timeout: timeout)
@@ -145,7 +146,7 @@ public final class HostAdministration: @unchecked Sendable {
 
     private func sessions() -> [SessionSummary] {
         onInputPath { input in
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             return input.sessions.values.sorted { $0.id < $1.id }.map { session in
                 SessionSummary(id: session.id, name: session.name.raw, address: session.address, fingerprint: session.fingerprint,
                                pads: session.pads.virtualPadsBySlot.map { "\($0.slot): \($0.pad.arrival.type.displayName)" },
@@ -160,7 +161,7 @@ public final class HostAdministration: @unchecked Sendable {
         let statistics = server.statistics
         let live = sessions()
         return [
-            "uptime_seconds": Int((ContinuousClock.now - started) / .seconds(1)),
+            "uptime_seconds": Int((MonotonicInstant.now - started) / .seconds(1)),
             "listening": "port \(server.port)",
             "identity": server.identity.fingerprint,
             "pairing_pin_armed": server.control.gate != nil,
@@ -215,7 +216,7 @@ public final class HostAdministration: @unchecked Sendable {
         let pin = Pairing.newPIN()
         let gate = PairingGate(policy: PairingGate.Policy(), pin: pin, makePIN: Pairing.newPIN, onNewPIN: { _, _ in })
         server.control.gate = gate
-        let expires = ContinuousClock.now + gate.policy.pinLifetime
+        let expires = MonotonicInstant.now + gate.policy.pinLifetime
         reply(connection, ["pin": pin, "expires_in_seconds": Int(gate.policy.pinLifetime / .seconds(1))])
         lock.withLock { pending.append(PendingPairing(connection: connection, pin: pin, expires: expires)) }
         wake.wake()
@@ -231,7 +232,7 @@ public final class HostAdministration: @unchecked Sendable {
         for pairing in waiting { reply(pairing.connection, ["paired": name, "fingerprint": fingerprint]) }
     }
 
-    private func expirePairings(now: ContinuousClock.Instant) {
+    private func expirePairings(now: MonotonicInstant) {
         let expired = lock.withLock { () -> [PendingPairing] in
             let gone = pending.filter { $0.expires <= now }
             pending.removeAll { $0.expires <= now }

@@ -1,4 +1,5 @@
 import Logging
+import MonotonicTime
 import PadSystem
 import Transport
 import WireProtocol
@@ -42,8 +43,8 @@ struct HostPad {
 /// A rumble lease the host renews for as long as the game holds it.
 struct HeldRumble {
     var lease: RumbleLease
-    var sentAt: ContinuousClock.Instant
-    var renewalDue: ContinuousClock.Instant { sentAt + .milliseconds(Int(lease.ttlMillis) * 2 / 5) }
+    var sentAt: MonotonicInstant
+    var renewalDue: MonotonicInstant { sentAt + .milliseconds(Int(lease.ttlMillis) * 2 / 5) }
 }
 
 /// What the session remembers about a slot beyond its pad's life: the rumble sequence goes on
@@ -51,7 +52,7 @@ struct HeldRumble {
 /// refused slot is counted once.
 struct SlotHistory {
     var rumbleSequence = WireSequence(0)
-    var failedArrival: (arrival: PadArrival, at: ContinuousClock.Instant)?
+    var failedArrival: (arrival: PadArrival, at: MonotonicInstant)?
     var refused = false
 }
 
@@ -123,14 +124,14 @@ public final class HostSession {
     }
 
     /// Applies one message from the client. Returns messages to send back (e.g. pong).
-    public func handle(_ message: WireMessage, now: ContinuousClock.Instant) -> [WireMessage] {
+    public func handle(_ message: WireMessage, now: MonotonicInstant) -> [WireMessage] {
         var replies: [WireMessage] = []
         handle(message, now: now, replies: &replies)
         return replies
     }
 
     /// The same, appending replies to a buffer the caller keeps (the input path: no allocation).
-    public func handle(_ message: WireMessage, now: ContinuousClock.Instant, replies: inout [WireMessage]) {
+    public func handle(_ message: WireMessage, now: MonotonicInstant, replies: inout [WireMessage]) {
         switch message {
         case .arrival(let arrival):
             announce(arrival, now: now)
@@ -181,7 +182,7 @@ public final class HostSession {
         return count
     }
 
-    func announce(_ arrival: PadArrival, now: ContinuousClock.Instant) {
+    func announce(_ arrival: PadArrival, now: MonotonicInstant) {
         // The client repeats each arrival with its keep-alives (a datagram may be lost): the
         // same announcement again changes nothing; a different one for the slot starts afresh.
         let slot = arrival.slot
@@ -208,12 +209,12 @@ public final class HostSession {
         }
         making = arrival
         // Times after this are on the caller's clock: `now` plus however long the making took.
-        let started = ContinuousClock.now
-        maker.make(arrival) { [weak self] result in self?.padMade(arrival, result, now: now + (ContinuousClock.now - started)) }
+        let started = MonotonicInstant.now
+        maker.make(arrival) { [weak self] result in self?.padMade(arrival, result, now: now + (MonotonicInstant.now - started)) }
     }
 
     /// The maker's answer, on the session's loop. A pad nobody wants any more is unplugged again.
-    public func padMade(_ arrival: PadArrival, _ result: Result<VirtualPad, Error>, now: ContinuousClock.Instant) {
+    private func padMade(_ arrival: PadArrival, _ result: Result<VirtualPad, Error>, now: MonotonicInstant) {
         let slot = arrival.slot
         if making == arrival { making = nil }
         switch result {
@@ -237,7 +238,7 @@ public final class HostSession {
 
     /// Releases every control of a pad whose client went silent past the state lease, and unplugs
     /// it once the grace period is over too.
-    public func expireLeases(now: ContinuousClock.Instant) {
+    public func expireLeases(now: MonotonicInstant) {
         for (slot, entry) in pads {
             guard let lastHeard = entry.receiver.lastHeard else { continue }
             if !entry.released, entry.receiver.leaseExpired(now: now) {
@@ -254,8 +255,8 @@ public final class HostSession {
     }
 
     /// When the next lease or grace period runs out: the host's only timer besides rumble renewal.
-    public func nextLeaseDeadline() -> ContinuousClock.Instant? {
-        var next: ContinuousClock.Instant?
+    public func nextLeaseDeadline() -> MonotonicInstant? {
+        var next: MonotonicInstant?
         for entry in pads.values {
             guard let heard = entry.receiver.lastHeard else { continue }
             let due = heard + stateLease + (entry.released ? padGrace : .zero)
@@ -281,7 +282,7 @@ public final class HostSession {
     /// Rumble a game holds (a DualSense keeps its motors at the last level until told otherwise)
     /// is renewed before its lease lapses, so the client keeps rumbling exactly as long as the
     /// host is alive and the game wants it.
-    public func feedback(now: ContinuousClock.Instant = .now) -> [WireMessage] {
+    public func feedback(now: MonotonicInstant = .now) -> [WireMessage] {
         var out: [WireMessage] = []
         // By index, changing each pad in place: iterating a copy while changing the dictionary copies it.
         var index = pads.startIndex
@@ -315,9 +316,9 @@ public final class HostSession {
     }
 
     /// When a held rumble must be renewed next, or a pad has feedback due by itself.
-    public func nextRenewal() -> ContinuousClock.Instant? {
-        var next: ContinuousClock.Instant?
-        func consider(_ due: ContinuousClock.Instant?) { if let due, next.map({ due < $0 }) ?? true { next = due } }
+    public func nextRenewal() -> MonotonicInstant? {
+        var next: MonotonicInstant?
+        func consider(_ due: MonotonicInstant?) { if let due, next.map({ due < $0 }) ?? true { next = due } }
         for entry in pads.values {
             consider(entry.heldRumble?.renewalDue)
             consider(entry.virtualPad?.feedbackDeadline)

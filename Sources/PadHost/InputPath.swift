@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MonotonicTime
 import PadDevices
 import PadSystem
 import Transport
@@ -16,10 +17,10 @@ final class ClientSession {
     let link: DatagramLink
     let pads: HostSession
     let workshop: PadWorkshop?
-    var lastAuthentic: ContinuousClock.Instant
+    var lastAuthentic: MonotonicInstant
 
     init(id: UInt32, name: PeerName, address: String, opener: DatagramOpener, link: DatagramLink, pads: HostSession,
-         workshop: PadWorkshop?, now: ContinuousClock.Instant) {
+         workshop: PadWorkshop?, now: MonotonicInstant) {
         self.id = id; self.name = name; self.address = address; self.opener = opener; self.link = link
         self.pads = pads; self.workshop = workshop; lastAuthentic = now
     }
@@ -57,7 +58,7 @@ final class InputPath {
     private var pollSetStale = true
     private var idleSessions: [UInt32] = []
     private var retiredLeaseExpiries = 0, retiredGraceRemovals = 0
-    private var publishedAt = ContinuousClock.now
+    private var publishedAt = MonotonicInstant.now
 
     /// Whether pads are kernel devices worth a workshop thread; in-process pads are made inline.
     let makesPadsInBackground: Bool
@@ -110,9 +111,9 @@ final class InputPath {
         while !stop() {
             heartbeat?()
             if pollSetStale { rebuildPollSet() }
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             var deadline = now + tick
-            func consider(_ candidate: ContinuousClock.Instant?) { if let candidate, candidate < deadline { deadline = candidate } }
+            func consider(_ candidate: MonotonicInstant?) { if let candidate, candidate < deadline { deadline = candidate } }
             for session in sessions.values {
                 consider(session.pads.nextLeaseDeadline())
                 consider(session.pads.nextRenewal())
@@ -130,7 +131,7 @@ final class InputPath {
             // Commands first: a session added just now must be there for its first datagram.
             if commands { mailbox.drain(perform) }
             if datagrams { receiveDatagrams() }
-            let after = ContinuousClock.now
+            let after = MonotonicInstant.now
             idleSessions.removeAll(keepingCapacity: true)
             for session in sessions.values where after - session.lastAuthentic > configuration.limits.sessionIdleTimeout {
                 idleSessions.append(session.id)
@@ -187,7 +188,7 @@ final class InputPath {
             }) { payload, from in
                 guard let session = sender else { return }
                 session.link.peer = from
-                let now = ContinuousClock.now
+                let now = MonotonicInstant.now
                 session.lastAuthentic = now
                 replies.removeAll(keepingCapacity: true)
                 WireCodec.decode(payload, counters: &wire) { message in session.pads.handle(message, now: now, replies: &replies) }

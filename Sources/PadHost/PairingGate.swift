@@ -1,4 +1,6 @@
 import Foundation
+import MonotonicTime
+import PadSystem
 
 /// Who may try a PIN, and when (docs/security.md, "Pairing"). A PIN is single-use and expires;
 /// a few wrong guesses replace it; guesses are rate-limited per source address and overall, and the
@@ -50,7 +52,7 @@ public final class PairingGate: @unchecked Sendable {
 
     struct AddressRecord {
         var failures = 0
-        var notBefore: ContinuousClock.Instant
+        var notBefore: MonotonicInstant
         var inFlight = false
     }
 
@@ -60,7 +62,7 @@ public final class PairingGate: @unchecked Sendable {
     private let lock = NSLock()
     private var pin: String
     private var generation = 0
-    private var issuedAt: ContinuousClock.Instant
+    private var issuedAt: MonotonicInstant
     private var failuresOfThisPIN = 0
     private var attempts: TokenBucket
     private var inFlight = 0
@@ -71,7 +73,7 @@ public final class PairingGate: @unchecked Sendable {
         public var admitted = 0, refusedRateLimited = 0, refusedBusy = 0, failures = 0, successes = 0, rotations = 0
     }
 
-    public init(policy: Policy = Policy(), pin: String? = nil, now: ContinuousClock.Instant = .now,
+    public init(policy: Policy = Policy(), pin: String? = nil, now: MonotonicInstant = .now,
                 makePIN: @escaping () -> String, onNewPIN: @escaping (String, Rotation) -> Void) {
         self.policy = policy
         self.makePIN = makePIN
@@ -85,7 +87,7 @@ public final class PairingGate: @unchecked Sendable {
     public var currentPIN: String { lock.withLock { pin } }
 
     /// Replaces a PIN that outlived `pinLifetime`. Called from the host's control loop.
-    public func tick(now: ContinuousClock.Instant) {
+    public func tick(now: MonotonicInstant) {
         let rotated: String? = lock.withLock {
             guard now - issuedAt >= policy.pinLifetime else { return nil }
             return rotateLocked(now: now)
@@ -94,11 +96,11 @@ public final class PairingGate: @unchecked Sendable {
     }
 
     /// When `tick` next has something to do.
-    public var nextExpiry: ContinuousClock.Instant { lock.withLock { issuedAt + policy.pinLifetime } }
+    public var nextExpiry: MonotonicInstant { lock.withLock { issuedAt + policy.pinLifetime } }
 
     /// An attempt from `address` may run now, with the PIN of the ticket; or it is refused without
     /// touching the PIN.
-    public func admit(address: String, now: ContinuousClock.Instant) -> Result<Ticket, Refusal> {
+    public func admit(address: String, now: MonotonicInstant) -> Result<Ticket, Refusal> {
         lock.withLock {
             let known = addresses[address]
             if known?.inFlight == true || inFlight >= policy.maxConcurrent { counters.refusedBusy += 1; return .failure(.busy) }
@@ -125,7 +127,7 @@ public final class PairingGate: @unchecked Sendable {
 
     /// The client proved it knows the ticket's PIN. True if that PIN is still the current one,
     /// which this spends; false if it was replaced meanwhile (another pairing used it, or it expired).
-    public func succeed(_ ticket: Ticket, now: ContinuousClock.Instant) -> Bool {
+    public func succeed(_ ticket: Ticket, now: MonotonicInstant) -> Bool {
         let rotated: String? = lock.withLock {
             finishLocked(ticket)
             guard ticket.generation == generation else { return nil }
@@ -140,7 +142,7 @@ public final class PairingGate: @unchecked Sendable {
 
     /// The attempt failed: a wrong PIN, or a client that took the host's reply and left (it learned
     /// whether its guess was right, so that is a guess too).
-    public func fail(_ ticket: Ticket, now: ContinuousClock.Instant) {
+    public func fail(_ ticket: Ticket, now: MonotonicInstant) {
         let rotated: String? = lock.withLock {
             finishLocked(ticket)
             counters.failures += 1
@@ -162,7 +164,7 @@ public final class PairingGate: @unchecked Sendable {
         addresses[ticket.address]?.inFlight = false
     }
 
-    private func rotateLocked(now: ContinuousClock.Instant) -> String {
+    private func rotateLocked(now: MonotonicInstant) -> String {
         pin = makePIN()
         generation += 1
         issuedAt = now
@@ -173,7 +175,7 @@ public final class PairingGate: @unchecked Sendable {
 
     /// Forgets one address with no wrong guess and nothing running (forgetting one that failed would
     /// give it a clean slate). False if none can go.
-    private func evictOneLocked(now: ContinuousClock.Instant) -> Bool {
+    private func evictOneLocked(now: MonotonicInstant) -> Bool {
         guard let victim = addresses.first(where: { !$0.value.inFlight && $0.value.failures == 0 })?.key else { return false }
         addresses[victim] = nil
         return true

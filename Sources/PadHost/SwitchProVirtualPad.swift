@@ -117,7 +117,7 @@ public final class SwitchProVirtualPad: VirtualPad {
         if let frame = output.rumble, let levels = SwitchHDRumble.levels(frame), levels != lastLevels {
             lastLevels = levels
             sequence = sequence.next
-            messages.append(.rumble(RumbleLease(slot: slot, sequence: sequence, low: UInt16(levels.low) * 257, high: UInt16(levels.high) * 257,
+            messages.append(.rumble(RumbleLease(slot: slot, sequence: sequence, levels: levels,
                                                 ttlMillis: GameOutputTranslator.rumbleLeaseMillis)))
         }
         if output.subcommand == SwitchProReports.Subcommand.setPlayerLights.rawValue, let argument = output.arguments.first {

@@ -1,3 +1,4 @@
+import MonotonicTime
 import PadSystem
 import WireProtocol
 
@@ -16,7 +17,7 @@ public protocol VirtualPad: AnyObject {
     func takeFeedback() throws -> [WireMessage]
     /// When `takeFeedback` has something to say without a descriptor becoming readable (an
     /// effect's length running out on a uinput pad); nil if never.
-    var feedbackDeadline: ContinuousClock.Instant? { get }
+    var feedbackDeadline: MonotonicInstant? { get }
     /// Unplugs the virtual pad. Callers release every control first.
     func remove()
 }
@@ -25,7 +26,7 @@ public protocol VirtualPad: AnyObject {
 public typealias VirtualPadFactory = (PadArrival) throws -> VirtualPad
 
 extension VirtualPad {
-    public var feedbackDeadline: ContinuousClock.Instant? { nil }
+    public var feedbackDeadline: MonotonicInstant? { nil }
     /// Pads that show no battery (uinput ones) ignore it.
     public func apply(_ battery: BatteryReport) throws {}
 }

@@ -1,5 +1,6 @@
 import Feedback
 import HIDCodecs
+import MonotonicTime
 import PadDevices
 import PadSystem
 import WireProtocol
@@ -15,11 +16,10 @@ public final class XboxVirtualPad: VirtualPad {
     var playback = MemlessPlayback()
     var sent = MotorLevels.silent
     var sequence = WireSequence(0)
-    let started = ContinuousClock.now
 
     public init(arrival: PadArrival) throws {
         self.arrival = arrival
-        device = try UInputGamepad(model: .xbox360, phys: PadPhys.hostVirtual)
+        device = try UInputGamepad(identity: .xbox360, phys: PadPhys.hostVirtual)
         receiver = UInputRumbleReceiver(uinput: device.descriptor)
     }
 
@@ -47,7 +47,7 @@ public final class XboxVirtualPad: VirtualPad {
     public var feedbackDescriptors: [FileDescriptor] { [device.descriptor] }
 
     public func takeFeedback() throws -> [WireMessage] {
-        let now = ContinuousClock.now - started
+        let now = MonotonicInstant.now
         for event in try receiver.service() {
             switch event {
             case .uploaded(let effect):
@@ -59,17 +59,17 @@ public final class XboxVirtualPad: VirtualPad {
         return Self.leases(for: &playback, sent: &sent, sequence: &sequence, slot: arrival.slot, now: now)
     }
 
-    public var feedbackDeadline: ContinuousClock.Instant? { playback.nextChange(after: ContinuousClock.now - started).map { started + $0 } }
+    public var feedbackDeadline: MonotonicInstant? { playback.nextChange(after: .now) }
 
     /// A lease when the combined level changed: held (the host renews it) until the playback
     /// itself says stop, so an effect ends when its length and count say, not when it is erased.
     static func leases(for playback: inout MemlessPlayback, sent: inout MotorLevels, sequence: inout WireSequence,
-                       slot: PadSlot, now: MonotonicTime) -> [WireMessage] {
+                       slot: PadSlot, now: MonotonicInstant) -> [WireMessage] {
         let levels = playback.levels(now: now)
         guard levels != sent else { return [] }
         sent = levels
         sequence = sequence.next
-        return [.rumble(RumbleLease(slot: slot, sequence: sequence, low: UInt16(levels.low) * 257, high: UInt16(levels.high) * 257,
+        return [.rumble(RumbleLease(slot: slot, sequence: sequence, levels: levels,
                                     ttlMillis: levels.isSilent ? 0 : GameOutputTranslator.rumbleLeaseMillis))]
     }
 

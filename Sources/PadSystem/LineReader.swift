@@ -1,3 +1,4 @@
+import MonotonicTime
 /// Newline-ended lines from a stream (the host's control socket, both ends), each by a deadline
 /// and within a size: a peer that dawdles or floods gets an outcome, never a wait or a buffer
 /// without end. Bytes after a line are kept for the next one.
@@ -19,7 +20,7 @@ public struct LineReader {
         self.limit = limit
     }
 
-    public mutating func next(until deadline: ContinuousClock.Instant) -> Outcome {
+    public mutating func next(until deadline: MonotonicInstant) -> Outcome {
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
             if let end = pending.firstIndex(of: 0x0a) {

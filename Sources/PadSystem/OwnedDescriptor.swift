@@ -15,7 +15,8 @@ public final class OwnedDescriptor: @unchecked Sendable {
         self.init(FileDescriptor(rawValue: try SystemCall.retrying(call, .errnoOnMinusOne, open)))
     }
 
-    public var rawValue: CInt { descriptor.rawValue }
+    /// The number, for the system layer and the device drivers' C calls; not part of the public API.
+    package var rawValue: CInt { descriptor.rawValue }
 
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }

@@ -1,4 +1,5 @@
 import Glibc
+import MonotonicTime
 
 /// What a poll(2) waits for on a descriptor.
 public struct PollEvents: OptionSet, Sendable {
@@ -32,7 +33,7 @@ public enum Poll {
     /// first SIGINT/SIGTERM once `SignalTrap` is installed (`SignalTrap.fired` tells which). These
     /// are the waits for a remote peer (connect, handshake, a control frame), seconds long: a
     /// command asked to stop must not sit them out.
-    public static func wait(for events: PollEvents, on descriptor: FileDescriptor, until deadline: ContinuousClock.Instant) -> Bool {
+    public static func wait(for events: PollEvents, on descriptor: FileDescriptor, until deadline: MonotonicInstant) -> Bool {
         var set = PollSet<Bool>()
         set.add(descriptor, true, events: events)
         set.addSignalTrap(false)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MonotonicTime
 
 /// The service manager's notification protocol (sd_notify(3)): one datagram of `KEY=value` lines
 /// to the Unix socket in `$NOTIFY_SOCKET`. `Type=notify` units learn from `READY=1` that the host
@@ -11,7 +12,7 @@ public final class ServiceManager: @unchecked Sendable {
     private let addressLength: socklen_t
     /// Half of `$WATCHDOG_USEC`, as sd_watchdog_enabled(3) advises; nil without a watchdog.
     public let watchdogInterval: Duration?
-    private var lastPing: ContinuousClock.Instant = .now - .seconds(3600)
+    private var lastPing: MonotonicInstant = .now - .seconds(3600)
 
     /// The one for this process, from its environment.
     public static let shared = ServiceManager(environment: ProcessInfo.processInfo.environment)
@@ -41,8 +42,6 @@ public final class ServiceManager: @unchecked Sendable {
         }
     }
 
-    /// Whether a service manager listens.
-    public var isActive: Bool { socket != nil }
 
     /// Sends `state` (`READY=1`, `STOPPING=1`, `STATUS=…`); false if it could not be sent.
     @discardableResult
@@ -62,7 +61,7 @@ public final class ServiceManager: @unchecked Sendable {
 
     /// Call from the loop whose liveness matters, as often as it likes: a ping goes out once per
     /// `watchdogInterval`, so a stuck loop misses its deadline and the service is restarted.
-    public func watchdogIfDue(now: ContinuousClock.Instant = .now) {
+    public func watchdogIfDue(now: MonotonicInstant = .now) {
         guard let watchdogInterval, now - lastPing >= watchdogInterval else { return }
         lastPing = now
         notify("WATCHDOG=1")

@@ -1,4 +1,6 @@
 import Foundation
+import MonotonicTime
+import PadSystem
 
 /// PIN pairing over an established TLS connection (docs/pairing.md). SPAKE2 binds the PIN to
 /// both certificates' fingerprints (the identities) and to this TLS session (the exporter as
@@ -48,7 +50,7 @@ public enum Pairing {
     /// The client's side with the PIN already stretched; the host must present the identity it
     /// was stretched for.
     public static func pairAsClient(_ connection: TLSConnection, clientIdentity: TLSIdentity, stretchedPIN: StretchedPIN, clientName: PeerName) throws {
-        let deadline = ContinuousClock.now + exchangeTimeout
+        let deadline = MonotonicInstant.now + exchangeTimeout
         guard let hostFingerprint = connection.peerFingerprint else { throw PairingError.protocolError("the host sent no certificate") }
         guard hostFingerprint == stretchedPIN.hostFingerprint else {
             throw PairingError.protocolError("the host presented another identity on the second connection (\(hostFingerprint)); try again")
@@ -78,7 +80,7 @@ public enum Pairing {
     /// `approve` runs once the client has proved it knows the PIN, and decides whether the pairing
     /// stands (the host's PIN may have been spent or replaced meanwhile).
     public static func pairAsHost(_ connection: TLSConnection, hostIdentity: TLSIdentity, pin: String,
-                                  clientShare: [UInt8], deadline: ContinuousClock.Instant, approve: () -> Bool) throws {
+                                  clientShare: [UInt8], deadline: MonotonicInstant, approve: () -> Bool) throws {
         guard let clientFingerprint = connection.peerFingerprint else {
             throw PairingError.protocolError("a pairing client must present its certificate")
         }

@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import MonotonicTime
 import PadSystem
 
 /// A TLS 1.3 connection over TCP carrying length-prefixed control frames. Certificates are not
@@ -22,7 +23,7 @@ public final class TLSConnection {
     /// How long one control step (a handshake, a frame) may take when the caller names no deadline.
     public static let stepTimeout: Duration = .seconds(5)
 
-    init(context: OpaquePointer, socket: Socket, server: Bool, peer: SocketAddress, deadline: ContinuousClock.Instant) throws {
+    init(context: OpaquePointer, socket: Socket, server: Bool, peer: SocketAddress, deadline: MonotonicInstant) throws {
         guard let ssl = SSL_new(context) else { throw TLSError.openssl("SSL_new") }
         self.ssl = ssl
         self.context = context
@@ -55,7 +56,7 @@ public final class TLSConnection {
 
     /// Runs one OpenSSL call on the non-blocking socket until it completes, waiting in poll(2) for
     /// what it needs until `deadline`. Returns the call's positive result.
-    static func drive(_ ssl: OpaquePointer, socket: Socket, deadline: ContinuousClock.Instant, step: String,
+    static func drive(_ ssl: OpaquePointer, socket: Socket, deadline: MonotonicInstant, step: String,
                       _ call: (OpaquePointer) -> Int32) throws -> Int32 {
         while true {
             ERR_clear_error()
@@ -86,7 +87,7 @@ public final class TLSConnection {
     }
 
     /// Sends one frame: `length u16 | bytes`.
-    public func send(_ frame: [UInt8], deadline: ContinuousClock.Instant = .now + stepTimeout) throws {
+    public func send(_ frame: [UInt8], deadline: MonotonicInstant = .now + stepTimeout) throws {
         guard frame.count <= ControlMessage.maxFrameBytes else { throw TLSError.io("control frame too long") }
         let bytes = [UInt8(frame.count >> 8), UInt8(frame.count & 0xff)] + frame
         // SSL_write on a non-blocking socket must be retried with the same buffer until it reports it all.
@@ -99,14 +100,14 @@ public final class TLSConnection {
 
     /// Receives one frame of at most `ControlMessage.maxFrameBytes`; throws `.closed` when the peer
     /// is gone and `.timedOut` when the whole frame is not there by `deadline`.
-    public func receive(deadline: ContinuousClock.Instant = .now + stepTimeout) throws -> [UInt8] {
+    public func receive(deadline: MonotonicInstant = .now + stepTimeout) throws -> [UInt8] {
         let header = try read(count: 2, deadline: deadline)
         let length = Int(header[0]) << 8 | Int(header[1])
         guard length <= ControlMessage.maxFrameBytes else { throw TLSError.io("the peer announced a control frame of \(length) bytes") }
         return try read(count: length, deadline: deadline)
     }
 
-    private func read(count: Int, deadline: ContinuousClock.Instant) throws -> [UInt8] {
+    private func read(count: Int, deadline: MonotonicInstant) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         var got = 0
         while got < count {
@@ -134,8 +135,6 @@ public final class TLSConnection {
         }
     }
 
-    /// Bytes already decrypted and waiting: poll(2) on the socket does not see them.
-    public var hasBufferedData: Bool { SSL_pending(ssl) > 0 }
 }
 
 /// Makes TLS 1.3 contexts with an identity.

@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import MonotonicTime
 import PadSystem
 
 public enum TLSDialer {
@@ -35,7 +36,7 @@ public enum TLSDialer {
         defer { SSL_CTX_free(context) }
         let local = try from.map { text throws(NetworkError) in try NetworkError.parse(text, port: 0) }
         let (socket, address) = try connectTCP(addresses, named: name, deadline: .now + connectTimeout, from: local)
-        let deadline = ContinuousClock.now + timeout
+        let deadline = MonotonicInstant.now + timeout
         do {
             return try TLSConnection(context: context, socket: socket, server: false, peer: address, deadline: deadline)
         } catch TLSError.timedOut {
@@ -49,7 +50,7 @@ public enum TLSDialer {
     /// in 10⁴. "No route to host" is retried too: on a lossy LAN it means the ARP or neighbour
     /// probes were lost, not that the host is gone. A refused port, or an address of a family this
     /// machine cannot reach, moves on to the next address; when every address refuses, it fails.
-    static func connectTCP(_ addresses: [SocketAddress], named name: String, deadline: ContinuousClock.Instant,
+    static func connectTCP(_ addresses: [SocketAddress], named name: String, deadline: MonotonicInstant,
                            from: SocketAddress?) throws -> (Socket, SocketAddress) {
         let candidates = addresses.filter { from == nil || $0.family == from!.family }
         guard !candidates.isEmpty else { throw TLSError.io("cannot connect to \(name): no address of the family of \(from!)") }
@@ -57,7 +58,7 @@ public enum TLSDialer {
         var lastTransientError: Errno?
         while true {
             var permanent: [(SocketAddress, Errno)] = []
-            var roundEnd = ContinuousClock.now
+            var roundEnd = MonotonicInstant.now
             for address in candidates {
                 let attemptEnd = min(deadline, .now + window)
                 roundEnd = attemptEnd
@@ -72,7 +73,7 @@ public enum TLSDialer {
                 case .failed(let code):
                     permanent.append((address, code))
                 }
-                guard ContinuousClock.now < deadline else { break }
+                guard MonotonicInstant.now < deadline else { break }
             }
             if permanent.count == candidates.count {
                 let (address, code) = permanent[0]
@@ -81,7 +82,7 @@ public enum TLSDialer {
             }
             // The kernel answers at once while the neighbour entry is still failed; wait out the window.
             if roundEnd > .now, SignalTrap.sleep(roundEnd - .now) { throw TLSError.interrupted }
-            guard ContinuousClock.now < deadline else { break }
+            guard MonotonicInstant.now < deadline else { break }
             window = .seconds(2)
         }
         if let code = lastTransientError {
@@ -100,7 +101,7 @@ public enum TLSDialer {
     }
 
     /// One connect(2).
-    private static func attempt(_ target: SocketAddress, until: ContinuousClock.Instant, from: SocketAddress?) throws -> Attempt {
+    private static func attempt(_ target: SocketAddress, until: MonotonicInstant, from: SocketAddress?) throws -> Attempt {
         let socket: Socket
         do {
             socket = try Socket.stream(target.family, from: from)

@@ -1,4 +1,5 @@
 import COpenSSL
+import MonotonicTime
 import PadSystem
 
 /// The host's TCP listener; connections go through `acceptTCP` and `handshake` (or `accept` for a
@@ -56,7 +57,7 @@ public final class TLSListener {
 
     /// Waits for one connection and completes its handshake, all by `deadline`: for a single peer
     /// (tests, tools). A server with many peers uses `acceptTCP` and `handshake` on their own threads.
-    public func accept(deadline: ContinuousClock.Instant = .now + TLSConnection.stepTimeout) throws -> TLSConnection {
+    public func accept(deadline: MonotonicInstant = .now + TLSConnection.stepTimeout) throws -> TLSConnection {
         while true {
             switch acceptTCP() {
             case .accepted(let pending): return try handshake(pending, deadline: deadline)
@@ -70,7 +71,7 @@ public final class TLSListener {
     }
 
     /// Completes the server side of the TLS handshake by `deadline`.
-    public func handshake(_ pending: PendingTCP, deadline: ContinuousClock.Instant) throws -> TLSConnection {
+    public func handshake(_ pending: PendingTCP, deadline: MonotonicInstant) throws -> TLSConnection {
         try TLSConnection(context: context, socket: pending.socket, server: true, peer: pending.peer, deadline: deadline)
     }
 }

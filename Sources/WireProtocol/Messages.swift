@@ -218,6 +218,17 @@ public struct RumbleLease: Equatable, Sendable {
         self.leftTrigger = leftTrigger; self.rightTrigger = rightTrigger; self.ttlMillis = ttlMillis
     }
     public var isStop: Bool { low == 0 && high == 0 && leftTrigger == 0 && rightTrigger == 0 }
+
+    /// 8-bit motor levels on the wire's 16-bit scale: ×257 puts 0xFF on 0xFFFF exactly.
+    public init(slot: PadSlot, sequence: WireSequence, levels: MotorLevels, ttlMillis: UInt16) {
+        self.init(slot: slot, sequence: sequence, low: UInt16(levels.low) * 257, high: UInt16(levels.high) * 257,
+                  leftTrigger: UInt16(levels.leftTrigger) * 257, rightTrigger: UInt16(levels.rightTrigger) * 257, ttlMillis: ttlMillis)
+    }
+
+    /// The 16-bit magnitudes as the motors' 8 bits (the high byte: the inverse of ×257).
+    public var levels: MotorLevels {
+        MotorLevels(low: UInt8(low >> 8), high: UInt8(high >> 8), leftTrigger: UInt8(leftTrigger >> 8), rightTrigger: UInt8(rightTrigger >> 8))
+    }
 }
 
 /// An adaptive-trigger block: mode byte + 10 parameters, as the DualSense takes it.

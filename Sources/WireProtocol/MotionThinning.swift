@@ -1,3 +1,4 @@
+import MonotonicTime
 /// Which motion samples a client sends (docs/wire.md, "Motion"). A pad streams its IMU at up to
 /// 1 kHz whether or not it moves; a pad lying still would cost a datagram per report for samples
 /// that say nothing new. A sample goes out at once when it differs from the last one sent by more
@@ -18,7 +19,7 @@ public struct MotionThinning: Sendable {
     public let policy: Policy
     private let refreshNanoseconds: Int64
     private var lastSent: WireMotionSample?
-    private var lastSentAt = LoopInstant(nanoseconds: .min)
+    private var lastSentAt = MonotonicInstant(nanoseconds: .min)
 
     public init(policy: Policy = Policy()) {
         self.policy = policy
@@ -27,7 +28,7 @@ public struct MotionThinning: Sendable {
 
     /// Whether `sample`, read at `now`, is sent. `riding`: a datagram goes out anyway (the same
     /// report changed a button or a touch), so the sample costs nothing and is sent.
-    public mutating func offer(_ sample: WireMotionSample, now: LoopInstant, riding: Bool = false) -> Bool {
+    public mutating func offer(_ sample: WireMotionSample, now: MonotonicInstant, riding: Bool = false) -> Bool {
         let send: Bool
         if riding { send = true } else if let last = lastSent {
             send = now.nanoseconds &- lastSentAt.nanoseconds >= refreshNanoseconds || moved(from: last, to: sample)

@@ -1,3 +1,4 @@
+import MonotonicTime
 /// Snapshot-diff on a lossy channel. The client sends a pad's state when it changes, re-sends it
 /// on a schedule that starts fast and settles at the keep-alive; with independent loss p per
 /// datagram, the host holds the client's state once k sends have gone out with probability
@@ -36,7 +37,7 @@ public struct SnapshotSender: Sendable {
     private let gapNanoseconds: [Int64]
     private let keepAliveNanoseconds: Int64
     public private(set) var latest: PadStateSnapshot
-    private var lastSentAt: LoopInstant?
+    private var lastSentAt: MonotonicInstant?
     private var resendsSinceChange = 0
 
     public init(slot: PadSlot, schedule: Schedule = .standard) {
@@ -48,7 +49,7 @@ public struct SnapshotSender: Sendable {
     }
 
     /// The snapshot to send now, if the controls changed.
-    public mutating func update(_ controls: PadStateSnapshot, now: LoopInstant) -> PadStateSnapshot? {
+    public mutating func update(_ controls: PadStateSnapshot, now: MonotonicInstant) -> PadStateSnapshot? {
         guard lastSentAt == nil || !controls.sameControls(as: latest) else { return nil }
         var next = controls
         next.slot = slot
@@ -60,7 +61,7 @@ public struct SnapshotSender: Sendable {
     }
 
     /// The latest snapshot again, if the schedule says it is time.
-    public mutating func resendIfDue(now: LoopInstant) -> PadStateSnapshot? {
+    public mutating func resendIfDue(now: MonotonicInstant) -> PadStateSnapshot? {
         guard let due = nextResend, now >= due else { return nil }
         lastSentAt = now
         resendsSinceChange += 1
@@ -68,7 +69,7 @@ public struct SnapshotSender: Sendable {
     }
 
     /// When `resendIfDue` will next have something: the sender's only timer.
-    public var nextResend: LoopInstant? {
+    public var nextResend: MonotonicInstant? {
         guard let lastSentAt else { return nil }
         let gap = resendsSinceChange < gapNanoseconds.count ? gapNanoseconds[resendsSinceChange] : keepAliveNanoseconds
         return lastSentAt.advanced(byNanoseconds: gap)
@@ -78,7 +79,7 @@ public struct SnapshotSender: Sendable {
 /// The host's side: keeps the newest snapshot per pad, and knows when the client went silent.
 public struct SnapshotReceiver: Sendable {
     public private(set) var current: PadStateSnapshot?
-    public private(set) var lastHeard: ContinuousClock.Instant?
+    public private(set) var lastHeard: MonotonicInstant?
     public private(set) var staleDropped = 0
     /// With no snapshot for this long, the host releases every control (docs/wire.md).
     public var lease: Duration
@@ -87,10 +88,10 @@ public struct SnapshotReceiver: Sendable {
 
     /// The pad was announced: its lease runs from now, and the first state is taken whatever its
     /// sequence (a client that has been sending for a while is far from 0).
-    public mutating func start(now: ContinuousClock.Instant) { lastHeard = now }
+    public mutating func start(now: MonotonicInstant) { lastHeard = now }
 
     /// True when `snapshot` changes what the virtual pad should show.
-    public mutating func accept(_ snapshot: PadStateSnapshot, now: ContinuousClock.Instant) -> Bool {
+    public mutating func accept(_ snapshot: PadStateSnapshot, now: MonotonicInstant) -> Bool {
         if let current, !snapshot.sequence.isNewer(than: current.sequence) {
             if snapshot.sequence == current.sequence { lastHeard = now } else { staleDropped += 1 }
             return false
@@ -101,7 +102,7 @@ public struct SnapshotReceiver: Sendable {
         return changed
     }
 
-    public func leaseExpired(now: ContinuousClock.Instant) -> Bool {
+    public func leaseExpired(now: MonotonicInstant) -> Bool {
         guard let lastHeard else { return false }
         return now - lastHeard > lease
     }

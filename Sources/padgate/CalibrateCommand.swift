@@ -4,7 +4,6 @@ import HIDCodecs
 import Logging
 import PadSystem
 
-extension CalibrationConvention: ExpressibleByArgument {}
 
 /// `padgate calibrate PAD`: measures a still pad's gyro bias and stores a correction that
 /// `forward` applies; `padgate calibrate --feature-report HEX`: decodes a calibration report.
@@ -26,16 +25,14 @@ struct CalibrateCommand: ParsableCommand {
             See docs/calibration.md.
             """)
 
-    enum Model: String, ExpressibleByArgument, CaseIterable { case dualsense, dualshock4 }
-
     @Argument(help: "The pad to measure: an index from 'padgate list', one of its /dev nodes, or vid:pid.")
     var pad: String?
 
     @Option(name: .customLong("feature-report"), help: "Decode these feature report bytes (hex, report id first) instead of measuring a pad.")
     var featureReport: String?
 
-    @Option(help: "With --feature-report: which pad sent the report (dualsense, dualshock4; default dualsense).")
-    var model: Model?
+    @Option(help: "With --feature-report: which pad sent the report (dualsense, dualsense-edge, dualshock4; default dualsense).")
+    var model: PlayStationKind?
 
     @Option(help: "With --feature-report for a DualSense: how the report was read, auto (zero trailer: USB; valid CRC32: Bluetooth), usb (no CRC check) or bluetooth (CRC required).",
             completion: .list(["usb", "bluetooth", "auto"]))
@@ -72,7 +69,7 @@ struct CalibrateCommand: ParsableCommand {
             if let transport, transport != "auto" && PadBus(rawValue: transport) == nil {
                 throw ValidationError("The value '\(transport)' is invalid for '--transport <transport>'. Please provide one of 'usb', 'bluetooth' or 'auto'.")
             }
-            if transport != nil && model == .dualshock4 {
+            if transport != nil && model?.kind == .dualShock4 {
                 throw ValidationError("--transport is for DualSense reports; a DualShock 4 report's id says how it was read (0x02 USB, 0x05 Bluetooth, CRC checked)")
             }
         case (.some, nil):
@@ -98,9 +95,10 @@ struct CalibrateCommand: ParsableCommand {
         }
         let result: CalibrationResult
         do throws(CalibrationError) {
-            switch model ?? .dualsense {
-            case .dualsense: result = try CalibrationParser.dualSense(bytes, convention: convention, bus: reportBus)
-            case .dualshock4: result = try CalibrationParser.dualShock4(bytes, convention: convention)
+            if model?.kind == .dualShock4 {
+                result = try CalibrationParser.dualShock4(bytes, convention: convention)
+            } else {
+                result = try CalibrationParser.dualSense(bytes, convention: convention, bus: reportBus)
             }
         } catch {
             let hint = error == .unverifiableTrailer(reportID: reportID) ? " (--transport usb)" : ""

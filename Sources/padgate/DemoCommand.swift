@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HIDCodecs
 import Logging
+import MonotonicTime
 import PadClient
 import PadDevices
 import PadHost
@@ -84,8 +85,8 @@ struct DemoCommand: ParsableCommand {
         // The demo's time starts when the host's virtual pad is up: setting up kernel devices takes
         // a while on a loaded machine, and none of it should eat into the tour.
         let length = SecondsOption.duration(duration)
-        let deadline = LockedBox(ContinuousClock.now + Self.setupLimit + length)
-        let stop = { SignalTrap.fired || ContinuousClock.now >= deadline.value }
+        let deadline = LockedBox(MonotonicInstant.now + Self.setupLimit + length)
+        let stop = { SignalTrap.fired || MonotonicInstant.now >= deadline.value }
         let serverThread = JoinableThread { server.run(tick: .milliseconds(100), until: stop) }
         let game = JoinableThread {
             DemoGame.play(until: { deadline.value }, write: ends.gameWrite, padUp: { deadline.update { $0 = .now + length } })
@@ -94,9 +95,9 @@ struct DemoCommand: ParsableCommand {
         // The forwarding loop only copies what the view shows, every 100 ms; looking at the host's
         // pad (udev, evdev) happens on the view's own thread, so a slow look never delays a report.
         let frame = LockedBox<DemoView.Frame?>(nil)
-        var lastCapture = ContinuousClock.now - .seconds(1)
+        var lastCapture = MonotonicInstant.now - .seconds(1)
         forwarder.onStatus = { status in
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             guard now - lastCapture >= DemoView.interval else { return }
             lastCapture = now
             frame.update { $0 = DemoView.Frame(pad: ends.source.controls, touch: ends.source.touch, feedback: ends.padFeedback(), status: status) }
@@ -167,9 +168,9 @@ struct DemoEnds {
         let monitor = try PadMonitor()
         let udev = monitor.udev
         // In short steps, so that a signal during set-up is seen at once.
-        let appeared = ContinuousClock.now + .seconds(10)
+        let appeared = MonotonicInstant.now + .seconds(10)
         var found: Pad?
-        while found == nil, !SignalTrap.fired, ContinuousClock.now < appeared {
+        while found == nil, !SignalTrap.fired, MonotonicInstant.now < appeared {
             found = monitor.waitForPad(timeout: .milliseconds(100)) { $0.uniq == physical.uniq && $0.evdev.count == 3 && $0.hidraw != nil }
         }
         guard let pad = found else {
@@ -254,22 +255,22 @@ enum DemoGame {
     static let period = 8.0
 
     /// `deadline` is read as it moves (it is set when the pad is up); `padUp` is called then.
-    static func play(until deadline: () -> ContinuousClock.Instant, write: ([UInt8]) -> Bool, padUp: () -> Void) {
+    static func play(until deadline: () -> MonotonicInstant, write: ([UInt8]) -> Bool, padUp: () -> Void) {
         var state = DualSenseOutputState()
         var encoder = DualSenseOutputEncoder()
-        func stop() -> Bool { SignalTrap.fired || ContinuousClock.now >= deadline() }
+        func stop() -> Bool { SignalTrap.fired || MonotonicInstant.now >= deadline() }
         // Wait for the host's virtual pad; a game starts when its pad shows up.
         // Until then it probes with an empty report, harmless before anything plays.
         while !stop() {
             if let report = try? encoder.encode(state, bus: .usb, changedOnly: false), write(report) { padUp(); break }
-            SignalTrap.sleep(min(.milliseconds(100), deadline() - ContinuousClock.now))
+            SignalTrap.sleep(min(.milliseconds(100), deadline() - MonotonicInstant.now))
         }
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         var index = 0, lap = 0.0
         while !stop() {
             let (at, step) = loop[index]
             let due = start + .milliseconds(Int((lap + at) * 1000))
-            if ContinuousClock.now < due { SignalTrap.sleep(min(due, deadline()) - ContinuousClock.now); continue }
+            if MonotonicInstant.now < due { SignalTrap.sleep(min(due, deadline()) - MonotonicInstant.now); continue }
             switch step {
             case .lightbar(let r, let g, let b): state.lightbar = RGBColor(red: r, green: g, blue: b)
             case .player(let n): state.playerLEDs = try? PlayerLEDs(player: n)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HIDCodecs
 import Logging
+import MonotonicTime
 import PadDevices
 import PadSystem
 
@@ -20,10 +21,11 @@ struct EmulateCommand: ParsableCommand {
             printed. Needs write access to /dev/uhid or /dev/uinput (udev/70-padgate.rules).
             """)
 
-    enum Model: String, ExpressibleByArgument, CaseIterable { case dualsense, xbox, gamepad }
+    enum Device: String, ExpressibleByArgument, CaseIterable { case dualsense, xbox, gamepad }
 
-    @Argument(help: "The controller to emulate: dualsense (uhid, real hid-playstation driver), xbox or gamepad (uinput, evdev only).")
-    var model: Model
+    @Argument(help: ArgumentHelp("The controller to emulate: dualsense (uhid, real hid-playstation driver), xbox or gamepad (uinput, evdev only).",
+                            valueName: "model"))
+    var device: Device
 
     @Option(help: "Bus to present: bt (the default: SDL's HIDAPI driver opens it with gyro, touchpad and lights) or usb. With --replay, the recording's own bus.")
     var bus: PadBus?
@@ -46,18 +48,18 @@ struct EmulateCommand: ParsableCommand {
     func validate() throws {
         if script != nil && replay != nil { throw ValidationError("use either --script or --replay, not both") }
         if loop && replay == nil { throw ValidationError("--loop repeats a --replay recording; a --script loops with its own 'repeat'") }
-        if model != .dualsense && (script != nil || replay != nil) {
-            throw ValidationError("--script and --replay drive an emulated DualSense; the \(model.rawValue) pad is held neutral")
+        if device != .dualsense && (script != nil || replay != nil) {
+            throw ValidationError("--script and --replay drive an emulated DualSense; the \(device.rawValue) pad is held neutral")
         }
     }
 
     func run() throws {
-        if model != .dualsense { return try runUInputPad() }
+        if device != .dualsense { return try runUInputPad() }
         // The input is read first: a typo in a file name should not cost a pad plug and unplug.
         let bus = try self.bus ?? replay.map(InputFeeder.recordingBus) ?? EmulatedDualSense.busPresentedToGames
         let source = try InputFeeder.Source(bus: bus, script: script, replay: replay, loop: loop)
         let pad = try EmulatedDualSense(bus: bus, idleRepeat: EmulatedDualSense.idleReportInterval)
-        let started = ContinuousClock.now
+        let started = MonotonicInstant.now
         pad.onOutput = { report in OutputPrinter.print(report, json: json, since: started) }
         SignalTrap.install { pad.stop() }
         guard pad.waitUntilOpened() else {
@@ -76,15 +78,15 @@ extension EmulateCommand {
     /// An evdev-only pad: present until the deadline or a signal. Rumble uploads are answered (or the
     /// uploading program would block for the kernel's 30 s) and printed.
     func runUInputPad() throws {
-        let pad = try UInputGamepad(model: model == .xbox ? .xbox360 : .generic)
+        let pad = try UInputGamepad(identity: device == .xbox ? .xbox360 : .generic)
         let rumble = UInputRumbleReceiver(uinput: pad.descriptor)
         SignalTrap.install {}
-        let started = ContinuousClock.now
+        let started = MonotonicInstant.now
         console.info("padgate: \(pad.name) is up at \(pad.devnode ?? "a new /dev/input node"); Ctrl-C unplugs it")
         let deadline = duration.map { started + SecondsOption.duration($0) }
         while !SignalTrap.fired {
-            if let deadline, ContinuousClock.now >= deadline { break }
-            _ = Poll.wait([pad.descriptor, SignalTrap.descriptor], timeout: deadline.map { $0 - ContinuousClock.now })
+            if let deadline, MonotonicInstant.now >= deadline { break }
+            _ = Poll.wait([pad.descriptor, SignalTrap.descriptor], timeout: deadline.map { $0 - MonotonicInstant.now })
             for event in try rumble.service() {
                 OutputPrinter.print(event, json: json, since: started)
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HostDiscovery
 import Logging
+import MonotonicTime
 import PadClient
 import PadDevices
 import PadHost
@@ -115,7 +116,7 @@ struct ServeCommand: ParsableCommand {
         }
         let announcer = noAnnounce || Self.isLoopbackOnly(address) ? nil : Self.announce(server, identity: identity)
         defer { announcer?.stop() }
-        let deadline = duration.map { ContinuousClock.now + SecondsOption.duration($0) }
+        let deadline = duration.map { MonotonicInstant.now + SecondsOption.duration($0) }
         // Under systemd (Type=notify): ready once listening, and the input loop feeds the watchdog.
         let service = ServiceManager.shared
         server.heartbeat = { service.watchdogIfDue() }
@@ -130,7 +131,7 @@ struct ServeCommand: ParsableCommand {
         } catch {
             commandLog.warning("no control socket in \(PadgatePaths.runtimeDirectory.path) (\(error)): 'padgate host' cannot reach this host; set PADGATE_RUNTIME_DIR to a writable directory")
         }
-        server.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
+        server.run { SignalTrap.fired || deadline.map { MonotonicInstant.now >= $0 } ?? false }
         service.notify("STOPPING=1")
         administration?.stop()
     }
@@ -239,9 +240,9 @@ struct ForwardCommand: ParsableCommand {
         let pluggingThread = JoinableThread { plugging.run(monitor: monitor) }
         defer { plugging.stop(); pluggingThread.join() }
         if !quiet {
-            var last = ContinuousClock.now
+            var last = MonotonicInstant.now
             forwarder.onStatus = { status in
-                guard ContinuousClock.now - last > .milliseconds(500) else { return }
+                guard MonotonicInstant.now - last > .milliseconds(500) else { return }
                 last = .now
                 let link = status.link
                 let rtt = link.roundTripMicros == 0 ? "-" : LinkReport.milliseconds(.microseconds(Int64(link.roundTripMicros)))
@@ -250,8 +251,8 @@ struct ForwardCommand: ParsableCommand {
                 TerminalOutput.write((standardErrorIsTerminal ? "\r\u{1b}[K" + line : line + "\n"))
             }
         }
-        let deadline = duration.map { ContinuousClock.now + SecondsOption.duration($0) }
-        forwarder.run { SignalTrap.fired || deadline.map { ContinuousClock.now >= $0 } ?? false }
+        let deadline = duration.map { MonotonicInstant.now + SecondsOption.duration($0) }
+        forwarder.run { SignalTrap.fired || deadline.map { MonotonicInstant.now >= $0 } ?? false }
         if !quiet && standardErrorIsTerminal { TerminalOutput.write("\n") }
     }
 }

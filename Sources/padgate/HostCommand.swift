@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MonotonicTime
 import PadHost
 import PadSystem
 import Transport

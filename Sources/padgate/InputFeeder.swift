@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadDevices
 import PadSystem
 
@@ -32,16 +33,16 @@ struct InputFeeder {
         self.source = source
     }
 
-    func run(until deadline: ContinuousClock.Instant?, stop: () -> Bool) throws {
+    func run(until deadline: MonotonicInstant?, stop: () -> Bool) throws {
         var input = GamepadState.dualSenseAtRest
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         var next = start
-        func pastDeadline() -> Bool { stop() || deadline.map { ContinuousClock.now >= $0 } ?? false }
+        func pastDeadline() -> Bool { stop() || deadline.map { MonotonicInstant.now >= $0 } ?? false }
         func tick() throws {
             input.sensorTimestamp &+= UInt32(interval / .microseconds(1) * 3)  // 0.33 µs units
             try pad.send(input)
             next += interval
-            SignalTrap.sleep(next - ContinuousClock.now)
+            SignalTrap.sleep(next - MonotonicInstant.now)
         }
 
         switch source {
@@ -50,7 +51,7 @@ struct InputFeeder {
         case .script(let script):
             var player = InputScriptPlayer(script)
             while !pastDeadline() {
-                player.advance(to: ContinuousClock.now - start, &input)
+                player.advance(to: MonotonicInstant.now - start, &input)
                 try tick()
             }
         case .replay(let reports, let loop):
@@ -58,12 +59,12 @@ struct InputFeeder {
             repeat {
                 for report in reports {
                     let due = passStart + .milliseconds(Int(report.time * 1000))
-                    SignalTrap.sleep(min(due, deadline ?? due) - ContinuousClock.now)
+                    SignalTrap.sleep(min(due, deadline ?? due) - MonotonicInstant.now)
                     if pastDeadline() { return }
                     try pad.send(report.bytes)
                 }
                 // The next pass starts one report interval after the last, and never in the past.
-                passStart = max(ContinuousClock.now, passStart + .milliseconds(Int((reports.last?.time ?? 0) * 1000))) + interval
+                passStart = max(MonotonicInstant.now, passStart + .milliseconds(Int((reports.last?.time ?? 0) * 1000))) + interval
             } while loop && !pastDeadline()
             // Leave the pad at rest rather than frozen in the recording's last state.
             while !pastDeadline() { try tick() }

@@ -68,7 +68,7 @@ struct InspectCommand: ParsableCommand {
             }
         }
         for event in recording.events {
-            var inspector = inspectors[event.deviceIndex] ?? ReportInspector(descriptor: nil, model: nil)
+            var inspector = inspectors[event.deviceIndex] ?? ReportInspector(descriptor: nil, kind: nil)
             let value = inspector.inspect(event.data, time: event.time)
             inspectors[event.deviceIndex] = inspector
             print(json ? value.serialized() : Self.line(value))

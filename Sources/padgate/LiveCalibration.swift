@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HIDCodecs
 import Logging
+import MonotonicTime
 import PadClient
 import PadDevices
 import PadSystem
@@ -70,18 +71,18 @@ struct LiveCalibration {
         defer { progress.end() }
         console.info("keep the pad still — on a table, hands off — for \(Self.decimal(seconds, 1)) s")
         SignalTrap.install {}
-        let opened = ContinuousClock.now
-        var first: ContinuousClock.Instant?
+        let opened = MonotonicInstant.now
+        var first: MonotonicInstant?
         var last = opened
         while true {
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             if let first, now - first >= .milliseconds(Int(seconds * 1000)) { break }
             // A pad that sends nothing for a second is asleep, or its motion is not reported.
             if now - last > .seconds(1) { throw LiveCalibrationError.silent(path: reader.device.path, samples: measurement.samples) }
             if SignalTrap.fired { throw LiveCalibrationError.interrupted }
             _ = Poll.wait([reader.descriptor, SignalTrap.descriptor], timeout: .milliseconds(100))
             try reader.readFrames { gyro, accel in
-                let at = ContinuousClock.now
+                let at = MonotonicInstant.now
                 if first == nil { first = at }
                 last = at
                 measurement.add(gyro: gyro, accel: accel)

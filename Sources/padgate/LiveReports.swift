@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HIDCodecs
 import Logging
+import MonotonicTime
 import PadDevices
 import PadSystem
 
@@ -25,14 +26,14 @@ struct LiveReports {
     /// Calls `body` with each report and its time since the start, until the deadline or a signal.
     func run(duration: Double?, _ body: (RecordedEvent) throws -> Void) throws {
         SignalTrap.install {}
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !SignalTrap.fired {
-            let elapsed = ContinuousClock.now - start
+            let elapsed = MonotonicInstant.now - start
             if let duration, elapsed >= SecondsOption.duration(duration) { return }
             let n = try buffer.withUnsafeMutableBufferPointer { try hidraw.read(into: $0, timeout: .milliseconds(200)) }
             guard n > 0 else { continue }
-            let micros = Int((ContinuousClock.now - start) / .microseconds(1))
+            let micros = Int((MonotonicInstant.now - start) / .microseconds(1))
             try body(RecordedEvent(seconds: micros / 1_000_000, microseconds: micros % 1_000_000, data: Array(buffer[0..<n])))
         }
     }

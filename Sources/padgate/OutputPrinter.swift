@@ -1,13 +1,14 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadDevices
 import PadSystem
 
 /// Prints what reaches an emulated pad: output reports as one line of hex plus the decoded fields,
 /// uinput force-feedback requests as one line each.
 enum OutputPrinter {
-    static func print(_ report: [UInt8], json: Bool, since start: ContinuousClock.Instant) {
-        let time = (ContinuousClock.now - start).seconds
+    static func print(_ report: [UInt8], json: Bool, since start: MonotonicInstant) {
+        let time = (MonotonicInstant.now - start).seconds
         let decoded: Result<DecodedDualSenseOutput, DualSenseOutputDecodeError>
         do { decoded = .success(try DualSenseOutputDecoder.decode(report)) } catch { decoded = .failure(error) }
         if json {
@@ -32,8 +33,8 @@ enum OutputPrinter {
         fflush(stdout)
     }
 
-    static func print(_ event: UInputRumbleReceiver.Event, json: Bool, since start: ContinuousClock.Instant) {
-        let time = ((ContinuousClock.now - start).seconds * 1000).rounded() / 1000
+    static func print(_ event: UInputRumbleReceiver.Event, json: Bool, since start: MonotonicInstant) {
+        let time = ((MonotonicInstant.now - start).seconds * 1000).rounded() / 1000
         var fields: [(String, JSONValue)] = [("time", .double(time))]
         switch event {
         case .uploaded(let effect):

@@ -5,15 +5,6 @@ import HIDCodecs
 import PadDevices
 import PadSystem
 
-/// `--bus usb|bt`, by the bus's short name.
-extension PadBus: ExpressibleByArgument {
-    public init?(argument: String) { self.init(name: argument) }
-    public static var allValueStrings: [String] { allCases.map(\.shortName) }
-    public var defaultValueDescription: String { shortName }
-}
-
-extension PadFeedback.RumblePath: ExpressibleByArgument {}
-
 /// Options every command that acts on a pad's outputs shares: which pad (`--pad`), or `--dry-run`
 /// to print the report for a model and bus instead of sending it.
 struct PadOutputOptions: ParsableArguments {
@@ -27,16 +18,14 @@ struct PadOutputOptions: ParsableArguments {
     @Option(help: "With --dry-run: the bus to build the report for, usb or bt.")
     var bus: PadBus = .usb
 
-    @Option(help: "With --dry-run: pad model, dualsense or dualshock4 (DualShock 4 supports lightbar and rumble).")
-    var model: OutputModel = .dualsense
+    @Option(help: "With --dry-run: which pad's reports, dualsense, dualsense-edge or dualshock4 (DualShock 4 supports lightbar and rumble).")
+    var model: PlayStationKind = .dualSense
 
     @Flag(help: "Bluetooth PlayStation pads not bound to hid-playstation: accept that output reports switch them to full reports.")
     var btFullReports = false
 
     @Option(help: "Rumble path: auto (evdev force feedback where the driver has it, else hidraw), evdev or hidraw.")
     var rumblePath: PadFeedback.RumblePath = .automatic
-
-    enum OutputModel: String, ExpressibleByArgument, CaseIterable { case dualsense, dualshock4 }
 
     /// Prints the report; only called with --dry-run.
     func deliver(_ report: [UInt8]) throws {
@@ -57,7 +46,7 @@ struct PadOutputOptions: ParsableArguments {
     }
 
     func dualSenseReport(_ state: DualSenseOutputState) throws -> [UInt8] {
-        guard model == .dualsense else { throw ValidationError("this command needs a DualSense (--model dualsense)") }
+        guard model.kind.isDualSenseFamily else { throw ValidationError("this command needs a DualSense (--model dualsense)") }
         var encoder = DualSenseOutputEncoder()
         do { return try encoder.encode(state, bus: bus) } catch { throw ValidationError("\(error)") }
     }
@@ -99,7 +88,7 @@ struct LightbarCommand: ParsableCommand {
         let scale = { (c: UInt8) in UInt8(Int(brightness) * Int(c) / 255) }
         let color = RGBColor(red: scale(r), green: scale(g), blue: scale(b))
         if !output.dryRun { return try output.withPad { try $0.setLightbar(color) } }
-        if output.model == .dualshock4 {
+        if output.model.kind == .dualShock4 {
             var ds4 = DualShock4OutputState()
             ds4.lightbar = color
             return try output.deliver(ds4.encoded(bus: output.bus))
@@ -205,7 +194,7 @@ struct RumbleCommand: ParsableCommand {
                 try feedback.rumble(MotorLevels(low: l, high: h), for: length ?? .seconds(1)) { SignalTrap.fired }
             }
         }
-        if output.model == .dualshock4 {
+        if output.model.kind == .dualShock4 {
             var ds4 = DualShock4OutputState()
             ds4.rumble = MotorLevels(low: l, high: h)
             return try output.deliver(ds4.encoded(bus: output.bus))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MonotonicTime
 import PadDevices
 import PadSystem
 
@@ -41,7 +42,7 @@ struct WatchCommand: ParsableCommand {
         let selector = try pad.map(PadSelector.init)
         SignalTrap.install {}
         let monitor = try PadMonitor()
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         let deadline = duration.map { start + SecondsOption.duration($0) }
         let view = TerminalView(enabled: !json && standardOutputIsTerminal)
         var reader: LivePadReader?
@@ -49,7 +50,7 @@ struct WatchCommand: ParsableCommand {
         var last: LivePadState?
 
         func now() -> Double {
-            (ContinuousClock.now - start).seconds
+            (MonotonicInstant.now - start).seconds
         }
         func emit(_ kind: String, _ pad: Pad, _ state: LivePadState? = nil) {
             if json { JSONLines.print(Event(event: kind, time: now(), pad: kind == "state" ? nil : PadJSON(pad), state: state)) }
@@ -80,7 +81,7 @@ struct WatchCommand: ParsableCommand {
             throw DeviceError.noSuchPad(selector: selector?.description ?? "any", available: monitor.pads.count)
         }
         while !SignalTrap.fired {
-            let remaining = deadline.map { $0 - ContinuousClock.now }
+            let remaining = deadline.map { $0 - MonotonicInstant.now }
             if let remaining, remaining <= .zero { return }
             let fds = [monitor.descriptor] + (reader?.descriptors ?? []) + [SignalTrap.descriptor]
             let ready = Poll.wait(fds, timeout: remaining).dropLast()

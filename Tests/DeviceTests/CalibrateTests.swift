@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadClient
 import PadSystem
 import PadgateRunner
@@ -108,8 +109,8 @@ final class CalibrateTests: XCTestCase {
             let source = try EvdevPadSource(pad: pad, slot: PadSlot(0), motionCorrection: applied)
             defer { source.silence() }
             var gyro = MotionStatistics()
-            let deadline = ContinuousClock.now + .seconds(10)
-            while gyro.axes[0].count < 100 && ContinuousClock.now < deadline {
+            let deadline = MonotonicInstant.now + .seconds(10)
+            while gyro.axes[0].count < 100 && MonotonicInstant.now < deadline {
                 _ = Poll.wait(source.descriptors, timeout: .milliseconds(100))
                 _ = try source.readInput()
                 source.takeMotion { sample in

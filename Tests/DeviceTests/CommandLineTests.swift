@@ -1,4 +1,5 @@
 import Foundation
+import MonotonicTime
 import PadSystem
 import PadgateRunner
 import XCTest
@@ -90,10 +91,10 @@ final class CommandLineTests: XCTestCase {
         defer { watch.interrupt() }
         XCTAssertNotNil(watch.waitForLine { $0.contains("\"event\":\"arrived\"") }, "watch never attached")
 
-        let unplugged = ContinuousClock.now
+        let unplugged = MonotonicInstant.now
         first?.process.interrupt()
         let removed = watch.waitForLine(timeout: .seconds(5)) { $0.contains("\"event\":\"removed\"") }
-        let latency = ContinuousClock.now - unplugged
+        let latency = MonotonicInstant.now - unplugged
         XCTAssertNotNil(removed, "unplugging was not reported")
         XCTAssertLessThan(latency, .seconds(1), "removal reported \(latency) after the unplug")
         first?.interrupt()

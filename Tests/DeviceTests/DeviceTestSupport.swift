@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadDevices
 import PadSystem
 import PadgateRunner
@@ -41,11 +42,11 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 /// happen; running out is then not reported.
 func eventually<T>(timeout: Duration = .seconds(20), expiryIsExpected: Bool = false, file: StaticString = #fileID, line: UInt = #line,
                    _ condition: () throws -> T?) rethrows -> T? {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = MonotonicInstant.now + timeout
     repeat {
         if let value = try condition() { return value }
         usleep(20_000)
-    } while ContinuousClock.now < deadline
+    } while MonotonicInstant.now < deadline
     if !expiryIsExpected { reportExpiredWait(timeout, file: file, line: line) }
     return nil
 }
@@ -96,8 +97,8 @@ func checkMotionForwarded(from physical: EmulatedDualSense, input: inout Gamepad
 /// expected end and is not reported.
 func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), expiryIsExpected: Bool = false,
                   file: StaticString = #fileID, line: UInt = #line, _ condition: (LivePadState) -> Bool) throws -> LivePadState? {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
+    let deadline = MonotonicInstant.now + timeout
+    while MonotonicInstant.now < deadline {
         _ = Poll.wait(reader.descriptors, timeout: .milliseconds(50))
         _ = try reader.readAvailable()
         let state = reader.snapshot()

@@ -1,4 +1,5 @@
 import Foundation
+import MonotonicTime
 import PadSystem
 import XCTest
 @testable import PadDevices
@@ -81,13 +82,13 @@ final class EmulatedDualSenseTests: XCTestCase {
         let arrived = try XCTUnwrap(waitForArrival(monitor, uniq: virtual!.uniq), "arrival not reported")
         XCTAssertEqual(arrived.kind, .dualSense)
 
-        let unplugged = ContinuousClock.now
+        let unplugged = MonotonicInstant.now
         virtual?.stop()
         virtual = nil
         var removedAfter: Duration?
-        while removedAfter == nil, ContinuousClock.now - unplugged < .seconds(3) {
+        while removedAfter == nil, MonotonicInstant.now - unplugged < .seconds(3) {
             for case .removed(let pad) in monitor.waitForChanges(timeout: .seconds(1)) where pad.id == arrived.id {
-                removedAfter = ContinuousClock.now - unplugged
+                removedAfter = MonotonicInstant.now - unplugged
             }
         }
         let elapsed = try XCTUnwrap(removedAfter, "removal never reported")
@@ -115,8 +116,8 @@ final class EmulatedDualSenseTests: XCTestCase {
 
     private func waitForArrival(_ monitor: PadMonitor, uniq: String) -> Pad? {
         if let pad = monitor.pads.first(where: { $0.uniq == uniq && $0.evdev.count == 3 }) { return pad }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        let deadline = MonotonicInstant.now + .seconds(10)
+        while MonotonicInstant.now < deadline {
             // A pad may first appear with some nodes and be completed by a `changed` event.
             for change in monitor.waitForChanges(timeout: .seconds(1)) {
                 if case .removed = change { continue }

@@ -47,7 +47,7 @@ final class EvdevConventionTests: XCTestCase {
     }
 
     func testTheUInputXboxPadLooksLikeXpadsXbox360Pad() throws {
-        let pad = try UInputGamepad(model: .xbox360, phys: PadPhys.hostVirtual)
+        let pad = try UInputGamepad(identity: .xbox360, phys: PadPhys.hostVirtual)
         let node = try XCTUnwrap(eventually { pad.devnode })
         let ours = try capabilities(node)
         let real = try RealPad(named: "Xbox 360 wired USB controller")

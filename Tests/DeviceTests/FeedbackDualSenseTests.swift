@@ -1,6 +1,7 @@
 import Feedback
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 import PadgateRunner
 import XCTest
@@ -21,8 +22,8 @@ final class FeedbackDualSenseTests: XCTestCase {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        let deadline = MonotonicInstant.now + timeout
+        while process.isRunning && MonotonicInstant.now < deadline { usleep(20_000) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -115,11 +116,11 @@ final class FeedbackDualSenseTests: XCTestCase {
         usleep(500_000)   // mid-rumble, several re-armed segments in
         _ = virtual.takeOutputs()
         kill(process.process.processIdentifier, SIGKILL)
-        let killedAt = ContinuousClock.now
+        let killedAt = MonotonicInstant.now
         process.process.waitUntilExit()
         let silent = nextDecoded(virtual, timeout: .seconds(3)) { $0.motors == MotorLevels(low: 0, high: 0) }
         XCTAssertNotNil(silent, "after SIGKILL the pad never got motors 0")
-        let elapsed = ContinuousClock.now - killedAt
+        let elapsed = MonotonicInstant.now - killedAt
         // One 200 ms segment, plus the guest's slow CPU for the report to travel through uhid.
         XCTAssertLessThan(elapsed, .milliseconds(1500), "silence took \(elapsed)")
         FileHandle.standardError.write(Data("FeedbackDualSenseTests: silent \(elapsed) after SIGKILL\n".utf8))

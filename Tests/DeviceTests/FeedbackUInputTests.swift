@@ -1,6 +1,7 @@
 import Feedback
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 import PadgateRunner
 import XCTest
@@ -25,14 +26,14 @@ final class FeedbackUInputTests: XCTestCase {
         try process.run()
         // The program's EVIOCSFF blocks until this side answers: serve requests while it runs.
         var events: [UInputRumbleReceiver.Event] = []
-        let deadline = ContinuousClock.now + .seconds(60)
-        while process.isRunning && ContinuousClock.now < deadline {
+        let deadline = MonotonicInstant.now + .seconds(60)
+        while process.isRunning && MonotonicInstant.now < deadline {
             _ = Poll.wait([virtual.descriptor], timeout: .milliseconds(50))
             events += try receiver.service()
         }
         // Closing the node erases the effect: that request (and any last stop) arrives as it exits.
-        let drainEnds = ContinuousClock.now + .milliseconds(500)
-        while ContinuousClock.now < drainEnds {
+        let drainEnds = MonotonicInstant.now + .milliseconds(500)
+        while MonotonicInstant.now < drainEnds {
             _ = Poll.wait([virtual.descriptor], timeout: .milliseconds(50))
             events += try receiver.service()
         }

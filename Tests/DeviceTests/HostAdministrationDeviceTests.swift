@@ -1,5 +1,7 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
+import PadSystem
 import PadgateRunner
 import XCTest
 @testable import PadDevices
@@ -67,9 +69,9 @@ final class HostAdministrationDeviceTests: XCTestCase {
             as? [[String: Any]])?.first { $0["connected"] as? Bool == true }?["fingerprint"] as? String)
         // The host removes the pad before it answers, so it is gone when the command returns; the
         // time includes starting `padgate host` itself, which emulation makes slow.
-        let started = ContinuousClock.now
+        let started = MonotonicInstant.now
         let revoked = try padgate(["host", "revoke", fingerprint], environment: hostEnvironment, timeLimit: .seconds(30))
-        let answered = ContinuousClock.now
+        let answered = MonotonicInstant.now
         XCTAssertEqual(revoked.status, 0, revoked.stderr)
         XCTAssertFalse(udev.pads().contains { $0.isHostVirtualPad }, "the revoked client's pad was still there when revoke answered")
         FileHandle.standardError.write(Data("HostAdministrationDeviceTests: revoke answered \(answered - started) after it started, the pad already gone\n".utf8))

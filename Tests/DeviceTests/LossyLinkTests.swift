@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 import WireProtocol
 import XCTest
@@ -67,13 +68,13 @@ final class LossyLinkTests: XCTestCase {
             input.sensorTimestamp &+= 12_000
             // One report per change: convergence rests on the client's re-sends, not on the pad repeating itself.
             try physical.send(input)
-            let changed = ContinuousClock.now
+            let changed = MonotonicInstant.now
             let expected = input.buttons.names.sorted()
             let seen = try waitForState(reader, timeout: .seconds(5)) {
                 $0.buttons.sorted() == expected && $0.left_stick == [Int32(round * 12), Int32(255 - round * 12)]
             }
             XCTAssertNotNil(seen, "change \(round) never reached the host: \(reader.snapshot())")
-            latencies.append(ContinuousClock.now - changed)
+            latencies.append(MonotonicInstant.now - changed)
             usleep(UInt32.random(in: 50_000...250_000))
         }
         let sorted = latencies.sorted()
@@ -90,10 +91,10 @@ final class LossyLinkTests: XCTestCase {
         try physical.send(input)
         XCTAssertNotNil(try waitForState(reader, timeout: .seconds(5)) { $0.buttons == ["r1"] })
         kill(forward.process.processIdentifier, SIGKILL)
-        let killed = ContinuousClock.now
+        let killed = MonotonicInstant.now
         let released = try waitForState(reader, timeout: .seconds(4)) { $0.buttons.isEmpty && $0.left_stick == [128, 128] }
         XCTAssertNotNil(released, "a killed client left a button held on the host: \(reader.snapshot())")
-        print("killed client: host released everything after \(ContinuousClock.now - killed)")
+        print("killed client: host released everything after \(MonotonicInstant.now - killed)")
     }
 
 

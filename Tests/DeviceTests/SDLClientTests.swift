@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 import WireProtocol
 import XCTest
@@ -154,7 +155,7 @@ final class SDLClientTests: XCTestCase {
     // MARK: The uinput Xbox pad
 
     func testTheUInputXboxPadIsAnXbox360PadToSDLWithXpadsButtons() throws {
-        let pad = try UInputGamepad(model: .xbox360)
+        let pad = try UInputGamepad(identity: .xbox360)
         // SDL's uploads and erases wait in the kernel until the pad answers: answer all the time.
         let feedback = ServicedRumble(pad)
         defer { feedback.stop() }
@@ -273,8 +274,8 @@ final class SDLClientTests: XCTestCase {
         // SDL holds a Bluetooth Xbox pad's next rumble for 50 ms after the last and sends it from
         // its update: keep SDL updating while waiting, as a game's frame loop does.
         func outputs(_ timeout: Duration, _ match: ([UInt8]) -> Bool) -> [UInt8]? {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
+            let deadline = MonotonicInstant.now + timeout
+            while MonotonicInstant.now < deadline {
                 _ = sdl.command("state")
                 if let report = physical.waitForOutput(timeout: .milliseconds(50), where: match) { return report }
             }
@@ -422,10 +423,10 @@ final class SDLClientTests: XCTestCase {
             defer { player.terminate(); player.waitUntilExit() }
             let motors = { (report: [UInt8]) in (try? DualSenseOutputDecoder.decode(report))?.motors }
             XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(10)) { motors($0).map { $0.low > 0 } ?? false }, "the effect never played")
-            let started = ContinuousClock.now
+            let started = MonotonicInstant.now
             XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(3)) { motors($0) == MotorLevels(low: 0, high: 0) },
                             "the 300 ms effect never stopped while the game held it")
-            let played = ContinuousClock.now - started
+            let played = MonotonicInstant.now - started
             print("a 300 ms uinput effect rumbled the physical pad for \(played)")
             XCTAssertLessThan(played, .milliseconds(900), "a 300 ms effect ran \(played)")
             XCTAssertGreaterThan(played, .milliseconds(150), "a 300 ms effect ran only \(played)")
@@ -619,7 +620,7 @@ extension SDLClientTests {
     func expectStop(sdl: SDLProbe, motors decode: @escaping ([UInt8]) -> MotorLevels? = { (try? DualSenseOutputDecoder.decode($0))?.motors },
                     outputs: (Duration, ([UInt8]) -> Bool) -> [UInt8]?) throws {
         XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
-        let stopped = ContinuousClock.now
+        let stopped = MonotonicInstant.now
         var renewals = 0
         let stop = outputs(.seconds(2)) { report in
             guard let motors = decode(report) else { return false }
@@ -628,7 +629,7 @@ extension SDLClientTests {
             return false
         }
         XCTAssertNotNil(stop, "SDL's stop never reached the physical pad")
-        XCTAssertLessThan(ContinuousClock.now - stopped, .seconds(1), "the stop took more than a second")
+        XCTAssertLessThan(MonotonicInstant.now - stopped, .seconds(1), "the stop took more than a second")
         XCTAssertLessThanOrEqual(renewals, 2, "the motors were renewed \(renewals) times after SDL's stop")
         let later = outputs(.seconds(2)) { report in
             guard let motors = decode(report) else { return false }
@@ -716,9 +717,9 @@ final class SDLProbe {
     }
 
     private func readJSON(timeout: Duration) -> [String: Any]? {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = MonotonicInstant.now + timeout
         let fd = FileDescriptor(rawValue: output.fileHandleForReading.fileDescriptor)
-        while ContinuousClock.now < deadline {
+        while MonotonicInstant.now < deadline {
             if let newline = pending.firstIndex(of: 0x0a) {
                 let line = pending[..<newline]
                 pending.removeSubrange(...newline)

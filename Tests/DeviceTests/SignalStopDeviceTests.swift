@@ -1,5 +1,7 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
+import PadSystem
 import PadgateRunner
 import XCTest
 @testable import PadDevices
@@ -121,9 +123,9 @@ final class SignalStopDeviceTests: XCTestCase {
         XCTAssertTrue(motors.isEmpty || motors.last == sent, "forward left the motors at \(motors.suffix(3))")
         let stopped = serve.process
         kill(stopped.processIdentifier, SIGTERM)
-        let signalled = ContinuousClock.now
+        let signalled = MonotonicInstant.now
         stopped.waitUntilExit()
-        XCTAssertLessThan(ContinuousClock.now - signalled, Self.stopLimit, "serve took too long to stop")
+        XCTAssertLessThan(MonotonicInstant.now - signalled, Self.stopLimit, "serve took too long to stop")
         XCTAssertNotNil(eventually(timeout: .seconds(10)) { try? Udev().pads().contains(where: \.isHostVirtualPad) ? nil : true },
                         "serve left its virtual pad behind")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MonotonicTime
 import PadSystem
 import PadgateRunner
 import XCTest
@@ -29,7 +30,7 @@ final class UInputGamepadTests: XCTestCase {
 
     /// pid.codes' test ids belong to no vendor: `list` and `watch` treat the pad as a generic gamepad.
     func testGenericGamepadThroughTheCommandLine() throws {
-        let virtual = try UInputGamepad(model: .generic)
+        let virtual = try UInputGamepad(identity: .generic)
         struct Listed: Decodable { var type: String; var vendor_id: String; var hidraw: String?; var evdev: [EvdevNode]; var capabilities: [String] }
         let listed = try XCTUnwrap(eventually {
             (try? JSONDecoder().decode([Listed].self, from: Data(padgate(["list", "--json"]).stdout.utf8)))?.first { $0.vendor_id == "1209" }
@@ -53,11 +54,11 @@ final class UInputGamepadTests: XCTestCase {
     func testEmulatedXboxPadPrintsTheRumbleAProgramPlays() throws {
         let emulate = try PadgateProcess(["emulate", "xbox", "--json", "--duration", "30"])
         defer { emulate.interrupt() }
-        let pad = try XCTUnwrap(eventually { try? Udev().pads().first { $0.name == UInputGamepad.Model.xbox360.name } })
-        let started = ContinuousClock.now
+        let pad = try XCTUnwrap(eventually { try? Udev().pads().first { $0.name == UInputGamepad.Identity.xbox360.name } })
+        let started = MonotonicInstant.now
         let run = try padgate(["rumble", "120", "60", "--for", "500ms", "--pad", try XCTUnwrap(pad.gamepadNode?.path)])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10), "the rumble command waited on unanswered uploads")
+        XCTAssertLessThan(MonotonicInstant.now - started, .seconds(10), "the rumble command waited on unanswered uploads")
         XCTAssertNotNil(emulate.waitForLine { $0.contains("\"event\":\"rumble_uploaded\"") && $0.contains("\"low\":120") && $0.contains("\"high\":60") },
                         "no upload printed; saw \(emulate.snapshot().suffix(3))")
         XCTAssertNotNil(emulate.waitForLine { $0.contains("\"event\":\"rumble_played\"") })
@@ -93,7 +94,7 @@ final class HostVirtualPadMarkTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess([UInputGamepad.path]) }
 
     func testTheHostsUInputPadIsMarkedAndListedAsPadgates() throws {
-        let virtual = try UInputGamepad(model: .xbox360, phys: PadPhys.hostVirtual)
+        let virtual = try UInputGamepad(identity: .xbox360, phys: PadPhys.hostVirtual)
         let node = try XCTUnwrap(eventually { virtual.devnode })
         let udev = try Udev()
         let pad = try XCTUnwrap(eventually { udev.pads().first { $0.evdev.contains { $0.path == node } } }, "not listed")

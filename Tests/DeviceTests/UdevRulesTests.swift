@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 import XCTest
 @testable import PadDevices
@@ -99,11 +100,11 @@ final class UdevEvents {
 
     /// True once an event matching `match` has arrived (now or before), false at the deadline.
     func wait(timeout: Duration, file: StaticString = #fileID, line: UInt = #line, _ match: (UdevMonitor.Event) -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = MonotonicInstant.now + timeout
         while true {
             seen += monitor.drain()
             if seen.contains(where: match) { return true }
-            let left = deadline - ContinuousClock.now
+            let left = deadline - MonotonicInstant.now
             guard left > .zero else { reportExpiredWait(timeout, file: file, line: line); return false }
             _ = Poll.wait([monitor.descriptor], timeout: left)
         }

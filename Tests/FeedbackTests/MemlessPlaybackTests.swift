@@ -1,4 +1,5 @@
 import HIDCodecs
+import MonotonicTime
 import XCTest
 @testable import Feedback
 

@@ -1,14 +1,15 @@
 import HIDCodecs
+import MonotonicTime
 import XCTest
 @testable import Feedback
 
 /// Drives a renderer with simulated time and records what a pad would do.
 private struct Harness {
     var renderer: RumbleRenderer
-    var now: MonotonicTime = .zero
+    var now: MonotonicInstant = .zero
     var sequence: UInt64 = 0
     /// Every action with the time it was issued.
-    var log: [(MonotonicTime, RumbleAction)] = []
+    var log: [(MonotonicInstant, RumbleAction)] = []
 
     init(_ configuration: RumbleRenderer.Configuration = .init()) { renderer = RumbleRenderer(configuration: configuration) }
 
@@ -34,9 +35,9 @@ private struct Harness {
     }
 
     /// What the motors of a pad that obeys segments are doing at `time`.
-    func motors(at time: MonotonicTime) -> MotorLevels {
+    func motors(at time: MonotonicInstant) -> MotorLevels {
         var state = MotorLevels.silent
-        var runsUntil: MonotonicTime?
+        var runsUntil: MonotonicInstant?
         for (t, action) in log where t <= time {
             switch action {
             case .play(let levels, let segment): state = levels; runsUntil = t + segment

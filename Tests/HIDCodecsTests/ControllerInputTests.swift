@@ -13,7 +13,7 @@ final class ControllerInputTests: XCTestCase {
     func testEdgeRecordingTypedDecodeAgreesWithDescriptorDecode() throws {
         let recording = try HIDRecording(text: Fixture.text("recordings/dualsense_edge_usb_dsegde.hid"))
         let descriptor = try ReportDescriptor(bytes: recording.devices[0].descriptor)
-        var decoder = ControllerInputDecoder(model: .dualSenseEdge)!
+        var decoder = ControllerInputDecoder(kind: .dualSenseEdge)!
         var state = GamepadState()
         let gd = { (id: UInt16) in Usage(page: 0x01, id: id) }
         let buttonOrder: [GamepadButtons] = [.west, .south, .east, .north, .l1, .r1, .l2, .r2, .create, .options, .l3, .r3, .ps, .touchpad, .mute]
@@ -56,7 +56,7 @@ final class ControllerInputTests: XCTestCase {
         let recording = try HIDRecording(text: Fixture.text("recordings/dualsense_edge_usb_dsegde.hid"))
         let descriptor = try ReportDescriptor(bytes: recording.devices[0].descriptor)
         let buttonOrder: [GamepadButtons] = [.west, .south, .east, .north, .l1, .r1, .l2, .r2, .create, .options, .l3, .r3, .ps, .touchpad, .mute]
-        var decoder = ControllerInputDecoder(model: .dualSenseEdge)!
+        var decoder = ControllerInputDecoder(kind: .dualSenseEdge)!
         var state = GamepadState()
         var seen = GamepadButtons()
         for bit in 4..<24 {   // byte 8 high nibble (face buttons), bytes 9 and 10
@@ -77,7 +77,7 @@ final class ControllerInputTests: XCTestCase {
     func testBluetoothSimpleRecordingMatchesDescriptorDecode() throws {
         let recording = try HIDRecording(text: Fixture.text("recordings/dualsense_bt_djm00n_simple01.hid"))
         let descriptor = try ReportDescriptor(bytes: recording.devices[0].descriptor)
-        var decoder = ControllerInputDecoder(model: .dualSense)!
+        var decoder = ControllerInputDecoder(kind: .dualSense)!
         var state = GamepadState()
         for event in recording.events {
             try decoder.decode(event.data, into: &state)
@@ -99,7 +99,7 @@ final class ControllerInputTests: XCTestCase {
         let vectors = try Fixture.json("input_vectors/hidtools_kernel_selftest_vectors.json")
         let device = (vectors["devices"] as! [String: [String: Any]])["dualsense_bt"]!
         var report = Fixture.hex((device["cases"] as! [[String: Any]])[0]["initial_report"] as! String)
-        var decoder = ControllerInputDecoder(model: .dualSense)!
+        var decoder = ControllerInputDecoder(kind: .dualSense)!
         var state = GamepadState()
         try decoder.decode(report, into: &state)
         XCTAssertEqual(state.format, .dualSenseBluetooth)
@@ -111,16 +111,16 @@ final class ControllerInputTests: XCTestCase {
 
     func testShortAndUnknownReportsThrowTypedErrors() {
         var state = GamepadState()
-        var ds = ControllerInputDecoder(model: .dualSense)!
+        var ds = ControllerInputDecoder(kind: .dualSense)!
         XCTAssertThrowsError(try ds.decode([], into: &state)) { XCTAssertEqual($0 as? InputReportError, .empty) }
         XCTAssertThrowsError(try ds.decode([0x31, 0x00, 0x80], into: &state)) { XCTAssertEqual($0 as? InputReportError, .tooShort(id: 0x31, got: 3, need: 78)) }
         XCTAssertThrowsError(try ds.decode([0x01, 0x80], into: &state)) { XCTAssertEqual($0 as? InputReportError, .tooShort(id: 0x01, got: 2, need: 10)) }
-        XCTAssertThrowsError(try ds.decode([0x99, 0x00], into: &state)) { XCTAssertEqual($0 as? InputReportError, .unknownReport(id: 0x99, length: 2, model: .dualSense)) }
-        var ds4 = ControllerInputDecoder(model: .dualShock4)!
+        XCTAssertThrowsError(try ds.decode([0x99, 0x00], into: &state)) { XCTAssertEqual($0 as? InputReportError, .unknownReport(id: 0x99, length: 2, kind: .dualSense)) }
+        var ds4 = ControllerInputDecoder(kind: .dualShock4)!
         XCTAssertThrowsError(try ds4.decode([UInt8](repeating: 0, count: 78).replacing(at: 0, with: 0x11), into: &state)) {
             XCTAssertEqual($0 as? InputReportError, .badChecksum(id: 0x11))
         }
-        var sw = ControllerInputDecoder(model: .switchPro)!
+        var sw = ControllerInputDecoder(kind: .switchPro)!
         XCTAssertThrowsError(try sw.decode([0x30, 0, 0], into: &state)) { XCTAssertEqual($0 as? InputReportError, .tooShort(id: 0x30, got: 3, need: 49)) }
     }
 
@@ -131,7 +131,7 @@ final class ControllerInputTests: XCTestCase {
         let full = edge.events[0].data
         var state = GamepadState()
         for model in [PadKind.dualSense, .dualShock4] {
-            var decoder = ControllerInputDecoder(model: model)!
+            var decoder = ControllerInputDecoder(kind: model)!
             for length in [11, 32, 63] {
                 XCTAssertThrowsError(try decoder.decode(Array(full.prefix(length)), into: &state), "\(model) \(length)") {
                     XCTAssertEqual($0 as? InputReportError, .tooShort(id: 0x01, got: length, need: 64))
@@ -153,7 +153,7 @@ final class ControllerInputTests: XCTestCase {
     func testRandomReportsNeverCrash() {
         var state = GamepadState()
         for model in PadKind.allCases where model.hasTypedDecoder {
-            var decoder = ControllerInputDecoder(model: model)!
+            var decoder = ControllerInputDecoder(kind: model)!
             for _ in 0..<3000 {
                 var bytes = (0..<Int.random(in: 0...80)).map { _ in UInt8.random(in: 0...255) }
                 if !bytes.isEmpty { bytes[0] = [0x01, 0x11, 0x30, 0x31].randomElement()! }
@@ -177,7 +177,7 @@ final class ControllerInputTests: XCTestCase {
         report[13] = 0x10; report[14] = 0x00                       // sample 0 accel x = 16
         report[19] = 0xFE; report[20] = 0xFF                       // sample 0 gyro x = -2
         report[25] = 0x05                                          // sample 1 accel x = 5
-        var decoder = ControllerInputDecoder(model: .switchPro)!
+        var decoder = ControllerInputDecoder(kind: .switchPro)!
         var state = GamepadState()
         try decoder.decode(report, into: &state)
         XCTAssertEqual(state.buttons, [.east, .r2, .ps, .l1])

@@ -73,7 +73,7 @@ final class DualShock4FamilyTests: XCTestCase {
             let reports = try XCTUnwrap(entry["reports"] as? [[Int]]).map { $0.map(UInt8.init) }
             let events = try XCTUnwrap(entry["events"] as? [[String: String]])
             let button = try XCTUnwrap(expected[try XCTUnwrap(events.first?["keycode"])])
-            var decoder = try XCTUnwrap(ControllerInputDecoder(model: .dualShock4))
+            var decoder = try XCTUnwrap(ControllerInputDecoder(kind: .dualShock4))
             var state = GamepadState()
             try decoder.decode(reports[0], into: &state)
             XCTAssertEqual(state.buttons, button, "\(entry["name"] ?? "")")

@@ -25,7 +25,7 @@ final class KernelSelftestVectorTests: XCTestCase {
             let calibration = try calibration(for: name)
             for testCase in device["cases"] as! [[String: Any]] {
                 let label = "\(name) / \(testCase["test"]!)"
-                var decoder = ControllerInputDecoder(model: model)!
+                var decoder = ControllerInputDecoder(kind: model)!
                 var mapper = PlayStationEvdevMapper(calibration: calibration)
                 var state = GamepadState()
                 try decoder.decode(Fixture.hex(testCase["initial_report"] as! String), into: &state)

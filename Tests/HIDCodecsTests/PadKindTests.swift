@@ -35,7 +35,7 @@ final class PadKindTests: XCTestCase {
 
     func testOnlyKindsWithATypedDecoderGetOne() {
         for kind in PadKind.allCases {
-            XCTAssertEqual(ControllerInputDecoder(model: kind) != nil, kind.hasTypedDecoder, "\(kind)")
+            XCTAssertEqual(ControllerInputDecoder(kind: kind) != nil, kind.hasTypedDecoder, "\(kind)")
         }
     }
 

@@ -171,7 +171,7 @@ final class ReportInspectionTests: XCTestCase {
             report[o + 6] = UInt8(0x100 - 1 - sample)              // gyro x = -1, -2, -3
             report[o + 7] = 0xFF
         }
-        var inspector = ReportInspector(descriptor: nil, model: .switchPro)
+        var inspector = ReportInspector(descriptor: nil, kind: .switchPro)
         let text = inspector.inspect(report, time: nil).serialized()
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         XCTAssertEqual(json["left_stick"] as? [Int], [0x23, 0x7A])
@@ -210,7 +210,7 @@ final class ReportInspectionTests: XCTestCase {
         let cases = try XCTUnwrap(device["cases"] as? [[String: Any]])
         let good = Fixture.hex(try XCTUnwrap(cases.first?["initial_report"] as? String))
         let descriptor = try ReportDescriptor(bytes: Fixture.hex(try XCTUnwrap(device["report_descriptor_hex"] as? String)))
-        var inspector = ReportInspector(descriptor: descriptor, model: .dualSense)
+        var inspector = ReportInspector(descriptor: descriptor, kind: .dualSense)
         func inspected(_ report: [UInt8]) throws -> [String: Any] {
             try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspector.inspect(report, time: nil).serialized().utf8)) as? [String: Any])
         }

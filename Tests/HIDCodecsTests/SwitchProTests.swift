@@ -44,7 +44,7 @@ final class SwitchProTests: XCTestCase {
     /// button, south (Android swaps Nintendo's labels to positions); 0x08 BUTTON_B, A, east.
     func testTheCTSKeyVectorsAreReadByPosition() throws {
         let cases = try XCTUnwrap(try Self.cts("android_cts/nintendo_switchpro_keyeventtests.json") as? [[String: Any]])
-        var decoder = try XCTUnwrap(ControllerInputDecoder(model: .switchPro))
+        var decoder = try XCTUnwrap(ControllerInputDecoder(kind: .switchPro))
         let expected: [String: GamepadButtons] = ["BUTTON_A": .south, "BUTTON_B": .east]
         for entry in cases {
             let reports = try XCTUnwrap(entry["reports"] as? [[Int]]).map { $0.map(UInt8.init) }

@@ -90,7 +90,7 @@ final class XboxOneSBluetoothTests: XCTestCase {
     func testKeyEventCasesThroughTheForwardingDecoder() throws {
         let descriptor = try ReportDescriptor(bytes: Fixture.bytes("descriptors/xboxone_s_02fd_bt_android_cts.rdesc.bin"))
         for testCase in try Self.cases() {
-            var decoder = try XCTUnwrap(ControllerInputDecoder(model: .xbox, descriptor: descriptor))
+            var decoder = try XCTUnwrap(ControllerInputDecoder(kind: .xbox, descriptor: descriptor))
             var state = GamepadState(), pressed: GamepadButtons = []
             var events: [(action: String, button: GamepadButtons)] = []
             for report in testCase.reports {
@@ -118,7 +118,7 @@ final class XboxOneSBluetoothTests: XCTestCase {
     func testTheElite2sLongerReportDecodesAsHidToolsReadsIt() throws {
         let recording = try HIDRecording(text: Fixture.text("recordings/xbox_elite2_bt_djm00n.hid"))
         let descriptor = try ReportDescriptor(bytes: try XCTUnwrap(recording.devices.first).descriptor)
-        var decoder = try XCTUnwrap(ControllerInputDecoder(model: .xbox, descriptor: descriptor))
+        var decoder = try XCTUnwrap(ControllerInputDecoder(kind: .xbox, descriptor: descriptor))
         var state = GamepadState(), checked = 0
         for event in try RecordingTests.decodedFile("recordings/xbox_elite2_bt_djm00n.hidtools-decoded.txt") {
             guard event.data.first == 0x01, let comment = event.comments.first else {

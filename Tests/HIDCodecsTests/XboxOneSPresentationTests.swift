@@ -22,7 +22,7 @@ final class XboxOneSPresentationTests: XCTestCase {
 
     /// Every control the host writes reads back the same through the descriptor.
     func testEveryControlReadsBackThroughThePadsDescriptor() throws {
-        var decoder = try XCTUnwrap(ControllerInputDecoder(model: .xbox, descriptor: try descriptor()))
+        var decoder = try XCTUnwrap(ControllerInputDecoder(kind: .xbox, descriptor: try descriptor()))
         let buttons: [GamepadButtons] = [.south, .east, .west, .north, .l1, .r1, .create, .options, .ps, .l3, .r3, [.south, .r3, .ps]]
         for button in buttons {
             for dpad in DPad.allCases {

@@ -1,15 +1,17 @@
 import Foundation
 import Logging
+import MonotonicTime
+import PadSystem
 
 /// What a logger said, for tests that look at it: each message with when it came. Test-only.
 public final class CapturedLog: @unchecked Sendable {
     private let lock = NSLock()
-    private var entries: [(at: ContinuousClock.Instant, message: String)] = []
+    private var entries: [(at: MonotonicInstant, message: String)] = []
 
     public init() {}
 
     public var messages: [String] { lock.withLock { entries.map(\.message) } }
-    public var timed: [(at: ContinuousClock.Instant, message: String)] { lock.withLock { entries } }
+    public var timed: [(at: MonotonicInstant, message: String)] { lock.withLock { entries } }
     public var count: Int { lock.withLock { entries.count } }
 
     public func append(_ message: String) { lock.withLock { entries.append((.now, message)) } }

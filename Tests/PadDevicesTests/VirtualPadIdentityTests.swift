@@ -21,7 +21,7 @@ final class VirtualPadIdentityTests: XCTestCase {
         let fitted = UInputGamepad.fittingName(name)
         XCTAssertLessThanOrEqual(fitted.utf8.count, 79)
         XCTAssertEqual(fitted, String(repeating: "é", count: 39))
-        XCTAssertEqual(UInputGamepad.fittingName(UInputGamepad.Model.xbox360.name), "Microsoft X-Box 360 pad")
+        XCTAssertEqual(UInputGamepad.fittingName(UInputGamepad.Identity.xbox360.name), "Microsoft X-Box 360 pad")
     }
 
     func testPadgatesOwnPadsAreToldApartByPhys() {

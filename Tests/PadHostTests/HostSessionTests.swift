@@ -1,13 +1,14 @@
 import LogCapture
 import Feedback
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 import WireProtocol
 import XCTest
 @testable import PadHost
 
 final class HostSessionTests: XCTestCase {
-    let t0 = ContinuousClock.now
+    let t0 = MonotonicInstant.now
     var made: [InProcessPad] = []
 
     func session(maxPads: Int = 4) -> HostSession {
@@ -210,10 +211,10 @@ extension XboxVirtualPadMappingTests {
     /// An effect of 300 ms played once: the host holds the rumble, then stops it at 300 ms by itself.
     func testAUInputEffectStopsAfterItsLength() {
         var playback = MemlessPlayback(), sent = MotorLevels.silent, sequence = WireSequence(0)
-        playback.upload(id: 0, .init(levels: MotorLevels(low: 255, high: 128), length: .milliseconds(300)), now: .zero)
-        playback.play(id: 0, count: 1, now: .zero)
+        playback.upload(id: 0, .init(levels: MotorLevels(low: 255, high: 128), length: .milliseconds(300)), now: .origin)
+        playback.play(id: 0, count: 1, now: .origin)
         func leases(_ ms: Int) -> [WireMessage] {
-            XboxVirtualPad.leases(for: &playback, sent: &sent, sequence: &sequence, slot: PadSlot(0), now: .milliseconds(ms))
+            XboxVirtualPad.leases(for: &playback, sent: &sent, sequence: &sequence, slot: PadSlot(0), now: .origin + .milliseconds(ms))
         }
         guard case .rumble(let on)? = leases(0).first else { return XCTFail("no rumble") }
         XCTAssertEqual(on.low, 255 * 257)

@@ -1,6 +1,7 @@
 import LogCapture
 import Foundation
 import Glibc
+import MonotonicTime
 import PadSystem
 import XCTest
 @testable import PadClient
@@ -138,9 +139,9 @@ final class HostileNetworkTests: XCTestCase {
             let socket = try DatagramLink.bindSocket(address: "127.0.0.2")
             let peer = try SocketAddress(ip: "127.0.0.1", port: running.port)
             let session = victim.raw.session
-            let end = ContinuousClock.now + .seconds(2)
+            let end = MonotonicInstant.now + .seconds(2)
             var junk = [UInt8](repeating: 0, count: 120)
-            while ContinuousClock.now < end {
+            while MonotonicInstant.now < end {
                 for i in junk.indices { junk[i] = UInt8.random(in: 0...255) }
                 if sent % 2 == 0 {  // half of them claim the victim's session, so they reach its opener
                     junk[0] = 0x50; junk[1] = 0x47; junk[2] = 1; junk[3] = 0
@@ -163,9 +164,9 @@ final class HostileNetworkTests: XCTestCase {
         defer { running.stop() }
         let delay = try worstInputDelay(port: running.port, log: log) { _ in
             let stranger = try identity("stranger")
-            let end = ContinuousClock.now + .seconds(1)
+            let end = MonotonicInstant.now + .seconds(1)
             var machine = 0
-            while ContinuousClock.now < end {  // from many machines, each within its own handshake rate
+            while MonotonicInstant.now < end {  // from many machines, each within its own handshake rate
                 machine = machine % 250 + 1
                 XCTAssertThrowsError(try StreamingClient(port: running.port, identity: stranger, from: "127.0.9.\(machine)")) { error in
                     guard case TLSError.refused(let reason) = error else { return XCTFail("\(error)") }
@@ -235,8 +236,8 @@ final class HostileNetworkTests: XCTestCase {
             let attacker = try identity("attacker")
             // A number of guesses, not a number of seconds: on a loaded machine fewer fit in a
             // second, and what is checked is how many of them the host let through.
-            let started = ContinuousClock.now
-            defer { elapsed = ContinuousClock.now - started }
+            let started = MonotonicInstant.now
+            defer { elapsed = MonotonicInstant.now - started }
             for _ in 0..<attempts {
                 do {
                     let connection = try TLSDialer.connect(host: "127.0.0.1", port: running.port, identity: attacker, from: "127.0.4.1")
@@ -295,9 +296,9 @@ final class HostileNetworkTests: XCTestCase {
         victim.start()
         XCTAssertNotNil(eventually { log.lastButtons == 1 ? true : nil })
         for i in 0..<10 { held.append(try Attacker.connect(port: running.port, from: "127.0.7.\(i + 1)")) }
-        let stopped = ContinuousClock.now
+        let stopped = MonotonicInstant.now
         victim.freeze()  // as if killed: nothing more, and its TCP connection stays open
-        let released = eventually(timeout: .seconds(3)) { log.lastButtons == 0 ? ContinuousClock.now : nil }
+        let released = eventually(timeout: .seconds(3)) { log.lastButtons == 0 ? MonotonicInstant.now : nil }
         let after = try XCTUnwrap(released, "a silent client's button stayed held") - stopped
         XCTAssertLessThan(after, PadServer.Configuration().stateLease + .milliseconds(500))
         XCTAssertEqual(log.padsRemoved, 0, "a stall is not an unplug: the pad stays for its grace period")
@@ -323,9 +324,9 @@ final class HostileNetworkTests: XCTestCase {
         forwarder.logger = lines.logger
         let source = try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0))
         forwarder.add(source)
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         let deadline = start + .seconds(10)
-        forwarder.run { ContinuousClock.now >= deadline || lines.count >= 4 && lines.messages.last!.contains("did not finish") }
+        forwarder.run { MonotonicInstant.now >= deadline || lines.count >= 4 && lines.messages.last!.contains("did not finish") }
         let log = lines.timed
         let lost = try XCTUnwrap(log.first { $0.1.contains("stopped answering") }, "\(log.map(\.1))")
         XCTAssertLessThan(lost.0 - start, .milliseconds(3500), "declared lost within its 2 s silence (plus the handshake)")
@@ -340,7 +341,7 @@ final class HostileNetworkTests: XCTestCase {
 /// Records when each state reached a virtual pad.
 final class ApplyLog: @unchecked Sendable {
     private let lock = NSLock()
-    private var applied: [Int16: ContinuousClock.Instant] = [:]
+    private var applied: [Int16: MonotonicInstant] = [:]
     private(set) var count = 0
     private var buttons: UInt32 = 0
     private var made = 0, removed = 0
@@ -359,10 +360,10 @@ final class ApplyLog: @unchecked Sendable {
 
     /// The worst send-to-apply delay of the states sent in `range` (a state superseded before it
     /// was applied counts as applied when its successor was).
-    func worstDelay(sent: [ContinuousClock.Instant], in range: Range<Int>) -> Duration {
+    func worstDelay(sent: [MonotonicInstant], in range: Range<Int>) -> Duration {
         lock.withLock {
             var worst: Duration = .zero
-            var next: ContinuousClock.Instant?
+            var next: MonotonicInstant?
             for index in range.reversed() {
                 if let at = applied[Int16(truncatingIfNeeded: index + 1)] { next = at }
                 guard let appliedAt = next else { worst = max(worst, .now - sent[index]); continue }
@@ -390,7 +391,7 @@ final class RecordingPad: VirtualPad {
 final class StreamingClient: @unchecked Sendable {
     let raw: RawClient
     private let lock = NSLock()
-    private var times: [ContinuousClock.Instant] = []
+    private var times: [MonotonicInstant] = []
     private var running = true, frozen = false
     var holdButton = false
     private var thread: Thread?
@@ -400,12 +401,12 @@ final class StreamingClient: @unchecked Sendable {
     }
 
     var sentCount: Int { lock.withLock { times.count } }
-    var sendTimes: [ContinuousClock.Instant] { lock.withLock { times } }
+    var sendTimes: [MonotonicInstant] { lock.withLock { times } }
 
     func start() {
         let arrival = PadArrival(slot: PadSlot(0), type: .dualSense, vendorID: 0x054c, productID: 0x0ce6, capabilities: [], name: "victim")
         thread = Thread { [self] in
-            var next = ContinuousClock.now
+            var next = MonotonicInstant.now
             while lock.withLock({ running }) {
                 if !lock.withLock({ frozen }) {
                     let index = lock.withLock { times.count }

@@ -1,6 +1,7 @@
 import LogCapture
 import Foundation
 import Glibc
+import MonotonicTime
 import PadClient
 import PadDevices
 import PadSystem
@@ -53,8 +54,8 @@ final class LinkSecurityTests: XCTestCase {
         let log = CapturedLog()
         forwarder.logger = log.logger
         forwarder.add(try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0)))
-        let deadline = ContinuousClock.now + .seconds(3)
-        forwarder.run { ContinuousClock.now >= deadline || !madePads.isEmpty }
+        let deadline = MonotonicInstant.now + .seconds(3)
+        forwarder.run { MonotonicInstant.now >= deadline || !madePads.isEmpty }
         return log.messages
     }
 
@@ -239,10 +240,10 @@ final class LockedList<Element>: @unchecked Sendable {
 }
 
 func eventually<T>(timeout: Duration = .seconds(5), _ condition: () -> T?) -> T? {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = MonotonicInstant.now + timeout
     repeat {
         if let value = condition() { return value }
         usleep(10_000)
-    } while ContinuousClock.now < deadline
+    } while MonotonicInstant.now < deadline
     return nil
 }

@@ -1,10 +1,12 @@
+import MonotonicTime
+import PadSystem
 import XCTest
 @testable import PadHost
 
 /// The pairing rules on a clock the test moves: expiry, single use, replacement after wrong
 /// guesses, backoff per address, the overall budget and its reserve for addresses that never failed.
 final class PairingGateTests: XCTestCase {
-    let t0 = ContinuousClock.now
+    let t0 = MonotonicInstant.now
     var counter = 0
     var rotations: [(String, PairingGate.Rotation)] = []
 

@@ -1,4 +1,6 @@
 import Foundation
+import MonotonicTime
+import PadSystem
 import PadgateRunner
 import XCTest
 
@@ -114,8 +116,8 @@ final class DiscoveryTests: XCTestCase {
         XCTAssertTrue(host.waitFor("avahi-daemon went away", timeout: .seconds(30)), host.output)
         try rig.startAvahi(.host)
         let announced = { host.output.components(separatedBy: "announced on the LAN").count - 1 }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while announced() < 2, ContinuousClock.now < deadline { usleep(50_000) }
+        let deadline = MonotonicInstant.now + .seconds(30)
+        while announced() < 2, MonotonicInstant.now < deadline { usleep(50_000) }
         XCTAssertEqual(announced(), 2, host.output)
         XCTAssertEqual(try discover().first?.status, "paired")
         XCTAssertEqual(host.output.components(separatedBy: "discovery is off").count - 1, 1, "said once: \(host.output)")
@@ -137,8 +139,8 @@ final class DiscoveryTests: XCTestCase {
         var found = try discover()
         // The old advert may linger in the client's cache for a moment after the goodbye.
         let newIdentity = try XCTUnwrap(Self.identity(reinstalled))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while found.first(where: { $0.fingerprint == newIdentity }) == nil || found.count > 1, ContinuousClock.now < deadline { found = try discover() }
+        let deadline = MonotonicInstant.now + .seconds(10)
+        while found.first(where: { $0.fingerprint == newIdentity }) == nil || found.count > 1, MonotonicInstant.now < deadline { found = try discover() }
         XCTAssertEqual(found.map(\.status), ["changed"], "\(found)")
         let listed = try client(["hosts", "--discover"])
         XCTAssertTrue(listed.stdout.contains("CHANGED identity"), listed.stdout)

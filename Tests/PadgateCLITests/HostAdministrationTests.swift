@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import MonotonicTime
+import PadSystem
 import PadgateRunner
 import XCTest
 
@@ -104,11 +106,11 @@ final class HostAdministrationTests: XCTestCase {
             let forward = try RunningPadgate(["forward", "127.0.0.1:\(port)", "--quiet"], environment: client.environment)
             XCTAssertNotNil(within(.seconds(15)) { try? sessions().count == 1 ? true : nil }, "round \(round): no session")
             let name = try XCTUnwrap(clientName(), "round \(round): no connected client listed")
-            let started = ContinuousClock.now
+            let started = MonotonicInstant.now
             let revoked = try hostCommand(["revoke", name])
             XCTAssertEqual(revoked.status, 0, revoked.stderr)
             XCTAssertEqual(try sessions().count, 0, "round \(round)")
-            took.append(ContinuousClock.now - started)
+            took.append(MonotonicInstant.now - started)
             _ = forward.stopOutcome(after: SIGTERM)
         }
         let sorted = took.sorted()
@@ -134,8 +136,8 @@ final class HostAdministrationTests: XCTestCase {
 
     /// `condition`'s value once it has one, or nil after `timeout`.
     private func within<T>(_ timeout: Duration, _ condition: () -> T?) -> T? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        let deadline = MonotonicInstant.now + timeout
+        while MonotonicInstant.now < deadline {
             if let value = condition() { return value }
             usleep(50_000)
         }

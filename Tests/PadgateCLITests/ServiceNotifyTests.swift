@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import MonotonicTime
+import PadSystem
 import PadgateRunner
 import XCTest
 
@@ -29,8 +31,8 @@ final class ServiceNotifyTests: XCTestCase {
                                        environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000",
                                                      "PADGATE_STATE_DIR": directory.appendingPathComponent("state").path])
         var messages: [String] = []
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline, !messages.contains(where: { $0.contains("STOPPING=1") }) {
+        let deadline = MonotonicInstant.now + .seconds(30)
+        while MonotonicInstant.now < deadline, !messages.contains(where: { $0.contains("STOPPING=1") }) {
             var pollfd = Glibc.pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             guard poll(&pollfd, 1, 200) == 1 else { continue }
             var buffer = [UInt8](repeating: 0, count: 4096)

@@ -1,4 +1,6 @@
 import Foundation
+import MonotonicTime
+import PadSystem
 
 /// The built `padgate` executable, next to the test bundle.
 public var padgateExecutable: URL {
@@ -60,7 +62,7 @@ public func padgate(_ arguments: [String], environment: [String: String] = [:], 
         try? out.fileHandleForReading.close()
         try? out.fileHandleForWriting.close()
     }
-    let started = ContinuousClock.now
+    let started = MonotonicInstant.now
     try process.run()
     let killed = KillSwitch()
     if let timeLimit {
@@ -73,7 +75,7 @@ public func padgate(_ arguments: [String], environment: [String: String] = [:], 
     return PadgateRun(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
                       stderr: (try? String(contentsOf: errors, encoding: .utf8)) ?? "",
                       signalled: process.terminationReason == .uncaughtSignal, timedOut: killed.fired,
-                      elapsed: ContinuousClock.now - started)
+                      elapsed: MonotonicInstant.now - started)
 }
 
 private final class KillSwitch: @unchecked Sendable {

@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import MonotonicTime
+import PadSystem
 #endif
 
 /// A `padgate` process left running, its standard output and error collected together, for tests
@@ -12,7 +14,7 @@ public final class RunningPadgate {
     private var collected = Data()
     private let exited = DispatchSemaphore(value: 0)
     private let exitLock = NSLock()
-    private var exitedAt: ContinuousClock.Instant?
+    private var exitedAt: MonotonicInstant?
 
     /// `namespace`: run inside that network namespace (`ip netns exec`, which becomes padgate).
     public init(_ arguments: [String], environment: [String: String] = [:], namespace: String? = nil) throws {
@@ -39,8 +41,8 @@ public final class RunningPadgate {
 
     /// Waits until the output contains `text`; false at the deadline or if the process ended first.
     public func waitFor(_ text: String, timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        let deadline = MonotonicInstant.now + timeout
+        while MonotonicInstant.now < deadline {
             if output.contains(text) { return true }
             if !process.isRunning { return output.contains(text) }
             usleep(10_000)
@@ -51,13 +53,13 @@ public final class RunningPadgate {
     /// Sends `signal` and waits up to `limit` for the exit; the time from signal to exit, or nil
     /// if it was still running (it is then killed).
     public func stop(with signal: Int32, limit: Duration) -> Duration? {
-        let sent = ContinuousClock.now
+        let sent = MonotonicInstant.now
         kill(process.processIdentifier, signal)
         return waitForExit(since: sent, limit: limit)
     }
 
     /// Waits up to `limit` for the process to end by itself; the time it took from `since`, or nil.
-    public func waitForExit(since: ContinuousClock.Instant = .now, limit: Duration) -> Duration? {
+    public func waitForExit(since: MonotonicInstant = .now, limit: Duration) -> Duration? {
         let milliseconds = Int(max(.zero, since + limit - .now) / .milliseconds(1))
         guard exited.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else {
             process.terminate()

@@ -1,4 +1,6 @@
 import Foundation
+import MonotonicTime
+import PadSystem
 import XCTest
 @testable import Transport
 

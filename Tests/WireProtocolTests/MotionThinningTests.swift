@@ -1,4 +1,5 @@
 import Foundation
+import MonotonicTime
 import XCTest
 import SeededRandom
 @testable import WireProtocol
@@ -6,8 +7,8 @@ import SeededRandom
 /// docs/wire.md, "Motion": a still pad streaming at 250 Hz costs at most ~62 motion datagrams a
 /// second; a moving pad's every sample goes out at once.
 final class MotionThinningTests: XCTestCase {
-    let start = LoopInstant(nanoseconds: 5_000_000_000)
-    func at(_ ms: Double) -> LoopInstant { start + .microseconds(Int(ms * 1000)) }
+    let start = MonotonicInstant(nanoseconds: 5_000_000_000)
+    func at(_ ms: Double) -> MonotonicInstant { start + .microseconds(Int(ms * 1000)) }
 
     /// 10 s of a still pad at 250 Hz with a DualSense's noise (0.1 deg/s, 0.002 g, 1 σ).
     func testAStillPadAt250HzSendsAboutSixtyASecond() {

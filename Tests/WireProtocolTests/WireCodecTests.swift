@@ -1,3 +1,4 @@
+import MonotonicTime
 import SeededRandom
 import XCTest
 @testable import WireProtocol
@@ -171,8 +172,8 @@ final class WireCodecTests: XCTestCase {
 
 final class SnapshotSyncTests: XCTestCase {
     /// The client's clock (the sender's) and the host's (the receiver's).
-    let t0 = LoopInstant(nanoseconds: 5_000_000_000)
-    let h0 = ContinuousClock.now
+    let t0 = MonotonicInstant(nanoseconds: 5_000_000_000)
+    let h0 = MonotonicInstant(nanoseconds: 91_000_000_000)
 
     func testSequencesCompareAcrossTheWrap() {
         XCTAssertTrue(WireSequence(0).isNewer(than: WireSequence(65535)))

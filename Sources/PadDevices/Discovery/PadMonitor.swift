@@ -1,4 +1,5 @@
 import Foundation
+import MonotonicTime
 import PadSystem
 
 public enum PadChange: Sendable, Equatable {
@@ -43,9 +44,9 @@ public final class PadMonitor {
 
     /// Blocks until the set of pads changes or `timeout` passes.
     public func waitForChanges(timeout: Duration?) -> [PadChange] {
-        let deadline = timeout.map { ContinuousClock.now + $0 }
+        let deadline = timeout.map { MonotonicInstant.now + $0 }
         while true {
-            let remaining = deadline.map { $0 - ContinuousClock.now }
+            let remaining = deadline.map { $0 - MonotonicInstant.now }
             if let remaining, remaining <= .zero { return [] }
             guard Poll.wait([monitor.descriptor], timeout: remaining)[0].readable else { continue }
             let changes = handleEvents()
@@ -55,10 +56,10 @@ public final class PadMonitor {
 
     /// The first pad that satisfies `match`, now or once hot-plug events bring one; nil on timeout.
     public func waitForPad(timeout: Duration, where match: (Pad) -> Bool) -> Pad? {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = MonotonicInstant.now + timeout
         while true {
             if let pad = pads.first(where: match) { return pad }
-            let remaining = deadline - ContinuousClock.now
+            let remaining = deadline - MonotonicInstant.now
             guard remaining > .zero else { return nil }
             if Poll.wait([monitor.descriptor], timeout: remaining)[0].readable { _ = handleEvents() }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 
 /// A DualSense, DualSense Edge or DualShock 4 made through /dev/uhid. The real kernel driver
@@ -46,7 +47,7 @@ public final class EmulatedDualSense {
     /// The state behind `lastReport`, nil when that was raw bytes (a replay): repeated with its
     /// sensor clock moved on, as a real pad's keeps running.
     private var lastState: GamepadState? = .dualSenseAtRest
-    private var lastSent = ContinuousClock.now
+    private var lastSent = MonotonicInstant.now
 
     public var uniq: String { macAddress.map { String(format: "%02x", $0) }.joined(separator: ":") }
 
@@ -158,15 +159,15 @@ public final class EmulatedDualSense {
     }
 
     /// When the pump must repeat the last report; nil if it never does.
-    private func idleRepeatDue() -> ContinuousClock.Instant? {
+    private func idleRepeatDue() -> MonotonicInstant? {
         guard let idleRepeat, channel.opened else { return nil }
         return sending.withLock { lastSent } + idleRepeat
     }
 
     private func repeatIfIdle() {
-        guard let due = idleRepeatDue(), ContinuousClock.now >= due else { return }
+        guard let due = idleRepeatDue(), MonotonicInstant.now >= due else { return }
         sending.withLock {
-            let now = ContinuousClock.now
+            let now = MonotonicInstant.now
             if var state = lastState {
                 let micros = (now - lastSent) / .microseconds(1)
                 state.sensorTimestamp &+= profile.sensorTicks(micros: UInt32(clamping: Int(micros)))

@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 
 // The identity of a Switch Pro Controller over Bluetooth (057e:2009) as the kernel sees it: its
@@ -49,7 +50,7 @@ public final class EmulatedSwitchPro {
     private let state = NSLock()
     private var controls = SwitchProReports.Controls()
     private var imu = SwitchProReports.IMUSample()
-    private var lastSent = ContinuousClock.now
+    private var lastSent = MonotonicInstant.now
     /// Whether the host asked for full reports (subcommand 0x03, 0x30): until then the pad only answers.
     private var streaming = false
     public var outputReadyDescriptor: FileDescriptor { channel.outputReadyDescriptor }
@@ -111,7 +112,7 @@ public final class EmulatedSwitchPro {
     /// Streams a full report every `reportInterval` once the host asked for them.
     private func pump() {
         channel.pump(due: { state.withLock { streaming ? lastSent + Self.reportInterval : nil } }, tick: {
-            if let report: [UInt8] = state.withLock({ streaming && ContinuousClock.now >= lastSent + Self.reportInterval ? nextFullReport() : nil }) {
+            if let report: [UInt8] = state.withLock({ streaming && MonotonicInstant.now >= lastSent + Self.reportInterval ? nextFullReport() : nil }) {
                 try? uhid.input(report)
             }
         }, handle: handle)

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Logging
+import MonotonicTime
 import PadSystem
 
 /// What every emulated uhid pad shares: the read pump's loop, whether the driver has the pad open,
@@ -37,7 +38,7 @@ final class UHIDPadChannel {
     var opened: Bool { changed.withLock { isOpen } }
 
     func waitUntilOpened(timeout: Duration) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
+        let deadline = MonotonicInstant.now + timeout
         changed.lock(); defer { changed.unlock() }
         while !isOpen {
             if !changed.wait(until: deadline) { return isOpen }
@@ -60,7 +61,7 @@ final class UHIDPadChannel {
     }
 
     func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
+        let deadline = MonotonicInstant.now + timeout
         changed.lock(); defer { changed.unlock() }
         while true {
             while !outputs.isEmpty {
@@ -83,7 +84,7 @@ final class UHIDPadChannel {
     /// Sleeps in poll(2) until the kernel has something for the pad, `stop()` wakes it or `due()`
     /// comes (pads that report on a clock), calling `tick` on every wake-up. Open and close are
     /// recorded here; every event also goes to `handle`. Returns when the pad is unplugged or uhid fails.
-    func pump(due: () -> ContinuousClock.Instant? = { nil }, tick: () -> Void = {}, handle: (UHIDEvent) -> Void) {
+    func pump(due: () -> MonotonicInstant? = { nil }, tick: () -> Void = {}, handle: (UHIDEvent) -> Void) {
         while changed.withLock({ running }) {
             let due = due()
             let ready = Poll.wait([uhid.descriptor, stopPipe.descriptor], timeout: due.map { max(.zero, $0 - .now) })

@@ -1,5 +1,7 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
+import PadSystem
 
 /// Reads a Switch Pro Controller's calibration blocks from its SPI flash through its hidraw node
 /// (subcommand 0x10, at most 0x1D bytes a read, so each 48-byte block in two), the way
@@ -23,8 +25,8 @@ public enum SwitchProSPI {
             for i in 0..<4 { request[11 + i] = UInt8(truncatingIfNeeded: address >> (8 * UInt32(i))) }
             request[15] = UInt8(chunk)
             try device.write(request)
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
+            let deadline = MonotonicInstant.now + timeout
+            while MonotonicInstant.now < deadline {
                 guard let reply = try device.read(timeout: max(.zero, deadline - .now)) else { continue }
                 // 0x21, controls, ack, id 0x10, address (4), length, data.
                 guard reply.count >= 20 + chunk, reply[0] == SwitchProReports.subcommandReplyID,

@@ -1,6 +1,7 @@
 import Feedback
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 
 /// All feedback for one pad: rumble (through the renderer and a sink), lightbar, player LEDs and
@@ -29,7 +30,6 @@ public final class PadFeedback {
     public private(set) var renderer: RumbleRenderer
     private var playStation: PlayStationOutput?
     private var rumbleSink: RumbleSink?
-    private let origin = ContinuousClock.now
     private var closed = false
     /// Reopens after write errors (for logs and tests).
     public private(set) var reopenCount = 0
@@ -42,10 +42,9 @@ public final class PadFeedback {
 
     deinit { close() }
 
-    /// Monotonic time on the renderer's scale.
-    public var now: MonotonicTime { ContinuousClock.now - origin }
+    private var now: MonotonicInstant { .now }
 
-    public var isPlayStation: Bool { [.dualSense, .dualSenseEdge, .dualShock4].contains(pad.kind) }
+    public var isPlayStation: Bool { pad.kind.isPlayStation }
 
     public func playStationOutput() throws -> PlayStationOutput {
         if let playStation { return playStation }
@@ -59,7 +58,7 @@ public final class PadFeedback {
     public func setLightbar(_ color: RGBColor) throws {
         guard isPlayStation else { return try LEDClassDevices(pad: pad).setColor(color) }
         let output = try playStationOutput()
-        if output.model == .dualSense && output.bus == .bluetooth && options.waitForStartupAnimation {
+        if output.kind.isDualSenseFamily && output.bus == .bluetooth && options.waitForStartupAnimation {
             try waitForStartupAnimation(output)
         }
         try output.setLightbar(color)
@@ -84,8 +83,8 @@ public final class PadFeedback {
     /// SDL's rule: the lightbar takes commands once the pad's sensor clock passes 10.2 M ticks. A pad
     /// that sends nothing for half a second is idle and long connected; proceed.
     private func waitForStartupAnimation(_ output: PlayStationOutput) throws {
-        let deadline = ContinuousClock.now + .seconds(4)
-        while ContinuousClock.now < deadline {
+        let deadline = MonotonicInstant.now + .seconds(4)
+        while MonotonicInstant.now < deadline {
             guard let report = try output.readInput(timeout: .milliseconds(500)) else { return }
             if DualSenseStartupAnimation.isOver(inputReport: report) != false { return }
         }
@@ -97,7 +96,7 @@ public final class PadFeedback {
     public func receive(_ message: RumbleMessage) { renderer.receive(message, at: now) }
 
     /// When `pump()` must run next without new messages.
-    public var nextDeadline: MonotonicTime? { renderer.nextDeadline }
+    public var nextDeadline: MonotonicInstant? { renderer.nextDeadline }
 
     /// Steps the renderer and performs its actions on the pad.
     public func pump() throws {

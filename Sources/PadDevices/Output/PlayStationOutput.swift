@@ -6,8 +6,8 @@ import HIDCodecs
 /// report flags only what changed (DualSense), so setting the lightbar never clobbers rumble or a
 /// trigger effect that is already running. Also a rumble sink, for pads whose driver offers no FF.
 public final class PlayStationOutput: RumbleSink {
-    public enum Model: Sendable { case dualSense, dualShock4 }
-    public let model: Model
+    /// The pad's own kind: a DualSense Edge speaks the DualSense's reports.
+    public let kind: PadKind
     public let bus: PadBus
     public private(set) var path: String
     private var device: HIDRawDevice
@@ -22,13 +22,10 @@ public final class PlayStationOutput: RumbleSink {
         guard let hidraw = pad.hidraw else {
             throw DeviceError.unsupported("\(pad.name) has no hidraw node: its lightbar, player LEDs and triggers cannot be set (is hidraw access allowed? see README, Permissions)")
         }
-        switch pad.kind {
-        case .dualSense, .dualSenseEdge: model = .dualSense
-        case .dualShock4: model = .dualShock4
-        default: throw DeviceError.unsupported("\(pad.kind.displayName) pads have no PlayStation output reports")
-        }
+        guard pad.kind.isPlayStation else { throw DeviceError.unsupported("\(pad.kind.displayName) pads have no PlayStation output reports") }
+        kind = pad.kind
         bus = pad.bus ?? .usb
-        if bus == .bluetooth && !allowBluetoothFullReports && !Self.fullReportDrivers(model).contains(Self.driver(ofHidraw: hidraw) ?? "") {
+        if bus == .bluetooth && !allowBluetoothFullReports && !Self.fullReportDrivers(kind).contains(Self.driver(ofHidraw: hidraw) ?? "") {
             // Without a driver that switches it, a Bluetooth pad still sends its short report 0x01;
             // our first output report would switch it to full reports for everyone reading it.
             throw DeviceError.unsupported("\(pad.name) is on Bluetooth without the hid-playstation driver: sending it output reports switches it to full reports (more radio traffic and battery, and other programs reading the short report see a different format). Pass --bt-full-reports to accept that")
@@ -39,8 +36,8 @@ public final class PlayStationOutput: RumbleSink {
 
     /// The drivers that put a Bluetooth pad in full-report mode at probe: hid-playstation, and for
     /// a DualShock 4 on kernels before 6.2 hid-sony (its calibration read switches the pad).
-    static func fullReportDrivers(_ model: Model) -> Set<String> {
-        model == .dualShock4 ? ["playstation", "sony"] : ["playstation"]
+    static func fullReportDrivers(_ kind: PadKind) -> Set<String> {
+        kind == .dualShock4 ? ["playstation", "sony"] : ["playstation"]
     }
 
     /// The kernel driver bound to a hidraw node's HID device ("playstation", "hid-generic", ...).
@@ -53,7 +50,7 @@ public final class PlayStationOutput: RumbleSink {
     /// Changes the cumulative DualSense state and sends only what changed (plus the motors when
     /// `resendRumble`, because a re-armed segment of an unchanged level is the keep-alive).
     public func updateDualSense(resendRumble: Bool = false, _ change: (inout DualSenseOutputState) -> Void) throws {
-        guard model == .dualSense else { throw DeviceError.unsupported("this needs a DualSense; a DualShock 4 has only rumble and the lightbar") }
+        guard kind.isDualSenseFamily else { throw DeviceError.unsupported("this needs a DualSense; a DualShock 4 has only rumble and the lightbar") }
         change(&dualSense)
         var report: [UInt8]
         do {
@@ -84,10 +81,7 @@ public final class PlayStationOutput: RumbleSink {
     }
 
     public func setLightbar(_ color: RGBColor) throws {
-        switch model {
-        case .dualSense: try updateDualSense { $0.lightbar = color }
-        case .dualShock4: try updateDualShock4 { $0.lightbar = color }
-        }
+        if kind.isDualSenseFamily { try updateDualSense { $0.lightbar = color } } else { try updateDualShock4 { $0.lightbar = color } }
     }
 
     public func perform(_ action: RumbleAction) throws {
@@ -96,12 +90,7 @@ public final class PlayStationOutput: RumbleSink {
         case .play(let l, _): levels = l
         case .stop: levels = .silent
         }
-        switch model {
-        case .dualSense:
-            try updateDualSense(resendRumble: true) { $0.rumble = levels }
-        case .dualShock4:
-            try updateDualShock4 { $0.rumble = levels }
-        }
+        if kind.isDualSenseFamily { try updateDualSense(resendRumble: true) { $0.rumble = levels } } else { try updateDualShock4 { $0.rumble = levels } }
     }
 
     public func silence() { try? perform(.stop) }
@@ -110,12 +99,12 @@ public final class PlayStationOutput: RumbleSink {
     public func reopen() throws {
         device = try HIDRawDevice(path: path)
         encoder = DualSenseOutputEncoder()
-        switch model {
-        case .dualSense:
+        if kind.isDualSenseFamily {
             let report: [UInt8]
             do { report = try encoder.encode(dualSense, bus: bus, changedOnly: false) } catch { throw DeviceError.malformed("\(error)") }
             if !DualSenseOutputEncoder.flagsNothing(report) { try send(report) }
-        case .dualShock4: try send(dualShock4.encoded(bus: bus))
+        } else {
+            try send(dualShock4.encoded(bus: bus))
         }
     }
 

@@ -38,7 +38,7 @@ public final class UInputGamepad {
 
     /// USB ids the pad presents. Xbox 360's make it an "xbox" pad to padgate and to SDL; pid.codes'
     /// test id (1209:0001) belongs to no vendor, so the pad is a generic evdev gamepad.
-    public struct Model: Sendable {
+    public struct Identity: Sendable {
         public var name: String
         public var vendorID: UInt16
         public var productID: UInt16
@@ -46,27 +46,27 @@ public final class UInputGamepad {
         /// What xpad names a wired Xbox 360 pad, with the version a real one reports (SDL's
         /// test/testevdev.c records 0x0114): nothing a game reads tells it from the real pad.
         /// padgate's own pads are told apart by their phys (`PadPhys`).
-        public static let xbox360 = Model(name: "Microsoft X-Box 360 pad", vendorID: 0x045e, productID: 0x028e, version: 0x0114)
-        public static let generic = Model(name: "padgate virtual gamepad", vendorID: 0x1209, productID: 0x0001)
+        public static let xbox360 = Identity(name: "Microsoft X-Box 360 pad", vendorID: 0x045e, productID: 0x028e, version: 0x0114)
+        public static let generic = Identity(name: "padgate virtual gamepad", vendorID: 0x1209, productID: 0x0001)
     }
 
     public convenience init(name: String, layout: Layout = .xbox360, phys: String = PadPhys.uinput) throws {
-        try self.init(model: Model(name: name, vendorID: Model.xbox360.vendorID, productID: Model.xbox360.productID),
-                      layout: layout, phys: phys)
+        try self.init(identity: Identity(name: name, vendorID: Identity.xbox360.vendorID, productID: Identity.xbox360.productID),
+                         layout: layout, phys: phys)
     }
 
-    public init(model: Model = .xbox360, layout: Layout = .xbox360, phys: String = PadPhys.uinput) throws {
+    public init(identity: Identity = .xbox360, layout: Layout = .xbox360, phys: String = PadPhys.uinput) throws {
         // uinput keeps UINPUT_MAX_NAME_SIZE (80) bytes with the NUL: cut at a character, not mid-UTF-8.
-        let name = Self.fittingName(model.name)
+        let name = Self.fittingName(identity.name)
         guard let template = libevdev_new() else { throw DeviceError.unsupported("libevdev_new failed") }
         self.template = template
         self.name = name
         libevdev_set_name(template, name)
         libevdev_set_phys(template, phys)
         libevdev_set_id_bustype(template, Int32(PadBus.usb.kernelBus))
-        libevdev_set_id_vendor(template, Int32(model.vendorID))
-        libevdev_set_id_product(template, Int32(model.productID))
-        libevdev_set_id_version(template, Int32(model.version))
+        libevdev_set_id_vendor(template, Int32(identity.vendorID))
+        libevdev_set_id_product(template, Int32(identity.productID))
+        libevdev_set_id_version(template, Int32(identity.version))
         libevdev_enable_event_type(template, EvdevCode.EV_KEY)
         for key in layout.keys { libevdev_enable_event_code(template, EvdevCode.EV_KEY, key, nil) }
         libevdev_enable_event_type(template, EvdevCode.EV_ABS)

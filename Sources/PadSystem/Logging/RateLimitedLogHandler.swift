@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MonotonicTime
 
 /// Passes on at most `linesPerWindow` messages per reason per `window`, for messages about what
 /// peers do: a flood of bad connections must not become a flood of log (and of disk, and of the
@@ -52,10 +53,10 @@ public struct RateLimitedLogHandler: LogHandler {
 
     final class Windows: @unchecked Sendable {
         private let lock = NSLock()
-        private var windows: [String: (start: ContinuousClock.Instant, lines: Int, suppressed: Int)] = [:]
+        private var windows: [String: (start: MonotonicInstant, lines: Int, suppressed: Int)] = [:]
 
         /// Whether to show this line, and how many lines of the reason's last window were held back.
-        func note(_ reason: String, now: ContinuousClock.Instant) -> (show: Bool, held: Int) {
+        func note(_ reason: String, now: MonotonicInstant) -> (show: Bool, held: Int) {
             lock.withLock {
                 var entry = windows[reason] ?? (now, 0, 0)
                 var held = 0

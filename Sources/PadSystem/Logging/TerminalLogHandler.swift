@@ -26,7 +26,7 @@ public struct TerminalLogHandler: LogHandler {
     }
 
     /// syslog's priority for a level, as sd-daemon(3)'s `<N>` prefixes spell it.
-    public static func syslogPriority(_ level: Logger.Level) -> Int {
+    static func syslogPriority(_ level: Logger.Level) -> Int {
         switch level {
         case .trace, .debug: return 7
         case .info: return 6
