@@ -25,22 +25,27 @@ final class ControlPlane {
     let input: InputPath
     let statistics: SharedStatistics
     let mailbox = Mailbox<Command>()
+
+    /// Who is told what happens here; set before `run`.
+    struct Observers {
+        /// Whether a PIN is armed, each time that changes (the LAN announcement says so).
+        var pairingChanged: ((Bool) -> Void)?
+        /// Each client that paired: its stored name and fingerprint.
+        var paired: ((String, String) -> Void)?
+        /// Each session's client fingerprint as the session starts.
+        var sessionStarted: ((String) -> Void)?
+    }
+    var observers = Observers()
+
     /// Set by `enablePairing` before `run`, or by the host's control socket while it runs.
     var gate: PairingGate? {
-        get { gateLock.withLock { storedGate } }
+        get { storedGate.value }
         set {
-            gateLock.withLock { storedGate = newValue }
-            onPairingChanged?(newValue != nil)
+            storedGate.update { $0 = newValue }
+            observers.pairingChanged?(newValue != nil)
         }
     }
-    /// Told whether a PIN is armed each time that changes (the LAN announcement says so); set before `run`.
-    var onPairingChanged: ((Bool) -> Void)?
-    private var storedGate: PairingGate?
-    private let gateLock = NSLock()
-    /// Told of each client that paired (its stored name and fingerprint); set before `run`.
-    var onPaired: ((String, String) -> Void)?
-    /// Told of each session's client fingerprint as it starts; set before `run`.
-    var onSession: ((String) -> Void)?
+    private let storedGate = LockedBox<PairingGate?>(nil)
     var logger = Logger(label: "padgate.host.control") {
         didSet { peers = Self.rateLimited(logger) }
     }
@@ -58,28 +63,25 @@ final class ControlPlane {
         peers.warning(message, metadata: [RateLimitedLogHandler.reasonKey: "\(reason)"])
     }
 
-    /// Shared with the connection threads.
-    private let lock = NSLock()
-    /// Connections in their handshake, each with its own duplicate of the socket: cutting one off
+    /// A connection in its handshake, with its own duplicate of the socket: cutting it off
     /// (`shutdown` on the duplicate) can never hit a descriptor its thread already closed and the
     /// kernel gave to someone else. Out of descriptors there is no duplicate: the connection is
     /// still served, and sits out its deadline if it must be cut off.
     private struct Pending { let address: String; let cutOff: OwnedDescriptor?; let since: MonotonicInstant; var evicted = false }
-    private var pending: [Int: Pending] = [:]
-    private var nextPendingID = 0
-    /// Handshake budgets: overall, and per address for the addresses seen lately (bounded).
-    private lazy var handshakes = TokenBucket(burst: limits.handshakesPerSecond, refillEvery: .seconds(1) / limits.handshakesPerSecond, now: .now)
-    private var handshakesByAddress: [String: TokenBucket] = [:]
-    static let trackedAddresses = 4096
-    private var sessionIDs: Set<UInt32> = []
-    private var stopping = false
+    /// What the connection threads share with the control thread, behind `lock`.
+    private struct Shared {
+        var pending: [Int: Pending] = [:]
+        var nextPendingID = 0
+        var sessionIDs: Set<UInt32> = []
+        var stopping = false
+    }
+    private let lock = NSLock()
+    private var shared = Shared()
     private let finished = DispatchSemaphore(value: 0)
 
     /// Only the control thread touches these.
     private var established: [UInt32: TLSConnection] = [:]
-    private var acceptPausedUntil: MonotonicInstant?
-    private var acceptBackoff: Duration = .zero
-    static let acceptBackoffRange: ClosedRange<Duration> = .milliseconds(50)...(.seconds(2))
+    private var throttle: AcceptThrottle
     /// Accepts per wake-up, so a connection flood cannot keep this loop from its other work.
     static let acceptsPerWake = 32
 
@@ -91,6 +93,7 @@ final class ControlPlane {
         self.paired = paired
         self.input = input
         self.statistics = statistics
+        throttle = AcceptThrottle(limits: configuration.limits, now: .now)
     }
 
     var limits: PadServer.Limits { configuration.limits }
@@ -106,15 +109,15 @@ final class ControlPlane {
         Self.yieldToInput()
         var pollSet = PollSet<ControlWake>()
         var readyConnections: [UInt32] = []
-        while !lock.withLock({ stopping }) {
+        while !lock.withLock({ shared.stopping }) {
             let now = MonotonicInstant.now
-            if let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
+            let paused = throttle.isPaused(now: now)
             pollSet.removeAll()  // keeps its storage: the set changes with every session
             pollSet.add(mailbox.descriptor, .mailbox)
-            if acceptPausedUntil == nil { pollSet.add(listener.descriptor, .listener) }
+            if !paused { pollSet.add(listener.descriptor, .listener) }
             for (id, connection) in established { pollSet.add(connection.descriptor, .connection(id)) }
             var deadline = now + .seconds(1)
-            if let until = acceptPausedUntil { deadline = min(deadline, until) }
+            if let until = throttle.pausedUntil { deadline = min(deadline, until) }
             if let gate { deadline = min(deadline, gate.nextExpiry) }
             var commands = false, accepting = false
             readyConnections.removeAll(keepingCapacity: true)
@@ -144,14 +147,14 @@ final class ControlPlane {
     /// Ends `run` and waits for it, and for every connection thread: their peers are cut off so
     /// that none sits out its deadline.
     func stop() {
-        lock.withLock { stopping = true }
+        lock.withLock { shared.stopping = true }
         mailbox.wakeOnly()
         finished.wait()
         let deadline = MonotonicInstant.now + .seconds(3)
         while MonotonicInstant.now < deadline {
             let busy: Bool = lock.withLock {
-                for entry in pending.values { entry.cutOff?.descriptor.shutdownSocket() }
-                return !pending.isEmpty
+                for entry in shared.pending.values { entry.cutOff?.descriptor.shutdownSocket() }
+                return !shared.pending.isEmpty
             }
             if !busy { break }
             Thread.sleep(forTimeInterval: 0.005)
@@ -169,13 +172,13 @@ final class ControlPlane {
             established[id] = connection
         case .close(let id, let why):
             if established.removeValue(forKey: id) != nil { logger.info("closed the connection of an idle session (\(why))") }
-            _ = lock.withLock { sessionIDs.remove(id) }
+            _ = lock.withLock { shared.sessionIDs.remove(id) }
         }
     }
 
     func endSession(_ id: UInt32, why: String) {
         established[id] = nil
-        _ = lock.withLock { sessionIDs.remove(id) }
+        _ = lock.withLock { shared.sessionIDs.remove(id) }
         input.mailbox.post(.remove(session: id, why: why))
     }
 
@@ -183,11 +186,7 @@ final class ControlPlane {
 
     func acceptConnections() {
         for _ in 0..<Self.acceptsPerWake {
-            // Out of handshakes for now: leave connections in the kernel's backlog rather than
-            // accept and close them (which a flood would answer by connecting again at once).
-            handshakes.refill(now: .now)
-            if handshakes.tokens < 1 {
-                acceptPausedUntil = .now + handshakes.wait()
+            guard throttle.mayAccept(now: .now) else {
                 statistics.update { $0.acceptBackoffs += 1 }
                 return
             }
@@ -195,14 +194,13 @@ final class ControlPlane {
             case .nothing:
                 return
             case .accepted(let pending):
-                acceptBackoff = .zero
+                throttle.accepted()
                 admit(pending)
             case .outOfResources(let why):
                 // Not accepting for a while: the kernel keeps the backlog, and the loop does not spin.
-                acceptBackoff = min(max(acceptBackoff * 2, Self.acceptBackoffRange.lowerBound), Self.acceptBackoffRange.upperBound)
-                acceptPausedUntil = .now + acceptBackoff
+                let pause = throttle.outOfResources(now: .now)
                 statistics.update { $0.acceptBackoffs += 1 }
-                note("accept", "cannot accept connections (\(why)): pausing accepts for \(acceptBackoff)")
+                note("accept", "cannot accept connections (\(why)): pausing accepts for \(pause)")
                 return
             case .failed(let why):
                 note("accept", "accept failed: \(why)")
@@ -218,28 +216,28 @@ final class ControlPlane {
     func admit(_ connection: PendingTCP) {
         let address = connection.peerHost
         let now = MonotonicInstant.now
-        guard takeHandshake(from: address, now: now) else {
+        guard throttle.takeHandshake(from: address, now: now) else {
             connection.drop()
             statistics.refuse("handshake rate")
             note("rate", "refused a connection from \(address): more TLS handshakes than this host starts per second")
             return
         }
         let id: Int? = lock.withLock {
-            let live = pending.filter { !$0.value.evicted }
+            let live = shared.pending.filter { !$0.value.evicted }
             let fromAddress = live.values.filter { $0.address == address }.count
-            guard !stopping, fromAddress < limits.maxPendingPerAddress else { return nil }
+            guard !shared.stopping, fromAddress < limits.maxPendingPerAddress else { return nil }
             if live.count >= limits.maxPendingConnections {
                 // The oldest connection of the addresses that hold the most (ties: the oldest of all of them).
                 let counts = Dictionary(grouping: live, by: { $0.value.address }).mapValues(\.count)
                 guard let held = counts.values.max(), held > fromAddress + 1,
                       let victim = live.filter({ counts[$0.value.address] == held }).min(by: { $0.value.since < $1.value.since }) else { return nil }
-                pending[victim.key]?.evicted = true
+                shared.pending[victim.key]?.evicted = true
                 victim.value.cutOff?.descriptor.shutdownSocket()
                 statistics.refuse("evicted for a newer address")
             }
-            nextPendingID += 1
-            pending[nextPendingID] = Pending(address: address, cutOff: try? connection.cutOffHandle(), since: now)
-            return nextPendingID
+            shared.nextPendingID += 1
+            shared.pending[shared.nextPendingID] = Pending(address: address, cutOff: try? connection.cutOffHandle(), since: now)
+            return shared.nextPendingID
         }
         guard let id else {
             connection.drop()
@@ -251,27 +249,11 @@ final class ControlPlane {
         let thread = Thread { [self] in
             Self.yieldToInput()
             serve(connection)
-            lock.withLock { if let entry = pending.removeValue(forKey: id) { entry.cutOff?.close() } }
+            lock.withLock { if let entry = shared.pending.removeValue(forKey: id) { entry.cutOff?.close() } }
             statistics.update { $0.pendingConnections -= 1 }
         }
         thread.stackSize = 512 << 10
         thread.start()
-    }
-
-    /// One handshake from the budgets (the address's first: an address over its own rate cannot
-    /// spend the overall one). Only the control thread calls this.
-    func takeHandshake(from address: String, now: MonotonicInstant) -> Bool {
-        var mine = handshakesByAddress[address]
-            ?? TokenBucket(burst: 2 * limits.handshakesPerSecondPerAddress, refillEvery: .seconds(1) / limits.handshakesPerSecondPerAddress, now: now)
-        defer {
-            if handshakesByAddress.count >= Self.trackedAddresses, handshakesByAddress[address] == nil {
-                // Forget the addresses whose budgets are full again: they are as good as new.
-                handshakesByAddress = handshakesByAddress.filter { var bucket = $0.value; bucket.refill(now: now); return bucket.tokens < bucket.burst }
-            }
-            if handshakesByAddress.count < Self.trackedAddresses { handshakesByAddress[address] = mine }
-        }
-        guard mine.take(now: now) else { return false }
-        return handshakes.take(now: now)
     }
 
     // MARK: One connection, on its own thread
@@ -325,10 +307,10 @@ final class ControlPlane {
         }
         let keys = try ControlMessage.datagramKeys(connection)
         let id: UInt32? = lock.withLock {
-            guard !stopping, sessionIDs.count < limits.maxClients else { return nil }
+            guard !shared.stopping, shared.sessionIDs.count < limits.maxClients else { return nil }
             var id: UInt32 = 0
-            while id == 0 || sessionIDs.contains(id) { id = UInt32.random(in: 1...UInt32.max) }
-            sessionIDs.insert(id)
+            while id == 0 || shared.sessionIDs.contains(id) { id = UInt32.random(in: 1...UInt32.max) }
+            shared.sessionIDs.insert(id)
             return id
         }
         guard let id else {
@@ -342,12 +324,12 @@ final class ControlPlane {
                                                        leaseMillis: UInt16(configuration.stateLease / .milliseconds(1)),
                                                        maxPads: UInt8(limits.maxPadsPerClient)).encoded())
         } catch {
-            _ = lock.withLock { sessionIDs.remove(id) }
+            _ = lock.withLock { shared.sessionIDs.remove(id) }
             input.mailbox.post(.remove(session: id, why: "did not take its welcome (\(error))"))
             return
         }
         mailbox.post(.established(session: id, connection: connection))
-        onSession?(session.fingerprint)
+        observers.sessionStarted?(session.fingerprint)
     }
 
     func pair(_ connection: TLSConnection, share: [UInt8], name: PeerName) {
@@ -373,7 +355,7 @@ final class ControlPlane {
             }
             let stored = try paired.remember(name, fingerprint: fingerprint)
             logger.notice("paired with \(name) (\(fingerprint)) from \(address)")
-            onPaired?(stored, fingerprint)
+            observers.paired?(stored, fingerprint)
         } catch {
             if !settled { gate.fail(ticket, now: .now) }
             note("pairing", "pairing from \(address) failed: \(error)")

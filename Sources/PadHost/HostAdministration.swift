@@ -55,8 +55,8 @@ public final class HostAdministration: @unchecked Sendable {
         // reach the directory (systemd's RuntimeDirectoryMode narrows that further).
         listener = try LocalSocket.listening(at: path, mode: 0o666)
         activity = ClientActivity(file: activityFile)
-        server.control.onPaired = { [weak self] name, fingerprint in self?.paired(name: name, fingerprint: fingerprint) }
-        server.control.onSession = { [activity] fingerprint in activity.seen(fingerprint) }
+        server.control.observers.paired = { [weak self] name, fingerprint in self?.paired(name: name, fingerprint: fingerprint) }
+        server.control.observers.sessionStarted = { [activity] fingerprint in activity.seen(fingerprint) }
     }
 
     public func start() {

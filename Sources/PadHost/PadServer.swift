@@ -135,8 +135,8 @@ public final class PadServer {
 
     /// Told whether a pairing PIN is armed, each time that changes (from any thread).
     public var onPairingChanged: ((Bool) -> Void)? {
-        get { control.onPairingChanged }
-        set { control.onPairingChanged = newValue }
+        get { control.observers.pairingChanged }
+        set { control.observers.pairingChanged = newValue }
     }
 
     /// Called once per pass of the input loop (at least every `tick`): the service watchdog's

@@ -1,4 +1,5 @@
 import MonotonicTime
+
 /// At most `burst` at once, refilled one per `refillEvery`: the rate limits on what strangers can
 /// make the host do (TLS handshakes, pairing attempts). Not thread-safe; its owner locks.
 struct TokenBucket: Sendable {

@@ -1,4 +1,5 @@
 import MonotonicTime
+
 /// Newline-ended lines from a stream (the host's control socket, both ends), each by a deadline
 /// and within a size: a peer that dawdles or floods gets an outcome, never a wait or a buffer
 /// without end. Bytes after a line are kept for the next one.

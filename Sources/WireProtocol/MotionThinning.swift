@@ -1,4 +1,5 @@
 import MonotonicTime
+
 /// Which motion samples a client sends (docs/wire.md, "Motion"). A pad streams its IMU at up to
 /// 1 kHz whether or not it moves; a pad lying still would cost a datagram per report for samples
 /// that say nothing new. A sample goes out at once when it differs from the last one sent by more

@@ -1,4 +1,5 @@
 import MonotonicTime
+
 /// Snapshot-diff on a lossy channel. The client sends a pad's state when it changes, re-sends it
 /// on a schedule that starts fast and settles at the keep-alive; with independent loss p per
 /// datagram, the host holds the client's state once k sends have gone out with probability
