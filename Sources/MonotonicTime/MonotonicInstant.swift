@@ -1,8 +1,8 @@
 /// A point on CLOCK_MONOTONIC, in nanoseconds: the one type for "when" in padgate.
 ///
 /// An integer rather than `ContinuousClock.Instant`, which is resilient (every comparison and
-/// addition is a call into the runtime) and which reads CLOCK_BOOTTIME on Linux, while poll(2),
-/// timerfd and the kernel's input timestamps count CLOCK_MONOTONIC. Reading the clock (`now`) is
+/// addition is a call into the runtime) and which reads CLOCK_BOOTTIME on Linux, while poll(2)
+/// and timerfd count CLOCK_MONOTONIC. Reading the clock (`now`) is
 /// the system layer's job (PadSystem); this module stays pure so codecs, the wire format and the
 /// rumble scheduler take their time as a parameter and are tested with any instant they like.
 public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConvertible {

@@ -158,7 +158,7 @@ struct RumbleCommand: ParsableCommand {
             padgate rumble [--pad PAD] --pattern NAME|FILE [--for DURATION]
                 built-in patterns: pulse, ramp, heartbeat; a FILE has one 'LOW HIGH MILLISECONDS' per line.
                 Without --for a pattern plays once; with it, it repeats for that long.
-            padgate rumble LOW HIGH --dry-run [--bus usb|bt] [--model dualsense|dualshock4]
+            padgate rumble LOW HIGH --dry-run [--bus usb|bt] [--model dualsense|dualsense-edge|dualshock4]
             DURATION: 500ms, 2s, 1.5s or a number of seconds. Ctrl-C stops the motors at once; a killed
             padgate stops them within one 200 ms segment where the pad's driver offers force feedback.
             """)

@@ -44,14 +44,19 @@ final class AcceptThrottleTests: XCTestCase {
         XCTAssertEqual(throttle.outOfResources(now: t0), AcceptThrottle.backoffRange.lowerBound)
     }
 
-    func testAddressesBeyondTheTrackedNumberAreStillLimitedAndMemoryStaysBounded() {
+    func testMemoryStaysBoundedBeyondTheTrackedNumberOfAddresses() {
         var throttle = AcceptThrottle(limits: limits, now: t0)
-        // More distinct addresses than are tracked, over time, each spending its whole burst.
+        // More distinct addresses than are tracked, one handshake each, 100 ms apart.
         var now = t0
         for i in 0..<(AcceptThrottle.trackedAddresses + 100) {
             now = now + .milliseconds(100)  // keeps the overall budget in tokens
             XCTAssertTrue(throttle.takeHandshake(from: "addr-\(i)", now: now), "address \(i)")
         }
         XCTAssertLessThanOrEqual(throttle.trackedCount, AcceptThrottle.trackedAddresses)
+        // And an address that spent its burst lately is one of those still remembered.
+        let greedy = "203.0.113.77"
+        XCTAssertEqual((0..<5).map { _ in throttle.takeHandshake(from: greedy, now: now) }, [true, true, true, true, false])
+        XCTAssertTrue(throttle.takeHandshake(from: "one-more", now: now + .milliseconds(100)))
+        XCTAssertFalse(throttle.takeHandshake(from: greedy, now: now + .milliseconds(200)), "its spent budget was kept, not forgotten as full")
     }
 }
