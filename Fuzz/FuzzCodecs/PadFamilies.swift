@@ -51,8 +51,8 @@ func fuzzPadFamilies(_ input: UnsafeRawBufferPointer) {
         var controls = SwitchProReports.Controls()
         let extreme = Int16(bitPattern: UInt16(bytes[0]) << 8 | UInt16(bytes[1]))
         SwitchProVirtualPad.update(&controls, with: PadStateSnapshot(slot: PadSlot(0), leftX: extreme, leftY: extreme &* -1, rightX: .min, rightY: .max),
-                                   calibration: calibration)
+                                   sticks: calibration.sticks)
         guard controls.left.x <= 4095, controls.left.y <= 4095, controls.right.x <= 4095, controls.right.y <= 4095 else { fatalError("a stick outside 12 bits") }
-        _ = SwitchProVirtualPad.rawIMU(WireMotionSample(gyroX: 4000, gyroY: -4000, accelX: 8, accelZ: -8), calibration: calibration)
+        _ = SwitchProVirtualPad.rawIMU(WireMotionSample(gyroX: 4000, gyroY: -4000, accelX: 8, accelZ: -8), axes: calibration.imu)
     }
 }

@@ -26,6 +26,9 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         self = Self.knownIDs.first { $0.vendor == vendorID && ($0.product == nil || $0.product == productID) }?.kind ?? .generic
     }
 
+    /// The vendor whose pads are of this kind (the first the table lists for it).
+    public var vendorID: UInt16? { Self.knownIDs.first { $0.kind == self }?.vendor }
+
     /// The ids a virtual pad of this kind presents (the first the table lists for it).
     public var canonicalIDs: (vendor: UInt16, product: UInt16)? {
         Self.knownIDs.first { $0.kind == self && $0.product != nil }.map { ($0.vendor, $0.product!) }

@@ -55,22 +55,26 @@ public struct SwitchProCalibration: Hashable, Sendable {
 
     // MARK: What the drivers make of it (hid-nintendo's joycon_request_calibration and friends)
 
-    /// Left and right sticks (x, y): the user calibration where its magic says so, else the factory one.
-    public var sticks: (leftX: Stick, leftY: Stick, rightX: Stick, rightY: Stick) {
+    public typealias Sticks = (leftX: Stick, leftY: Stick, rightX: Stick, rightY: Stick)
+    public typealias IMU = (accel: [IMUAxis], gyro: [IMUAxis])
+
+    /// Left and right sticks (x, y): the user calibration where its magic says so, else the factory
+    /// one. Decoded from the bytes on each call: per-report code keeps its own copy.
+    public var sticks: Sticks {
         let left = hasUser(at: 0) ? Self.unpackLeft(Array(user[2..<11])) : Self.unpackLeft(Array(factory[29..<38]))
         let right = hasUser(at: 11) ? Self.unpackRight(Array(user[13..<22])) : Self.unpackRight(Array(factory[38..<47]))
         return (left.x, left.y, right.x, right.y)
     }
 
-    /// Accelerometer and gyro per axis (x, y, z).
-    public var imu: (accel: [IMUAxis], gyro: [IMUAxis]) {
+    /// Accelerometer and gyro per axis (x, y, z); decoded on each call, like `sticks`.
+    public var imu: IMU {
         let data = hasUser(at: 22) ? Array(user[24..<48]) : Array(factory[0..<24])
         func s16(_ o: Int) -> Int16 { Int16(bitPattern: UInt16(data[o]) | UInt16(data[o + 1]) << 8) }
         return ((0..<3).map { IMUAxis(offset: s16(2 * $0), scale: s16(6 + 2 * $0)) },
                 (0..<3).map { IMUAxis(offset: s16(12 + 2 * $0), scale: s16(18 + 2 * $0)) })
     }
 
-    func hasUser(at offset: Int) -> Bool { Array(user[offset..<offset + 2]) == Self.userMagic }
+    func hasUser(at offset: Int) -> Bool { user[offset...].starts(with: Self.userMagic) }
 
     /// What a host may trust: every stick with min < centre < max inside 12 bits (hid-nintendo's
     /// own check), every IMU scale away from its offset and within 2× of the nominal one.
@@ -87,8 +91,14 @@ public struct SwitchProCalibration: Hashable, Sendable {
     // MARK: Packing (12-bit pairs, as the flash holds them)
 
     static func pack12(_ a: Int32, _ b: Int32) -> [UInt8] {
+        var bytes: [UInt8] = [0, 0, 0]
+        pack12(a, b, into: &bytes, at: 0)
+        return bytes
+    }
+    /// The same three bytes written in place (the reports: no array per report).
+    static func pack12(_ a: Int32, _ b: Int32, into d: inout [UInt8], at o: Int) {
         let a = UInt32(truncatingIfNeeded: a) & 0xFFF, b = UInt32(truncatingIfNeeded: b) & 0xFFF
-        return [UInt8(a & 0xFF), UInt8((a >> 8) | ((b & 0xF) << 4)), UInt8(b >> 4)]
+        d[o] = UInt8(a & 0xFF); d[o + 1] = UInt8((a >> 8) | ((b & 0xF) << 4)); d[o + 2] = UInt8(b >> 4)
     }
     static func unpack12(_ d: ArraySlice<UInt8>) -> (Int32, Int32) {
         let i = d.startIndex

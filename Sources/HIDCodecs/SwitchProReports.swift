@@ -47,15 +47,12 @@ public enum SwitchProReports {
         r[1] = c.timer
         r[2] = (min(c.batteryLevel, 4) << 5) | (c.charging ? 0x10 : 0) | 0x0E   // 0x0E: a Pro Controller on its own power
         for bit in SwitchProLayout.buttonMap where c.buttons.contains(bit.button) { r[SwitchProLayout.buttons + bit.byte] |= bit.mask }
-        let d = c.dpad
-        if [.down, .downLeft, .downRight].contains(d) { r[5] |= SwitchProLayout.dpadDown }
-        if [.up, .upLeft, .upRight].contains(d) { r[5] |= SwitchProLayout.dpadUp }
-        if [.right, .upRight, .downRight].contains(d) { r[5] |= SwitchProLayout.dpadRight }
-        if [.left, .upLeft, .downLeft].contains(d) { r[5] |= SwitchProLayout.dpadLeft }
-        func stick(_ o: Int, _ x: UInt16, _ y: UInt16) {
-            let x = x & 0xFFF, y = y & 0xFFF
-            r[o] = UInt8(x & 0xFF); r[o + 1] = UInt8(x >> 8) | UInt8((y & 0xF) << 4); r[o + 2] = UInt8(y >> 4)
-        }
+        let dpad = c.dpad.axes  // +y down, as on evdev's hat
+        if dpad.y > 0 { r[5] |= SwitchProLayout.dpadDown }
+        if dpad.y < 0 { r[5] |= SwitchProLayout.dpadUp }
+        if dpad.x > 0 { r[5] |= SwitchProLayout.dpadRight }
+        if dpad.x < 0 { r[5] |= SwitchProLayout.dpadLeft }
+        func stick(_ o: Int, _ x: UInt16, _ y: UInt16) { SwitchProCalibration.pack12(Int32(x), Int32(y), into: &r, at: o) }
         stick(SwitchProLayout.leftStick, c.left.x, c.left.y)
         stick(SwitchProLayout.rightStick, c.right.x, c.right.y)
         // The vibrator byte: non-zero on a pad that vibrates, and hid-nintendo sends queued
@@ -70,9 +67,9 @@ public enum SwitchProReports {
         writeControls(c, into: &r)
         for i in 0..<3 {
             let o = SwitchProLayout.imu + i * SwitchProLayout.imuSampleSize
-            for (j, v) in [imu.accel.0, imu.accel.1, imu.accel.2, imu.gyro.0, imu.gyro.1, imu.gyro.2].enumerated() {
-                r[o + 2 * j] = UInt8(truncatingIfNeeded: v); r[o + 2 * j + 1] = UInt8(truncatingIfNeeded: UInt16(bitPattern: v) >> 8)
-            }
+            func put(_ j: Int, _ v: Int16) { SwitchProCalibration.put16(&r, o + 2 * j, v) }
+            put(0, imu.accel.0); put(1, imu.accel.1); put(2, imu.accel.2)
+            put(3, imu.gyro.0); put(4, imu.gyro.1); put(5, imu.gyro.2)
         }
         return r
     }

@@ -45,8 +45,10 @@ public enum XboxOneSBluetooth {
         put16(1, stick(leftX)); put16(3, stick(leftY)); put16(5, stick(rightX)); put16(7, stick(rightY))
         put16(9, trigger(l2Wide)); put16(11, trigger(r2Wide))
         r[13] = dpad == .none ? 0 : dpad.rawValue + 1
-        let extra = hasShareButton ? [viewAsButton11, shareAsACBack] : [viewAsACBack]
-        for bit in buttonBits + extra where buttons.contains(bit.button) { r[bit.byte] |= bit.mask }
+        for bit in buttonBits where buttons.contains(bit.button) { r[bit.byte] |= bit.mask }
+        // View's place, and whether Share has one, depend on the presented pad.
+        func set(_ bit: ButtonBit) { if buttons.contains(bit.button) { r[bit.byte] |= bit.mask } }
+        if hasShareButton { set(viewAsButton11); set(shareAsACBack) } else { set(viewAsACBack) }
         return r
     }
 

@@ -68,9 +68,9 @@ public final class PadForwarder {
     var pingID: UInt32 = 0
     var nextPing = MonotonicInstant.now
     /// Off while `probe` waits for its last pongs.
-    public var pinging = true
+    private var pinging = true
     /// Stored, not lazy: a lazy property is read and written back whole, which copies its samples.
-    public private(set) var linkMeter: LinkMeter
+    private var linkMeter: LinkMeter
     /// A pong counts only for one of the last this many pings (a few seconds of `probe`'s rate).
     static let pongWindow: UInt32 = 1024
     static let pingsPerPass = 4

@@ -75,7 +75,7 @@ public final class HostSession {
     public var padGrace: Duration
     public private(set) var counters = Counters()
     /// This session's pings, as each pong reports them back (docs/link-test.md).
-    public private(set) var pingTally = PingTally()
+    private var pingTally = PingTally()
     /// What the client last said it measured of the link (`host status`).
     public private(set) var clientFigures: LinkFigures?
     /// The session's logger: the input path gives it the client's name and session id.
@@ -110,6 +110,8 @@ public final class HostSession {
 
     /// Called when a virtual pad is added or removed (its feedback descriptors come or go).
     public var onPadsChanged: () -> Void = {}
+    /// This session's datagrams the link refused as copies (its replay window): read as a pong is built.
+    public var replayedDatagrams: () -> Int = { 0 }
 
     public init(maxPads: Int = 4, stateLease: Duration = .milliseconds(1000), padGrace: Duration = minimumPadGrace, maker: PadMaker) {
         self.maxPads = maxPads
@@ -168,6 +170,7 @@ public final class HostSession {
             do { try pad.apply(battery) } catch { counters.deviceErrors += 1 }
         case .ping(let probe):
             pingTally.count(probe.id)
+            pingTally.duplicates = UInt32(clamping: replayedDatagrams())
             if probe.figures.roundTripMicros != 0 { clientFigures = probe.figures }
             replies.append(.pong(probe.echo(pingTally)))
         case .rumble, .hidOutput, .motionRate, .pong:

@@ -87,6 +87,7 @@ final class InputPath {
         pads.logger = sessionLogger
         // Runs on the input path's thread, the only one that adds or removes a session's pads.
         pads.onPadsChanged = { [weak self] in self?.pollSetStale = true }
+        pads.replayedDatagrams = { [opener] in opener.rejected[.replayed] ?? 0 }
         return ClientSession(id: id, name: name, address: address, opener: opener, link: link, pads: pads, workshop: workshop, now: .now)
     }
 
@@ -198,15 +199,7 @@ final class InputPath {
             case .unrouted(let why): rejectedByGoneClients[why, default: 0] += 1
             case .rejected: continue
             case .opened:
-                guard let sender else { continue }
-                // A pong also tells how many of this session's datagrams were copies (refused as replays).
-                for index in replies.indices {
-                    if case .pong(var probe) = replies[index] {
-                        probe.tally.duplicates = UInt32(clamping: sender.opener.rejected[.replayed] ?? 0)
-                        replies[index] = .pong(probe)
-                    }
-                }
-                send(replies, to: sender)
+                if let sender { send(replies, to: sender) }
             }
         }
     }

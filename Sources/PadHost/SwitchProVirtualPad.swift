@@ -12,6 +12,9 @@ public final class SwitchProVirtualPad: VirtualPad {
     public let arrival: PadArrival
     let device: EmulatedSwitchPro
     let calibration: SwitchProCalibration
+    /// Decoded once: the reports use them on every state and motion sample.
+    let sticks: SwitchProCalibration.Sticks
+    let imuAxes: SwitchProCalibration.IMU
     var controls = SwitchProReports.Controls()
     var imu = SwitchProReports.IMUSample()
     var sequence = WireSequence(0)
@@ -21,12 +24,13 @@ public final class SwitchProVirtualPad: VirtualPad {
     public init(arrival: PadArrival) throws {
         self.arrival = arrival
         calibration = Self.calibration(for: arrival)
+        sticks = calibration.sticks
+        imuAxes = calibration.imu
         device = try EmulatedSwitchPro(calibration: calibration, name: arrival.name.isEmpty ? nil : arrival.name, phys: PadPhys.hostVirtual)
         guard device.waitUntilOpened(timeout: .seconds(10)) else {
             device.stop()
             throw DeviceError.unsupported("hid-nintendo did not bind the virtual Switch Pro: sudo modprobe hid-nintendo")
         }
-        let sticks = calibration.sticks
         controls.left = (UInt16(clamping: sticks.leftX.center), UInt16(clamping: sticks.leftY.center))
         controls.right = (UInt16(clamping: sticks.rightX.center), UInt16(clamping: sticks.rightY.center))
     }
@@ -43,22 +47,21 @@ public final class SwitchProVirtualPad: VirtualPad {
     /// raw count that reads as it (the pad's +y is up, so y is negated, as the driver negates it).
     static let evdevStick = StickScale(minimum: -SwitchProMath.maxStick, maximum: SwitchProMath.maxStick)
 
-    static func update(_ c: inout SwitchProReports.Controls, with s: PadStateSnapshot, calibration: SwitchProCalibration) {
+    static func update(_ c: inout SwitchProReports.Controls, with s: PadStateSnapshot, sticks: SwitchProCalibration.Sticks) {
         var buttons = GamepadButtons(rawValue: s.buttons).intersection(PadKind.switchPro.buttons)
         // ZL and ZR are digital: an analog trigger from another pad presses them past half way.
         if s.l2 >= 128 { buttons.insert(.l2) }
         if s.r2 >= 128 { buttons.insert(.r2) }
         c.buttons = buttons
         c.dpad = DPad(hat: s.dpad)
-        let sticks = calibration.sticks
         func value(_ w: Int16) -> Int32 { evdevStick.raw(w) }
         c.left = (SwitchProMath.rawStick(value(s.leftX), sticks.leftX), SwitchProMath.rawStick(-value(s.leftY), sticks.leftY))
         c.right = (SwitchProMath.rawStick(value(s.rightX), sticks.rightX), SwitchProMath.rawStick(-value(s.rightY), sticks.rightY))
     }
 
     /// A sample in deg/s and g as the raw counts hid-nintendo reads as it.
-    static func rawIMU(_ s: WireMotionSample, calibration: SwitchProCalibration) -> SwitchProReports.IMUSample {
-        let (accel, gyro) = calibration.imu
+    static func rawIMU(_ s: WireMotionSample, axes: SwitchProCalibration.IMU) -> SwitchProReports.IMUSample {
+        let (accel, gyro) = axes
         func g(_ v: Float, _ axis: SwitchProCalibration.IMUAxis) -> Int16 {
             SwitchProMath.rawGyro(Int32(clamping: Int64((Double(v) * Double(SwitchProMath.gyroPerDegreePerSecond)).rounded())), axis)
         }
@@ -73,7 +76,7 @@ public final class SwitchProVirtualPad: VirtualPad {
 
     public func apply(_ s: PadStateSnapshot) throws {
         var next = controls
-        Self.update(&next, with: s, calibration: calibration)
+        Self.update(&next, with: s, sticks: sticks)
         guard next != controls else { return }
         controls = next
         try device.send(controls)
@@ -83,7 +86,7 @@ public final class SwitchProVirtualPad: VirtualPad {
 
     public func apply(_ motion: MotionBatch) throws {
         for i in 0..<motion.count {
-            imu = Self.rawIMU(motion[i], calibration: calibration)
+            imu = Self.rawIMU(motion[i], axes: imuAxes)
             try device.send(controls, imu: imu)
         }
     }

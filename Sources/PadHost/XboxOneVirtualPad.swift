@@ -29,7 +29,7 @@ public final class XboxOneVirtualPad: VirtualPad {
 
     /// The physical pad's own product id when hid-microsoft drives it over Bluetooth; else the One S's.
     static func presentedProductID(for arrival: PadArrival) -> UInt16 {
-        arrival.vendorID == 0x045e && XboxOneSIdentityData.bluetoothProductIDs.contains(arrival.productID)
+        arrival.vendorID == PadKind.xbox.vendorID && XboxOneSIdentityData.bluetoothProductIDs.contains(arrival.productID)
             ? arrival.productID : XboxOneSIdentityData.productID
     }
 

@@ -137,9 +137,7 @@ public final class Socket: @unchecked Sendable {
 
     /// `::` means both families whatever net.ipv6.bindv6only says: dual-stack is set, not inherited.
     private func allowIPv4IfUnspecified(_ address: SocketAddress) throws(SystemCallError) {
-        guard case .ipv6(var a) = address else { return }
-        let unspecified = withUnsafeBytes(of: &a.sin6_addr) { $0.allSatisfy { $0 == 0 } }
-        if unspecified { try setOption(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "setsockopt(IPV6_V6ONLY)") }
+        if address.isIPv6Unspecified { try setOption(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "setsockopt(IPV6_V6ONLY)") }
     }
 
     private func setOption(_ level: Int32, _ name: Int32, _ value: Int32, _ call: StaticString) throws(SystemCallError) {

@@ -47,11 +47,6 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
         }
     }
 
-    /// A numeric address as it is, else the first address the resolver gives for `host`.
-    public static func resolve(_ host: String, port: UInt16) throws(ParseError) -> SocketAddress {
-        try resolveAll(host, port: port)[0]
-    }
-
     /// A numeric address as it is, else every address the resolver gives for `host`, in its order
     /// (RFC 6724's preference: usually IPv6 first where the machine has a route for it), each once.
     public static func resolveAll(_ host: String, port: UInt16) throws(ParseError) -> [SocketAddress] {
@@ -73,6 +68,12 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
         }
         guard !addresses.isEmpty else { throw ParseError(text: host, lookedUp: true) }
         return addresses
+    }
+
+    /// `::`, IPv6's every-address.
+    public var isIPv6Unspecified: Bool {
+        guard case .ipv6(var a) = self else { return false }
+        return withUnsafeBytes(of: &a.sin6_addr) { $0.allSatisfy { $0 == 0 } }
     }
 
     /// An IPv4 peer as a dual-stack socket reports it (`::ffff:a.b.c.d`): printed and counted as

@@ -13,6 +13,13 @@ public struct KnownHost: Equatable, Sendable {
     public init(fingerprint: String, name: String, addresses: [String]) {
         self.fingerprint = fingerprint; self.name = name; self.addresses = addresses
     }
+
+    /// `address` becomes the newest way to reach it; the oldest beyond `KnownHostStore.maxAddresses` go.
+    mutating func remember(_ address: String) {
+        addresses.removeAll { $0 == address }
+        addresses.insert(address, at: 0)
+        addresses = Array(addresses.prefix(KnownHostStore.maxAddresses))
+    }
 }
 
 /// The client's `known_hosts`: one line per host, `fingerprint name address…` (each a `LineToken`),
@@ -54,9 +61,7 @@ public struct KnownHostStore {
     public mutating func check(address: String?, name: String?, presented: String) throws -> Verdict {
         if var known = host(fingerprint: presented) {
             if let address, known.addresses.first != address {
-                known.addresses.removeAll { $0 == address }
-                known.addresses.insert(address, at: 0)
-                known.addresses = Array(known.addresses.prefix(Self.maxAddresses))
+                known.remember(address)
                 merge(known)
                 try save()
             }
@@ -78,9 +83,7 @@ public struct KnownHostStore {
         entry.name = name
         if let address {
             for index in hosts.indices { hosts[index].addresses.removeAll { $0 == address } }
-            entry.addresses.removeAll { $0 == address }
-            entry.addresses.insert(address, at: 0)
-            entry.addresses = Array(entry.addresses.prefix(Self.maxAddresses))
+            entry.remember(address)
         }
         // A name now belongs to this identity: an older host of that name loses it (it keeps its addresses).
         hosts.removeAll { $0.fingerprint != fingerprint && $0.name == name && $0.addresses.isEmpty }

@@ -21,8 +21,4 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
     static func parse(_ text: String, port: UInt16) throws(NetworkError) -> SocketAddress {
         do { return try SocketAddress(ip: text, port: port) } catch { throw .badAddress(error) }
     }
-
-    static func resolve(_ host: String, port: UInt16) throws(NetworkError) -> SocketAddress {
-        do { return try SocketAddress.resolve(host, port: port) } catch { throw .badAddress(error) }
-    }
 }

@@ -45,7 +45,6 @@ public enum PrivateFiles {
         narrow(url, to: fileMode)
     }
 
-    /// Takes away group and other permissions from an existing path.
     /// A one-entry-per-line store's entries, each split into its space-separated tokens with its
     /// line number (blank lines and `#` comments skipped); empty when the file is missing. The
     /// file is narrowed to its owner on the way, as every store's is.
@@ -57,6 +56,7 @@ public enum PrivateFiles {
         }
     }
 
+    /// Takes away group and other permissions from an existing path.
     static func narrow(_ url: URL, to mode: Int) {
         guard let current = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.posixPermissions] as? Int,
               current & 0o077 != 0 else { return }

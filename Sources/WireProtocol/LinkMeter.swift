@@ -12,11 +12,12 @@ public struct LinkMeter: Sendable {
     private var firstID: UInt32?
     public private(set) var sent = 0
     private var pongs = 0
+    /// The host's tally in the pong with the highest ordinal so far.
     private var latestTally = PingTally()
-    private var highestOrdinal: UInt32 = 0
     private var reorderedToClient = 0
+    /// Differences between consecutive round trips: one per pong after the first.
     private var jitterSum: Double = 0
-    private var jitterCount = 0
+    private var jitterCount: Int { max(0, pongs - 1) }
     private var lastRoundTrip: UInt32?
 
     public init(keptSamples: Int = 8192) {
@@ -37,11 +38,10 @@ public struct LinkMeter: Sendable {
         smoothedRoundTrip = smoothedRoundTrip.map { $0 + (Double(roundTripMicros) - $0) / 8 } ?? Double(roundTripMicros)
         if let last = lastRoundTrip {
             jitterSum += Double(roundTripMicros > last ? roundTripMicros - last : last - roundTripMicros)
-            jitterCount += 1
         }
         lastRoundTrip = roundTripMicros
         let tally = probe.tally
-        if tally.received > highestOrdinal { highestOrdinal = tally.received } else { reorderedToClient += 1 }
+        if tally.received <= latestTally.received { reorderedToClient += 1 }
         if tally.received >= latestTally.received { latestTally = tally }
     }
 
@@ -61,9 +61,9 @@ public struct LinkMeter: Sendable {
     /// Loss each way, as fractions; nil until a pong came back. Only pings up to the highest the
     /// host had seen can be judged: later ones may still be in flight.
     private var loss: (toHost: Double?, toClient: Double?) {
-        guard let firstID, latestTally.received > 0, highestOrdinal > 0 else { return (nil, nil) }
+        guard let firstID, latestTally.received > 0 else { return (nil, nil) }
         let span = Double(latestTally.highestID &- firstID) + 1
-        return (max(0, 1 - Double(latestTally.received) / span), max(0, 1 - Double(pongs) / Double(highestOrdinal)))
+        return (max(0, 1 - Double(latestTally.received) / span), max(0, 1 - Double(pongs) / Double(latestTally.received)))
     }
 
     /// The figures so far. `duplicatesToClient`: the client's own count of replays refused.

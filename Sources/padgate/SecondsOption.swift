@@ -18,11 +18,11 @@ enum SecondsOption {
         return value
     }
 
-    /// The same seconds as a `Duration`, to the millisecond.
     /// `2 s`, `0.5 s`: for messages.
     static func text(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
+    /// The same seconds as a `Duration`, to the millisecond.
     static func duration(_ seconds: Double) -> Duration { .milliseconds(Int((seconds * 1000).rounded())) }
 }

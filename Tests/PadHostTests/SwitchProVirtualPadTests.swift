@@ -34,7 +34,7 @@ final class SwitchProVirtualPadTests: XCTestCase {
         var controls = SwitchProReports.Controls()
         SwitchProVirtualPad.update(&controls, with: PadStateSnapshot(slot: PadSlot(1), buttons: GamepadButtons([.south, .touchpad]).rawValue,
                                                                      leftX: 32767, leftY: -32768, rightX: 0, rightY: 0, l2: 200, r2: 10),
-                                   calibration: calibration)
+                                   sticks: calibration.sticks)
         XCTAssertEqual(controls.left.x, 3500)
         XCTAssertEqual(controls.left.y, 3500, "wire up (−y) is the pad's +y")
         XCTAssertEqual(controls.right.x, 2000)

@@ -73,8 +73,7 @@ public final class LANRig {
         return run.stdout
     }
 
-    @discardableResult
-    private func run(_ arguments: [String]) throws -> String {
+    private func run(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = Self.script
         process.arguments = [arguments[0], name, directory.path] + arguments.dropFirst()
@@ -92,7 +91,6 @@ public final class LANRig {
         guard process.terminationStatus == 0 else {
             throw RigError("tools/lan/rig.sh \(arguments.joined(separator: " ")): \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
         }
-        return ""
     }
 
     public struct RigError: Error, CustomStringConvertible {

@@ -2,7 +2,7 @@
 # A LAN of two machines for the discovery and IPv6 tests: network namespaces NAME-h (the host) and
 # NAME-c (the client) joined by a veth pair, each with its own dbus-daemon and avahi-daemon (the
 # real ones, from Debian), as two computers on one home network have. Needs root.
-#   tools/lan/rig.sh up NAME DIR [ipv6-only]   # prints nothing; DIR/h.env and DIR/c.env hold the bus addresses
+#   tools/lan/rig.sh up NAME DIR [ipv6-only]   # prints nothing; each side's system bus is DIR/h-bus and DIR/c-bus
 #   tools/lan/rig.sh avahi NAME DIR h|c        # (re)starts one side's avahi-daemon
 #   tools/lan/rig.sh stop-avahi NAME DIR h|c
 #   tools/lan/rig.sh down NAME DIR
@@ -97,7 +97,6 @@ up)
         ip -n "$ns" link set "$ns" up
         bus_conf "$side"
         ip netns exec "$ns" dbus-daemon --config-file="$dir/$side-bus.conf" --fork --print-pid > "$dir/$side-bus.pid" 2> "$dir/$side-bus.log" < /dev/null
-        echo "DBUS_SYSTEM_BUS_ADDRESS=unix:path=$dir/$side-bus" > "$dir/$side.env"
     done
     # The link-local addresses come up after duplicate-address detection: wait for them.
     for side in h c; do

@@ -24,8 +24,6 @@ public enum SwitchProIdentityData {
         0x12, 0x09, 0x12, 0x75, 0x08, 0x95, 0x30, 0x91, 0x02, 0xc0,
     ]
     public static let name = "Pro Controller"
-    public static let vendorID: UInt16 = 0x057e
-    public static let productID: UInt16 = 0x2009
     /// hid-nintendo sets bit 15 on top (0x8001), a version SDL 2.26's mapping database knows for
     /// the pad under that driver; with 0 (0x8000) its evdev path took a mapping with every button
     /// moved (measured by the device test).
@@ -70,7 +68,7 @@ public final class EmulatedSwitchPro {
         thread.start()
         do {
             try uhid.create(UHIDDevice.Identity(name: name ?? SwitchProIdentityData.name, phys: phys, uniq: uniq, bus: .bluetooth,
-                                                vendorID: SwitchProIdentityData.vendorID, productID: SwitchProIdentityData.productID,
+                                                vendorID: PadKind.switchPro.canonicalIDs!.vendor, productID: PadKind.switchPro.canonicalIDs!.product,
                                                 version: SwitchProIdentityData.bluetoothVersion),
                             descriptor: SwitchProIdentityData.bluetoothDescriptor)
         } catch {

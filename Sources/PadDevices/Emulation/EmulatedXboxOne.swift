@@ -69,7 +69,7 @@ public final class EmulatedXboxOne {
         thread.start()
         do {
             try uhid.create(UHIDDevice.Identity(name: name ?? XboxOneSIdentityData.name, phys: phys, uniq: self.uniq, bus: .bluetooth,
-                                                vendorID: 0x045e, productID: productID),
+                                                vendorID: PadKind.xbox.vendorID!, productID: productID),
                             descriptor: XboxOneSIdentityData.bluetoothDescriptor)
         } catch {
             stop()
