@@ -169,6 +169,11 @@ public struct LightbarBlink: Hashable, Sendable {
 /// nil means "not part of this report": its valid flag stays clear and the pad keeps what it had,
 /// so a lightbar-only report does not stop the motors.
 public struct DualShock4OutputState: Hashable, Sendable {
+    /// The two output reports: ids, lengths, and where the common block starts in each.
+    static let usbReportID: UInt8 = 0x05, bluetoothReportID: UInt8 = 0x11
+    static let usbLength = 32, bluetoothLength = 78
+    static let usbCommon = 1, bluetoothCommon = 3
+
     public var rumble: MotorLevels? = nil
     public var lightbar: RGBColor? = nil
     public var lightbarBlink: LightbarBlink? = nil
@@ -181,7 +186,7 @@ public struct DualShock4OutputState: Hashable, Sendable {
 
     /// USB report 0x05 (32 bytes) or Bluetooth report 0x11 (78 bytes, CRC32 seed 0xA2).
     public func encoded(bus: PadBus) -> [UInt8] {
-        var common = [UInt8](repeating: 0, count: 31)
+        var common = [UInt8](repeating: 0, count: Self.usbLength - Self.usbCommon)
         if let rumble {
             common[0] |= ValidFlag.motor
             common[3] = rumble.high                    // motor_right
@@ -197,12 +202,12 @@ public struct DualShock4OutputState: Hashable, Sendable {
         }
         switch bus {
         case .usb:
-            return [0x05] + common
+            return [Self.usbReportID] + common
         case .bluetooth:
-            var report = [UInt8](repeating: 0, count: 78)
-            report[0] = 0x11
+            var report = [UInt8](repeating: 0, count: Self.bluetoothLength)
+            report[0] = Self.bluetoothReportID
             report[1] = 0xC0                           // DS4_OUTPUT_HWCTL_HID | DS4_OUTPUT_HWCTL_CRC32
-            report.replaceSubrange(3..<3 + common.count, with: common)
+            report.replaceSubrange(Self.bluetoothCommon..<Self.bluetoothCommon + common.count, with: common)
             BluetoothCRC.stamp(seed: .output, report: &report)
             return report
         }

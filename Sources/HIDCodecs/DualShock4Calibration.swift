@@ -52,25 +52,25 @@ public struct DecodedDualShock4Output: Hashable, Sendable {
 }
 
 public enum DualShock4OutputDecoder {
-    static let usbReportID: UInt8 = 0x05, bluetoothReportID: UInt8 = 0x11
-    static let usbLength = 32, bluetoothLength = 78
+    typealias Layout = DualShock4OutputState
 
     /// Errors are the DualSense decoder's: the same four ways a report can be wrong.
     public static func decode(_ report: [UInt8]) throws(DualSenseOutputDecodeError) -> DecodedDualShock4Output {
         guard let id = report.first else { throw .empty }
         let bus: PadBus, common: ArraySlice<UInt8>
         switch id {
-        case usbReportID:
-            guard report.count >= usbLength else { throw .tooShort(reportID: id, length: report.count, needed: usbLength) }
-            bus = .usb; common = report[1...]
-        case bluetoothReportID:
-            guard report.count >= bluetoothLength else { throw .tooShort(reportID: id, length: report.count, needed: bluetoothLength) }
-            let body = Array(report.prefix(bluetoothLength))
+        case Layout.usbReportID:
+            guard report.count >= Layout.usbLength else { throw .tooShort(reportID: id, length: report.count, needed: Layout.usbLength) }
+            bus = .usb; common = report[Layout.usbCommon...]
+        case Layout.bluetoothReportID:
+            let length = Layout.bluetoothLength
+            guard report.count >= length else { throw .tooShort(reportID: id, length: report.count, needed: length) }
+            let body = Array(report.prefix(length))
             guard BluetoothCRC.verify(seed: .output, report: body) else {
-                let found = body.suffix(4).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
-                throw .badCRC(expected: BluetoothCRC.checksum(seed: .output, over: Array(body.prefix(bluetoothLength - 4))), found: found)
+                let found = body.withUnsafeBytes { $0.loadLittleEndianUInt32(at: length - 4) }
+                throw .badCRC(expected: BluetoothCRC.checksum(seed: .output, over: Array(body.prefix(length - 4))), found: found)
             }
-            bus = .bluetooth; common = report[3...]
+            bus = .bluetooth; common = report[Layout.bluetoothCommon...]
         default: throw .unknownReportID(id)
         }
         let c = Array(common)

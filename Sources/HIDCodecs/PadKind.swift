@@ -64,6 +64,12 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         }
     }
 
+    /// A PlayStation pad's sensor clock for `micros` microseconds: the DualShock 4 counts 16/3 µs,
+    /// the DualSense 1/3 µs (hid-playstation's DS4_/DS_SENSOR timestamp units).
+    public func sensorTicks(micros: UInt32) -> UInt32 {
+        self == .dualShock4 ? UInt32(truncatingIfNeeded: (UInt64(micros) * 3) / 16) : micros &* 3
+    }
+
     public var isDualSenseFamily: Bool { self == .dualSense || self == .dualSenseEdge }
     public var isPlayStation: Bool { isDualSenseFamily || self == .dualShock4 }
 

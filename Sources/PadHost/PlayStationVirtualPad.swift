@@ -95,8 +95,7 @@ public final class PlayStationVirtualPad: VirtualPad {
 
     public func apply(_ motion: MotionBatch) throws {
         for i in 0..<motion.count {
-            Self.update(&state, with: motion[i], calibration: calibration)
-            state.sensorTimestamp = device.sensorTicks(micros: motion[i].timestampMicros)
+            Self.update(&state, with: motion[i], calibration: calibration, presenting: device.kind)
             try device.send(state)
         }
     }
@@ -126,14 +125,13 @@ public final class PlayStationVirtualPad: VirtualPad {
     }
 
     /// Back to this pad's raw counts through its own calibration, so the kernel's calibrated
-    /// evdev values equal the physical pad's. The sensor clock is set here in the DualSense's
-    /// 1/3 µs; `apply` sets it in the presented pad's own units.
-    static func update(_ state: inout GamepadState, with s: WireMotionSample, calibration: MotionCalibration) {
+    /// evdev values equal the physical pad's; the sensor clock in the presented pad's own units.
+    static func update(_ state: inout GamepadState, with s: WireMotionSample, calibration: MotionCalibration, presenting kind: PadKind = .dualSense) {
         let gyro = Float(MotionCalibration.gyroResolutionPerDegreePerSecond), accel = Float(MotionCalibration.accelResolutionPerG)
         state.motion.first = MotionSample(
             gyro: Vector3(x: raw(s.gyroX, calibration.gyro.x, gyro), y: raw(s.gyroY, calibration.gyro.y, gyro), z: raw(s.gyroZ, calibration.gyro.z, gyro)),
             accel: Vector3(x: raw(s.accelX, calibration.accel.x, accel), y: raw(s.accelY, calibration.accel.y, accel), z: raw(s.accelZ, calibration.accel.z, accel)))
-        state.sensorTimestamp = s.timestampMicros &* 3
+        state.sensorTimestamp = kind.sensorTicks(micros: s.timestampMicros)
     }
 
     /// A physical value back to raw counts. Total: the decoder already refuses non-finite and

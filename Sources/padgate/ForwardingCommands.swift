@@ -159,10 +159,11 @@ struct ServeCommand: ParsableCommand {
             case .xbox: return try XboxVirtualPad(arrival: arrival)
             case .inProcess: return PrintingPad(arrival: arrival)
             case .auto:
-                if let own = PlayStationVirtualPad.ownKind(of: arrival), access(UHIDDevice.path, W_OK) == 0,
-                   let pad = try? PlayStationVirtualPad(arrival: arrival, presenting: own) { return pad }
-                if arrival.type == .xbox, access(UHIDDevice.path, W_OK) == 0, let pad = try? XboxOneVirtualPad(arrival: arrival) { return pad }
-                if arrival.type == .switchPro, access(UHIDDevice.path, W_OK) == 0, let pad = try? SwitchProVirtualPad(arrival: arrival) { return pad }
+                // Each family as itself where uhid is open to us; else the uinput Xbox 360 pad.
+                guard access(UHIDDevice.path, W_OK) == 0 else { return try XboxVirtualPad(arrival: arrival) }
+                if let own = PlayStationVirtualPad.ownKind(of: arrival), let pad = try? PlayStationVirtualPad(arrival: arrival, presenting: own) { return pad }
+                if arrival.type == .xbox, let pad = try? XboxOneVirtualPad(arrival: arrival) { return pad }
+                if arrival.type == .switchPro, let pad = try? SwitchProVirtualPad(arrival: arrival) { return pad }
                 return try XboxVirtualPad(arrival: arrival)
             }
         }

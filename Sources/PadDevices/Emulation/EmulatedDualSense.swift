@@ -49,7 +49,7 @@ public final class EmulatedDualSense {
     private var lastState: GamepadState? = .dualSenseAtRest
     private var lastSent = MonotonicInstant.now
 
-    public var uniq: String { macAddress.map { String(format: "%02x", $0) }.joined(separator: ":") }
+    public var uniq: String { UHIDPadChannel.uniq(of: macAddress) }
 
     /// The calibration feature report as the pad answers it: a DualSense's 0x05; a DualShock 4's
     /// 0x05 in its Bluetooth form (the USB form, 0x02, is derived from it). Over Bluetooth the CRC
@@ -97,30 +97,18 @@ public final class EmulatedDualSense {
         self.idleRepeat = idleRepeat
         self.calibration = calibration ?? Self.defaultIdentity(kind).calibration
         self.firmwareInfo = firmwareInfo ?? Self.defaultIdentity(kind).firmwareInfo
-        var mac = macAddress ?? (0..<6).map { _ in UInt8.random(in: 0...255) }
-        if macAddress == nil { mac[0] = (mac[0] & 0xfc) | 0x02 }
-        self.macAddress = mac
+        self.macAddress = macAddress ?? UHIDPadChannel.randomMAC()
         encoder = PlayStationInputEncoder(layout: profile.layout)
         lastReport = encoder.encode(.dualSenseAtRest)
         uhid = try UHIDDevice()
         channel = UHIDPadChannel(uhid)
-        let thread = Thread { [weak self] in self?.pump() }
-        thread.name = "padgate-uhid"
-        pumpThread = thread
-        thread.start()
         let identity = UHIDDevice.Identity(
             name: name ?? Self.defaultName(kind), phys: phys, uniq: uniq,
             bus: bus, vendorID: ids.vendor, productID: ids.product, version: bus == .usb ? 0x8111 : Self.bluetoothVersion)
-        do {
-            try uhid.create(identity, descriptor: profile.descriptor)
-        } catch {
-            stop()
-            throw error
-        }
+        pumpThread = try channel.start("padgate-uhid", pump: { [weak self] in self?.pump() }, creating: identity, descriptor: profile.descriptor)
     }
 
     /// Microseconds as this pad's sensor clock ticks.
-    public func sensorTicks(micros: UInt32) -> UInt32 { profile.sensorTicks(micros: micros) }
 
     /// Unplugs the pad. Its nodes disappear; the driver sees a removal.
     public func stop() { channel.stop() }
@@ -197,12 +185,10 @@ public final class EmulatedDualSense {
         switch event {
         case .getReport(let id, let number, _):
             channel.replyGetReport(id, with: featureReport(number))
-        case .setReport(let id, _, _, _):
-            try? uhid.replySetReport(requestID: id)
         case .output(let report, _):
             onOutput?(report)
             channel.append(report)
-        case .open, .close, .start, .stop, .other: break
+        case .open, .close, .start, .stop, .setReport, .other: break  // the channel answers SET_REPORT
         }
     }
 

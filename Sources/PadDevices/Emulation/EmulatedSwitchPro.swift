@@ -43,7 +43,7 @@ public final class EmulatedSwitchPro {
     private let channel: UHIDPadChannel
     public let calibration: SwitchProCalibration
     public let macAddress: [UInt8]
-    public var uniq: String { macAddress.map { String(format: "%02x", $0) }.joined(separator: ":") }
+    public var uniq: String { UHIDPadChannel.uniq(of: macAddress) }
     /// Guards `controls`, `imu`, `lastSent` and `streaming`: the pump reports on its own clock.
     private let state = NSLock()
     private var controls = SwitchProReports.Controls()
@@ -55,26 +55,17 @@ public final class EmulatedSwitchPro {
 
     public init(calibration: SwitchProCalibration = .defaults, name: String? = nil, phys: String = PadPhys.emulated) throws {
         self.calibration = calibration
-        var mac = (0..<6).map { _ in UInt8.random(in: 0...255) }
-        mac[0] = (mac[0] & 0xfc) | 0x02
-        macAddress = mac
+        macAddress = UHIDPadChannel.randomMAC()
         let c = calibration.sticks
         controls.left = (UInt16(clamping: c.leftX.center), UInt16(clamping: c.leftY.center))
         controls.right = (UInt16(clamping: c.rightX.center), UInt16(clamping: c.rightY.center))
         uhid = try UHIDDevice()
         channel = UHIDPadChannel(uhid)
-        let thread = Thread { [weak self] in self?.pump() }
-        thread.name = "padgate-uhid-switch"
-        thread.start()
-        do {
-            try uhid.create(UHIDDevice.Identity(name: name ?? SwitchProIdentityData.name, phys: phys, uniq: uniq, bus: .bluetooth,
-                                                vendorID: PadKind.switchPro.canonicalIDs!.vendor, productID: PadKind.switchPro.canonicalIDs!.product,
-                                                version: SwitchProIdentityData.bluetoothVersion),
-                            descriptor: SwitchProIdentityData.bluetoothDescriptor)
-        } catch {
-            stop()
-            throw error
-        }
+        let ids = PadKind.switchPro.canonicalIDs!
+        try channel.start("padgate-uhid-switch", pump: { [weak self] in self?.pump() },
+                          creating: UHIDDevice.Identity(name: name ?? SwitchProIdentityData.name, phys: phys, uniq: uniq, bus: .bluetooth,
+                                                        vendorID: ids.vendor, productID: ids.product, version: SwitchProIdentityData.bluetoothVersion),
+                          descriptor: SwitchProIdentityData.bluetoothDescriptor)
     }
 
     public func stop() { channel.stop() }
@@ -120,12 +111,10 @@ public final class EmulatedSwitchPro {
         switch event {
         case .getReport(let id, _, _):
             channel.replyGetReport(id, with: nil)
-        case .setReport(let id, _, _, _):
-            try? uhid.replySetReport(requestID: id)
         case .output(let report, _):
             if let reply = answer(report) { try? uhid.input(reply) }
             channel.append(report)
-        case .open, .close, .start, .stop, .other: break
+        case .open, .close, .start, .stop, .setReport, .other: break  // the channel answers SET_REPORT
         }
     }
 

@@ -59,22 +59,13 @@ public final class EmulatedXboxOne {
                 uniq: String? = nil) throws {
         self.productID = productID
         // hid-microsoft tells pads apart by nothing; udev and padgate by uniq, a MAC on real pads.
-        var mac = (0..<6).map { _ in UInt8.random(in: 0...255) }
-        mac[0] = (mac[0] & 0xfc) | 0x02
-        self.uniq = uniq ?? mac.map { String(format: "%02x", $0) }.joined(separator: ":")
+        self.uniq = uniq ?? UHIDPadChannel.uniq(of: UHIDPadChannel.randomMAC())
         uhid = try UHIDDevice()
         channel = UHIDPadChannel(uhid)
-        let thread = Thread { [weak self] in self?.pump() }
-        thread.name = "padgate-uhid-xbox"
-        thread.start()
-        do {
-            try uhid.create(UHIDDevice.Identity(name: name ?? XboxOneSIdentityData.name, phys: phys, uniq: self.uniq, bus: .bluetooth,
-                                                vendorID: PadKind.xbox.vendorID!, productID: productID),
-                            descriptor: XboxOneSIdentityData.bluetoothDescriptor)
-        } catch {
-            stop()
-            throw error
-        }
+        try channel.start("padgate-uhid-xbox", pump: { [weak self] in self?.pump() },
+                          creating: UHIDDevice.Identity(name: name ?? XboxOneSIdentityData.name, phys: phys, uniq: self.uniq, bus: .bluetooth,
+                                                        vendorID: PadKind.xbox.vendorID!, productID: productID),
+                          descriptor: XboxOneSIdentityData.bluetoothDescriptor)
     }
 
     /// Unplugs the pad.
@@ -103,11 +94,9 @@ public final class EmulatedXboxOne {
         case .getReport(let id, let number, _):
             let battery = batteryLock.withLock { self.battery }
             channel.replyGetReport(id, with: number == XboxOneSBluetooth.batteryReportID ? battery : nil)
-        case .setReport(let id, _, _, _):
-            try? uhid.replySetReport(requestID: id)
         case .output(let report, _):
             channel.append(report)
-        case .open, .close, .start, .stop, .other: break
+        case .open, .close, .start, .stop, .setReport, .other: break  // the channel answers SET_REPORT
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HIDCodecs
 import Logging
 import MonotonicTime
 import PadSystem
@@ -20,6 +21,32 @@ final class UHIDPadChannel {
     var outputReadyDescriptor: FileDescriptor { outputPipe.descriptor }
 
     init(_ uhid: UHIDDevice) { self.uhid = uhid }
+
+    /// A random MAC in the locally administered range, as the emulated pads' serial (uniq).
+    static func randomMAC() -> [UInt8] {
+        var mac = (0..<6).map { _ in UInt8.random(in: 0...255) }
+        mac[0] = (mac[0] & 0xfc) | 0x02
+        return mac
+    }
+
+    /// A MAC as uniq carries it: `aa:bb:cc:dd:ee:ff`.
+    static func uniq(of mac: [UInt8]) -> String { Hex.encode(mac, separator: ":") }
+
+    /// Starts `pump` on a thread of its own, then creates the device; if the kernel refuses it,
+    /// the thread is stopped again and the error thrown.
+    @discardableResult
+    func start(_ threadName: String, pump: @escaping () -> Void, creating identity: UHIDDevice.Identity, descriptor: [UInt8]) throws -> Thread {
+        let thread = Thread(block: pump)
+        thread.name = threadName
+        thread.start()
+        do {
+            try uhid.create(identity, descriptor: descriptor)
+        } catch {
+            stop()
+            throw error
+        }
+        return thread
+    }
 
     deinit {
         stop()
@@ -97,6 +124,8 @@ final class UHIDPadChannel {
                         changed.withLock { isOpen = event == .open }
                         changed.broadcast()
                     }
+                    // Every emulated pad takes every SET_REPORT (none of them keeps one).
+                    if case .setReport(let id, _, _, _) = event { try? uhid.replySetReport(requestID: id) }
                     handle(event)
                 }
             } catch {
