@@ -176,7 +176,8 @@ func startPairedServe(_ arguments: [String], host: String, port: String, serveNa
     pair.process.waitUntilExit()
     guard pair.process.terminationStatus == 0 else {
         serve.interrupt()
-        throw DeviceError.unsupported("pairing failed: \(pair.snapshot())")
+        // Both sides' words: the host's log says which step or deadline ended it.
+        throw DeviceError.unsupported("pairing failed: \(pair.snapshot()); the host said: \(serve.snapshot())")
     }
     return serve
 }
