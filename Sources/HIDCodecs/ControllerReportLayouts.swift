@@ -24,6 +24,10 @@ public struct PlayStationInputLayout: Sendable {
     public var sensorTimestamp: Int?
     public var sensorTimestampIs32Bit: Bool
     public var touchPoints: Int?           // two 4-byte points
+    /// The DualShock 4's count of touch reports that follow (`num_touch_reports`). A pad sends at
+    /// least 1; hid-playstation (6.2+) reads exactly that many and so drops every touch of a
+    /// report saying 0, where hid-sony (6.1) read a 0 as 1.
+    public var touchReportCount: Int? = nil
     public var status: Int?
     public var batteryEncoding: BatteryEncoding
     /// Byte 1 of a report with a transport header (`base` ≥ 2): the DualShock 4's Bluetooth 0x11
@@ -84,7 +88,7 @@ public enum PlayStationLayouts {
         format: .dualShock4USB, reportID: 0x01, length: 64, base: 1, checksummed: false,
         leftX: 0, leftY: 1, rightX: 2, rightY: 3, l2: 7, r2: 8, buttons: 4, buttonMap: dualShock4Buttons,
         sequence: nil, gyro: 12, accel: 18, sensorTimestamp: 9, sensorTimestampIs32Bit: false,
-        touchPoints: 34, status: 29, batteryEncoding: .dualShock4)
+        touchPoints: 34, touchReportCount: 32, status: 29, batteryEncoding: .dualShock4)
 
     /// `struct dualshock4_input_report_bt`: report id 0x11, two header bytes, common part at 3, CRC32 trailer.
     public static let dualShock4Bluetooth: PlayStationInputLayout = {

@@ -31,6 +31,7 @@ public struct PlayStationInputEncoder: Sendable {
         if let ts = l.sensorTimestamp {
             for i in 0..<(l.sensorTimestampIs32Bit ? 4 : 2) { r[b + ts + i] = UInt8(truncatingIfNeeded: s.sensorTimestamp >> (8 * UInt32(i))) }
         }
+        if let count = l.touchReportCount { r[b + count] = 1 }
         if let touch = l.touchPoints {
             put(s.touch0, r, b + touch)
             put(s.touch1, r, b + touch + 4)

@@ -165,22 +165,29 @@ struct DemoEnds {
         let feeder = InputFeeder(pad: physical, source: .script(script))
         let feeding = LockedBox(true)
         let feederThread = JoinableThread { try? feeder.run(until: nil) { !feeding.value } }
-        let monitor = try PadMonitor()
+        // From here a failure removes the pad it made before it says why.
+        func abandon(_ beforeUnplug: () -> Void = {}) {
+            feeding.update { $0 = false }
+            feederThread.join()
+            beforeUnplug()
+            physical.stop()
+        }
+        let monitor: PadMonitor
+        do { monitor = try PadMonitor() } catch { abandon(); throw error }
         let udev = monitor.udev
         // In short steps, so that a signal during set-up is seen at once.
         let appeared = MonotonicInstant.now + .seconds(10)
         var found: Pad?
         while found == nil, !SignalTrap.fired, MonotonicInstant.now < appeared {
-            found = monitor.waitForPad(timeout: .milliseconds(100)) { $0.uniq == physical.uniq && $0.evdev.count == 3 && $0.hidraw != nil }
+            found = monitor.waitForPad(timeout: .milliseconds(100)) { $0.uniq == physical.uniq && $0.hasItsInputNodes && $0.hidraw != nil }
         }
         guard let pad = found else {
-            feeding.update { $0 = false }
-            feederThread.join()
-            physical.stop()
+            abandon()
             if SignalTrap.fired { throw ExitCode(130) }
             throw DeviceError.unsupported("the emulated DualSense did not appear (is hid-playstation loaded? sudo modprobe hid-playstation); try --devices in-process")
         }
-        let source = try HidrawPadSource(pad: pad, slot: PadSlot(0))  // as `forward` reads a DualSense
+        let source: HidrawPadSource
+        do { source = try HidrawPadSource(pad: pad, slot: PadSlot(0)) } catch { abandon(); throw error }  // as `forward` reads a DualSense
         var shown = DualSenseOutputState()  // forwarder thread only (padFeedback)
         // The host's side, found through udev once `serve` made it: read as a game would, written as
         // a game would. Two threads ask (display and game); one lock serialises them and libudev.
@@ -189,7 +196,7 @@ struct DemoEnds {
         func hostPad() -> (reader: LivePadReader, hidraw: HIDRawDevice)? {
             hostLock.withLock {
                 if let host { return host }
-                guard let virtual = udev.pads().first(where: { $0.isHostVirtualPad && $0.evdev.count == 3 }), let node = virtual.hidraw,
+                guard let virtual = udev.pads().first(where: { $0.isHostVirtualPad && $0.hasItsInputNodes }), let node = virtual.hidraw,
                       let reader = try? LivePadReader(pad: virtual), let hidraw = try? HIDRawDevice(path: node) else { return nil }
                 host = (reader, hidraw)
                 return host
@@ -213,12 +220,7 @@ struct DemoEnds {
                 guard let pad = hostPad() else { return false }
                 return hostLock.withLock { (try? pad.hidraw.write(report)) != nil }
             },
-            teardown: {
-                feeding.update { $0 = false }
-                feederThread.join()
-                source.silence()
-                physical.stop()
-            })
+            teardown: { abandon { source.silence() } })
     }
 }
 

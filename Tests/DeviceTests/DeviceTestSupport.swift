@@ -56,13 +56,15 @@ func reportExpiredWait(_ timeout: Duration, file: StaticString, line: UInt) {
     FileHandle.standardError.write(Data("WAIT RAN OUT: \(file):\(line) after \(timeout)\n".utf8))
 }
 
-/// The pad that udev groups for an emulated DualSense, once all three evdev nodes, the hidraw node
-/// and the battery (the driver registers it last) are there. 30 s: hid-playstation's probe under
-/// emulation on a loaded machine once took longer than the 5 s this used to allow.
-func padFor(_ virtual: EmulatedDualSense, udev: Udev, nodes: Int = 3, timeout: Duration = .seconds(30),
+/// The pad that udev groups for an emulated DualSense or DualShock 4, once every evdev node the
+/// running kernel's driver makes (`KernelVersion.evdevRoles`), the hidraw node and the battery (the
+/// driver registers it last) are there. 30 s: hid-playstation's probe under emulation on a loaded
+/// machine once took longer than the 5 s this used to allow.
+func padFor(_ virtual: EmulatedDualSense, udev: Udev, timeout: Duration = .seconds(30),
             file: StaticString = #fileID, line: UInt = #line) -> Pad? {
-    eventually(timeout: timeout, file: file, line: line) {
-        udev.pads().first { $0.uniq == virtual.uniq && $0.evdev.count == nodes && $0.hidraw != nil && $0.capabilities.contains(.battery) }
+    let roles = KernelVersion.evdevRoles(kind: virtual.kind, bus: virtual.bus)
+    return eventually(timeout: timeout, file: file, line: line) {
+        udev.pads().first { $0.uniq == virtual.uniq && $0.evdev.map(\.role) == roles && $0.hidraw != nil && $0.capabilities.contains(.battery) }
     }
 }
 
@@ -262,4 +264,50 @@ final class RespondingUHIDDevice {
     }
 
     deinit { destroy() }
+}
+
+/// The running kernel's version, for the few assertions where a driver behaves differently from
+/// one kernel line to the next: each such test asserts the running version's own behaviour, read
+/// from that kernel's source, with the range beside it.
+struct KernelVersion: Comparable, CustomStringConvertible {
+    var major: Int, minor: Int
+
+    static let running: KernelVersion = {
+        var name = utsname()
+        uname(&name)
+        let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let numbers = release.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
+        return KernelVersion(major: numbers.first ?? 0, minor: numbers.dropFirst().first ?? 0)
+    }()
+
+    static func < (a: KernelVersion, b: KernelVersion) -> Bool { (a.major, a.minor) < (b.major, b.minor) }
+    var description: String { "\(major).\(minor)" }
+
+    /// hid-playstation drives the DualShock 4 from 6.2 (commit "HID: playstation: add DualShock4
+    /// ..."); up to 6.1 hid-sony does.
+    static let playStationDrivesDualShock4 = KernelVersion(major: 6, minor: 2)
+    /// hid-playstation adds a DualSense's "Headset Jack" evdev node (SW_HEADPHONE_INSERT,
+    /// SW_MICROPHONE_INSERT) from 6.18 (absent from 6.12's driver, present in 7.2's).
+    static let dualSenseHeadsetJackNode = KernelVersion(major: 6, minor: 18)
+
+    /// How the running kernel's DualShock 4 driver turns raw gyro counts into evdev values:
+    /// hid-sony (≤ 6.1) subtracts the reported bias and divides by plus − minus; hid-playstation
+    /// (6.2+) takes the bias as 0 and divides by |plus − bias| + |minus − bias|
+    /// (dualshock4_get_calibration_data in each).
+    static var dualShock4Convention: CalibrationConvention { running < playStationDrivesDualShock4 ? .legacy : .kernel }
+
+    /// The evdev nodes the running kernel makes for a PlayStation pad: gamepad, touchpad, motion,
+    /// and from 6.18 a USB DualSense's headset jack (hid-playstation: "Bluetooth audio is currently
+    /// not supported", so only over USB).
+    static func evdevRoles(kind: PadKind, bus: PadBus) -> [EvdevRole] {
+        let jack = kind.isDualSenseFamily && bus == .usb && running >= dualSenseHeadsetJackNode
+        return [.gamepad, .touchpad, .motion] + (jack ? [.jack] : [])
+    }
+}
+
+/// The input device ("input12") that an evdev node ("/dev/input/event5") belongs to.
+func inputDeviceName(of node: String) -> String? {
+    let event = URL(fileURLWithPath: node).lastPathComponent
+    return (try? FileManager.default.destinationOfSymbolicLink(atPath: "/sys/class/input/\(event)/device"))
+        .map { URL(fileURLWithPath: $0).lastPathComponent }
 }

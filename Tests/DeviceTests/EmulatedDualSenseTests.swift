@@ -10,16 +10,17 @@ import HIDCodecs
 final class EmulatedDualSenseTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess([UHIDDevice.path]) }
 
-    func testUSBDualSenseIsOnePadWithHidrawAndThreeEvdevNodes() throws {
+    func testUSBDualSenseIsOnePadWithHidrawAndItsEvdevNodes() throws {
         let virtual = try EmulatedDualSense(bus: .usb)
         defer { virtual.stop() }
         XCTAssertTrue(virtual.waitUntilOpened(), "hid-playstation did not open the device")
-        let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()), "udev never showed the DualSense with 3 nodes")
+        let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()), "udev never showed the DualSense with its nodes")
         XCTAssertEqual(pad.kind, .dualSense)
         XCTAssertEqual(pad.bus, .usb)
         XCTAssertEqual(pad.vendorID, 0x054c)
         XCTAssertEqual(pad.productID, 0x0ce6)
-        XCTAssertEqual(pad.evdev.map(\.role), [.gamepad, .touchpad, .motion])
+        // A headset jack node too from 6.18 (KernelVersion.evdevRoles), and `list` names it.
+        XCTAssertEqual(pad.evdev.map(\.role), KernelVersion.evdevRoles(kind: .dualSense, bus: .usb), "kernel \(KernelVersion.running)")
         XCTAssertTrue(pad.hidraw?.hasPrefix("/dev/hidraw") ?? false)
         XCTAssertTrue(pad.capabilities.isSuperset(of: [.rumble, .lightbar, .playerLEDs, .adaptiveTriggers, .touchpad, .motion, .battery]),
                       "capabilities: \(pad.capabilities.names)")
@@ -115,13 +116,13 @@ final class EmulatedDualSenseTests: XCTestCase {
     }
 
     private func waitForArrival(_ monitor: PadMonitor, uniq: String) -> Pad? {
-        if let pad = monitor.pads.first(where: { $0.uniq == uniq && $0.evdev.count == 3 }) { return pad }
+        if let pad = monitor.pads.first(where: { $0.uniq == uniq && $0.hasItsInputNodes }) { return pad }
         let deadline = MonotonicInstant.now + .seconds(10)
         while MonotonicInstant.now < deadline {
             // A pad may first appear with some nodes and be completed by a `changed` event.
             for change in monitor.waitForChanges(timeout: .seconds(1)) {
                 if case .removed = change { continue }
-                if change.pad.uniq == uniq && change.pad.evdev.count == 3 { return change.pad }
+                if change.pad.uniq == uniq && change.pad.hasItsInputNodes { return change.pad }
             }
         }
         return nil

@@ -4,8 +4,8 @@ import XCTest
 @testable import PadDevices
 import HIDCodecs
 
-/// Against the kernel's own DualShock 4 driver (hid-sony on Debian's 6.1 kernel; hid-playstation
-/// took the DS4 over only in 6.2): the emulated DualShock 4 is bound on both buses with its own
+/// Against the kernel's own DualShock 4 driver (hid-sony on Debian 12's 6.1 kernel, hid-playstation
+/// from 6.2, so on Debian 13's 6.12 and later): the emulated DualShock 4 is bound on both buses with its own
 /// reports, and the driver's calibrated motion follows the pad's calibration report.
 final class EmulatedDualShock4Tests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess([UHIDDevice.path]) }
@@ -22,7 +22,7 @@ final class EmulatedDualShock4Tests: XCTestCase {
         let calibration = Self.calibration
         let pad = try EmulatedDualShock4Tests.makePad(bus: bus, calibration: calibration)
         defer { pad.stop() }
-        let found = try XCTUnwrap(padFor(pad, udev: try Udev()), "udev never showed the DualShock 4 with 3 nodes, hidraw and battery")
+        let found = try XCTUnwrap(padFor(pad, udev: try Udev()), "udev never showed the DualShock 4 with its nodes, hidraw and battery")
         XCTAssertEqual(found.kind, .dualShock4)
         XCTAssertEqual(found.bus, bus)
         XCTAssertEqual(found.evdev.map(\.role), [.gamepad, .touchpad, .motion])
@@ -38,8 +38,8 @@ final class EmulatedDualShock4Tests: XCTestCase {
         XCTAssertEqual(try CalibrationParser.dualShock4(usb).calibration, try CalibrationParser.dualShock4(calibration).calibration,
                        "the USB form carries other values than the Bluetooth one")
 
-        // Input: buttons, d-pad, sticks, triggers, a touch, and motion through hid-sony's
-        // arithmetic (the 6.1 driver subtracts the gyro bias and divides by plus − minus).
+        // Input: buttons, d-pad, sticks, triggers, a touch, and motion through the running driver's
+        // arithmetic (hid-sony up to 6.1, hid-playstation from 6.2: KernelVersion.dualShock4Convention).
         let reader = try LivePadReader(pad: found)
         var input = GamepadState.dualSenseAtRest
         input.buttons = [.east, .r1, .ps, .touchpad]
@@ -50,9 +50,9 @@ final class EmulatedDualShock4Tests: XCTestCase {
         input.apply(.touch(slot: 0, x: 1500, y: 800))
         let gyro = Vector3(x: 2000, y: -3000, z: 11), accel = Vector3(x: -500, y: 8100, z: 700)
         input.motion.first = MotionSample(gyro: gyro, accel: accel)
-        let legacy = try CalibrationParser.dualShock4(calibration, convention: .legacy).calibration
-        let expectedGyro = [legacy.gyro.x.apply(gyro.x), legacy.gyro.y.apply(gyro.y), legacy.gyro.z.apply(gyro.z)]
-        let expectedAccel = [legacy.accel.x.apply(accel.x), legacy.accel.y.apply(accel.y), legacy.accel.z.apply(accel.z)]
+        let driver = try CalibrationParser.dualShock4(calibration, convention: KernelVersion.dualShock4Convention).calibration
+        let expectedGyro = [driver.gyro.x.apply(gyro.x), driver.gyro.y.apply(gyro.y), driver.gyro.z.apply(gyro.z)]
+        let expectedAccel = [driver.accel.x.apply(accel.x), driver.accel.y.apply(accel.y), driver.accel.z.apply(accel.z)]
         var seen: LivePadState?
         for _ in 0..<100 where seen == nil {
             input.sensorTimestamp &+= 750

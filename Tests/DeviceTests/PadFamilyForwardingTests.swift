@@ -47,7 +47,7 @@ final class PadFamilyForwardingTests: XCTestCase {
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"], includeStandardError: true)
         defer { forward.interrupt() }
         let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
-            udev.pads().first { $0.isHostVirtualPad && $0.evdev.count == 3 && $0.hidraw != nil && $0.capabilities.contains(.battery) }
+            udev.pads().first { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.hidraw != nil && $0.capabilities.contains(.battery) }
         }, "the host never created its virtual pad; serve said \(serve.snapshot())")
         XCTAssertEqual(virtualPad.kind, .dualShock4, "a forwarded DualShock 4 must be a DualShock 4 on the host")
         XCTAssertEqual(virtualPad.vendorID, 0x054c)
@@ -90,13 +90,16 @@ final class PadFamilyForwardingTests: XCTestCase {
         try checkMotionForwarded(from: physical, input: &input, sensorStep: 750, timeout: .seconds(10),
                                  physicalReader: physicalReader, hostReader: hostReader)
 
-        // Feedback: the host kernel's lightbar (hid-sony's LED class devices) and force-feedback
-        // rumble reach the physical pad as its own report (USB 0x05, Bluetooth 0x11).
+        // Feedback: the host kernel's lightbar (three LED class devices, red, green and blue, named
+        // "<hid device>:red" by hid-sony up to 6.1 and "<gamepad input>:red" by hid-playstation from
+        // 6.2) and force-feedback rumble reach the physical pad as its own report (USB 0x05, Bluetooth 0x11).
         _ = physical.takeOutputs()
-        let hidName = virtualPad.id.split(separator: "/").last.map(String.init) ?? "?"
-        for (colour, value) in [("red", 10), ("green", 200), ("blue", 30)] {
-            try String(value).write(toFile: "/sys/class/leds/\(hidName):\(colour)/brightness", atomically: false, encoding: .ascii)
-        }
+        let leds = LEDClassDevices(pad: virtualPad)
+        let colourLEDs = try XCTUnwrap(leds.colourLEDs, "no red/green/blue LEDs on kernel \(KernelVersion.running): \(leds.directories)")
+        let prefix = KernelVersion.running < .playStationDrivesDualShock4 ? virtualPad.id.split(separator: "/").last.map(String.init) ?? "?"
+            : try XCTUnwrap(virtualPad.gamepadNode.flatMap { inputDeviceName(of: $0.path) })
+        XCTAssertEqual(colourLEDs.red, "/sys/class/leds/\(prefix):red")
+        try leds.setColor(RGBColor(red: 10, green: 200, blue: 30))
         var seenReports: [String] = []
         func decoded(_ report: [UInt8]) -> DecodedDualShock4Output? {
             let output = try? DualShock4OutputDecoder.decode(report)

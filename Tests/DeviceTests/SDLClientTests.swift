@@ -451,7 +451,7 @@ final class SDLClientTests: XCTestCase {
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--all", "--quiet"])
         defer { forward.interrupt() }
         let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(15)) {
-            udev.pads().first { $0.isHostVirtualPad && (kind == "xbox" || ($0.evdev.count == 3 && $0.capabilities.contains(.battery))) }
+            udev.pads().first { $0.isHostVirtualPad && (kind == "xbox" || ($0.hasItsInputNodes && $0.capabilities.contains(.battery))) }
         }, "the host never created its virtual pad")
         _ = physicalPad
         usleep(2_000_000)

@@ -2,15 +2,14 @@
 # Runs a shell command inside the device-test guest and returns its exit code:
 #   tools/guest/run.sh 'modprobe -n uhid && ls /dev/uhid'
 # The guest sees the host's file system read-only (writes go to a throw-away overlay), the same
-# working directory, and PADGATE_* variables from the caller's environment.
+# working directory, and PADGATE_* variables from the caller's environment. PADGATE_GUEST_KERNEL
+# names the kernel (tools/guest/kernels.conf; default 6.12).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-out=${PADGATE_GUEST_DIR:-$root/.guest}
 timeout_s=${PADGATE_GUEST_TIMEOUT:-1200}
 [ $# -ge 1 ] || { echo "usage: $0 'COMMAND'" >&2; exit 2; }
 
-"$here/setup.sh" >/dev/null
+out=$("$here/setup.sh" 2>/dev/null) || out=$("$here/setup.sh")
 xfer=$(mktemp -d "$out/xfer.XXXXXX")
 trap 'rm -rf "$xfer"' EXIT
 cp "$here/stage2.sh" "$xfer/stage2.sh"

@@ -1,81 +1,149 @@
 #!/usr/bin/env bash
-# Prepares the device-test guest: Debian's own kernel, unpacked privately (nothing is installed into
-# /boot or /lib/modules), an uncompressed vmlinux for fast PVH boot, and a busybox initramfs that
-# mounts the host's root read-only over 9p with a tmpfs overlay. Idempotent.
+# Prepares a device-test guest: one of Debian's own kernels (tools/guest/kernels.conf; the name in
+# PADGATE_GUEST_KERNEL, default 6.12), unpacked privately (nothing is installed into /boot or
+# /lib/modules), an uncompressed vmlinux for fast PVH boot, and a busybox initramfs that mounts the
+# host's root read-only over 9p with a tmpfs overlay. Idempotent; prints the guest's directory.
+# Handles what Debian's kernel packages have been: modules under /lib or /usr/lib, plain or
+# compressed (.ko.xz, .ko.zst), a bzImage wrapping xz or zstd, one package or binary+modules+base.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${PADGATE_GUEST_DIR:-$root/.guest}
-# Pinned kernel: the version the device tests are known to pass against.
-kernel_pkg=${PADGATE_GUEST_KERNEL_PKG:-linux-image-6.1.0-50-amd64-unsigned}
+name=${PADGATE_GUEST_KERNEL:-6.12}
 
 . "$root/tools/apt-packages.sh"
 
-# iproute2 for the lossy-link test's network namespaces (the guest runs the host's binaries).
+line=$(awk -v n="$name" '$1 == n' "$here/kernels.conf")
+[ -n "$line" ] || { echo "guest: no kernel named '$name' in tools/guest/kernels.conf (names: $(awk '!/^#/ && NF {printf "%s ", $1}' "$here/kernels.conf"))" >&2; exit 2; }
+read -r _ suite pinned <<< "$line"
+dir="$out/$name"
+
+# iproute2 for the lossy-link test's network namespaces (the guest runs the host's binaries);
+# zstd and xz-utils for the kernel images and modules.
 install_host_packages() {
-    install_packages guest qemu-system-x86 busybox-static cpio kmod udev xz-utils iproute2
+    install_packages guest qemu-system-x86 busybox-static cpio kmod udev xz-utils zstd iproute2
+}
+
+# A private apt for the suite: the system's sources and lists stay as they are.
+apt_dir="$out/apt/$suite"
+apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+          -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o Debug::NoLocking=1)
+private_apt() {
+    if [ ! -f "$apt_dir/.updated" ]; then
+        mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" > "$apt_dir/sources.list"
+        apt-get "${apt_opts[@]}" update -qq >/dev/null
+        touch "$apt_dir/.updated"
+    fi
+    "$@" "${apt_opts[@]}"
+}
+
+# The suite's current build of its kernel line, as the packages that carry it.
+current_packages() {
+    local ver
+    ver=$(private_apt apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{sub("linux-image-", "", $2); print $2; exit}')
+    [ -n "$ver" ] || return 1
+    if private_apt apt-cache show "linux-image-$ver-unsigned" >/dev/null 2>&1 && \
+       ! private_apt apt-cache show "linux-binary-unsigned-$ver" >/dev/null 2>&1; then
+        echo "linux-image-$ver-unsigned"
+    else
+        echo "linux-binary-unsigned-$ver linux-modules-$ver linux-base-$ver"
+    fi
 }
 
 fetch_kernel() {
-    [ -f "$out/kernel/.done" ] && return
-    rm -rf "$out/kernel" "$out/deb" && mkdir -p "$out/kernel" "$out/deb"
-    if ! (cd "$out/deb" && apt-get download "$kernel_pkg" >/dev/null 2>&1); then
-        # The pinned build left the archive: fall back to the current one, loudly.
-        as_root apt-get update -qq
-        if ! (cd "$out/deb" && apt-get download "$kernel_pkg" >/dev/null 2>&1); then
-            kernel_pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-/{print $2; exit}')
-            echo "guest: WARNING pinned kernel unavailable, using $kernel_pkg" >&2
-            (cd "$out/deb" && apt-get download "$kernel_pkg" >/dev/null)
+    [ -f "$dir/kernel/.done" ] && return
+    rm -rf "$dir/kernel" "$dir/deb" && mkdir -p "$dir/kernel" "$dir/deb"
+    local packages=$pinned
+    # shellcheck disable=SC2086
+    if ! (cd "$dir/deb" && private_apt apt-get download $packages >/dev/null 2>&1); then
+        rm -f "$apt_dir/.updated"   # an old list: read the suite again before giving up on the pin
+        if ! (cd "$dir/deb" && private_apt apt-get download $packages >/dev/null 2>&1); then
+            packages=$(current_packages) || { echo "guest: no kernel found in $suite" >&2; exit 1; }
+            echo "guest: WARNING pinned kernel '$pinned' is no longer in $suite; using $packages (pin it in tools/guest/kernels.conf)" >&2
+            (cd "$dir/deb" && private_apt apt-get download $packages >/dev/null)
         fi
     fi
-    dpkg-deb -x "$out"/deb/*.deb "$out/kernel"
-    rm -rf "$out/deb"
+    for deb in "$dir"/deb/*.deb; do dpkg-deb -x "$deb" "$dir/kernel"; done
+    rm -rf "$dir/deb"
+    # usr-merged packages: modules under usr/lib/modules. depmod -b and the guest read lib/modules.
+    if [ -d "$dir/kernel/usr/lib/modules" ]; then
+        mkdir -p "$dir/kernel/lib/modules"
+        cp -a "$dir/kernel/usr/lib/modules/." "$dir/kernel/lib/modules/"
+        rm -rf "$dir/kernel/usr/lib/modules"
+    fi
     local ver
-    ver=$(ls "$out/kernel/lib/modules")
-    depmod -b "$out/kernel" "$ver"
-    echo "$ver" > "$out/kernel/.version"
-    touch "$out/kernel/.done"
+    ver=$(ls "$dir/kernel/lib/modules")
+    [ "$(echo "$ver" | wc -l)" = 1 ] || { echo "guest: expected one kernel in $dir/kernel/lib/modules, found: $ver" >&2; exit 1; }
+    depmod -b "$dir/kernel" "$ver"
+    echo "$ver" > "$dir/kernel/.version"
+    echo "$packages" > "$dir/kernel/.packages"
+    touch "$dir/kernel/.done"
 }
 
-# The bzImage wraps an xz stream; QEMU boots the ELF inside it directly, twice as fast.
+kernel_image() {
+    local ver=$1 image
+    for image in "$dir/kernel/boot/vmlinuz-$ver" "$dir/kernel/lib/modules/$ver/vmlinuz" "$dir/kernel/lib/modules/$ver/vmlinuz.unsigned"; do
+        [ -f "$image" ] && { echo "$image"; return; }
+    done
+    echo "guest: no kernel image in $dir/kernel" >&2; exit 1
+}
+
+# The bzImage wraps a compressed ELF; QEMU boots the ELF directly (PVH), twice as fast.
 extract_vmlinux() {
-    [ -f "$out/vmlinux" ] && return
-    local ver image offset
-    ver=$(cat "$out/kernel/.version")
-    image="$out/kernel/boot/vmlinuz-$ver"
-    offset=$(LC_ALL=C grep -obUaP '\xFD7zXZ\x00' "$image" | head -1 | cut -d: -f1)
-    tail -c +"$((offset + 1))" "$image" | xz -dc 2>/dev/null > "$out/vmlinux.tmp" || true
-    if [ "$(head -c 4 "$out/vmlinux.tmp" | od -An -tx1 | tr -d ' ')" = "7f454c46" ]; then
-        mv "$out/vmlinux.tmp" "$out/vmlinux"
-    else
-        echo "guest: could not unpack vmlinux, booting the bzImage" >&2
-        rm -f "$out/vmlinux.tmp"; cp "$image" "$out/vmlinux"
-    fi
+    [ -f "$dir/vmlinux" ] && return
+    local ver image magic tool offset
+    ver=$(cat "$dir/kernel/.version")
+    image=$(kernel_image "$ver")
+    for pair in '\xFD7zXZ\x00:xz' '\x28\xB5\x2F\xFD:zstd' '\x1F\x8B\x08:gzip'; do
+        magic=${pair%:*}; tool=${pair##*:}
+        for offset in $(LC_ALL=C grep -obUaP "$magic" "$image" | cut -d: -f1 | head -3); do
+            tail -c +"$((offset + 1))" "$image" | "$tool" -dc 2>/dev/null > "$dir/vmlinux.tmp" || true
+            if [ "$(head -c 4 "$dir/vmlinux.tmp" | od -An -tx1 | tr -d ' ')" = "7f454c46" ]; then
+                mv "$dir/vmlinux.tmp" "$dir/vmlinux"; return
+            fi
+        done
+    done
+    echo "guest: could not unpack the ELF inside $image; booting the bzImage (slower)" >&2
+    rm -f "$dir/vmlinux.tmp"; cp "$image" "$dir/vmlinux"
 }
 
 build_initramfs() {
-    [ -f "$out/initrd.cpio.gz" ] && [ "$out/initrd.cpio.gz" -nt "$here/init" ] && return
-    local ver stage
-    ver=$(cat "$out/kernel/.version")
+    [ -f "$dir/initrd.cpio.gz" ] && [ "$dir/initrd.cpio.gz" -nt "$here/init" ] && return
+    local ver stage ko
+    ver=$(cat "$dir/kernel/.version")
     stage=$(mktemp -d)
     mkdir -p "$stage"/{bin,dev,proc,sys,newroot,lower,upper,mods}
     cp /bin/busybox "$stage/bin/busybox"
+    # Built-in ones are left out by --show-depends ("builtin …" lines).
     for m in virtio_pci 9pnet_virtio 9p overlay; do
-        modprobe -d "$out/kernel" -S "$ver" --show-depends "$m" | awk '$1=="insmod"{print $2}'
-    done | awk '!seen[$0]++' > "$stage/mods/order"
-    while read -r ko; do cp "$ko" "$stage/mods/"; done < "$stage/mods/order"
-    sed -i 's#.*/##' "$stage/mods/order"
+        modprobe -d "$dir/kernel" -S "$ver" --show-depends "$m" | awk '$1=="insmod"{print $2}'
+    done | awk '!seen[$0]++' > "$stage/mods/list"
+    : > "$stage/mods/order"
+    # busybox's insmod takes plain modules only.
+    while read -r ko; do
+        base=$(basename "$ko")
+        case "$ko" in
+            *.ko.xz) xz -dc "$ko" > "$stage/mods/${base%.xz}"; base=${base%.xz} ;;
+            *.ko.zst) zstd -qdc "$ko" > "$stage/mods/${base%.zst}"; base=${base%.zst} ;;
+            *.ko.gz) gzip -dc "$ko" > "$stage/mods/${base%.gz}"; base=${base%.gz} ;;
+            *) cp "$ko" "$stage/mods/" ;;
+        esac
+        echo "$base" >> "$stage/mods/order"
+    done < "$stage/mods/list"
+    rm "$stage/mods/list"
     cp "$here/init" "$stage/init"; chmod +x "$stage/init"
     echo "$ver" > "$stage/kver"
-    echo "$out/kernel/lib/modules/$ver" > "$stage/modpath"
-    (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.cpio.gz"
+    echo "$dir/kernel/lib/modules/$ver" > "$stage/modpath"
+    (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$dir/initrd.cpio.gz"
     rm -rf "$stage"
 }
 
-install_host_packages
-mkdir -p "$out"
+install_host_packages >&2
+mkdir -p "$dir"
 fetch_kernel
 extract_vmlinux
 build_initramfs
-echo "guest: ready ($(cat "$out/kernel/.version")) in $out"
+echo "guest: ready ($name: $(cat "$dir/kernel/.version")) in $dir" >&2
+echo "$dir"

@@ -7,13 +7,14 @@ public enum PadPhys {
     public static let uinput = "padgate/uinput"
 }
 
-/// What an evdev node of a pad carries. A DualSense has one of each.
+/// What an evdev node of a pad carries. A DualSense has a gamepad, touchpad and motion node, and
+/// from kernel 6.18 a "Headset Jack" node too (hid-playstation's headphone/microphone switches).
 public enum EvdevRole: String, Codable, Sendable, Comparable {
-    case gamepad, touchpad, motion, other
+    case gamepad, touchpad, motion, jack, other
 
     public static func < (a: EvdevRole, b: EvdevRole) -> Bool { a.order < b.order }
     private var order: Int {
-        switch self { case .gamepad: 0; case .touchpad: 1; case .motion: 2; case .other: 3 }
+        switch self { case .gamepad: 0; case .touchpad: 1; case .motion: 2; case .jack: 3; case .other: 4 }
     }
 }
 
@@ -64,6 +65,15 @@ public struct Pad: Codable, Sendable, Equatable {
     public var capabilities: PadCapabilities
 
     public var gamepadNode: EvdevNode? { evdev.first { $0.role == .gamepad } }
+    /// Whether the input nodes the family's driver makes are all there (udev announces them one
+    /// at a time): the gamepad, and a PlayStation pad's touchpad and motion sensors. Nodes that
+    /// only some kernels make (the DualSense's headset jack) are not waited for, and nothing
+    /// counts nodes: a newer driver may add one.
+    public var hasItsInputNodes: Bool {
+        let roles = Set(evdev.map(\.role))
+        guard roles.contains(.gamepad) else { return false }
+        return !kind.isPlayStation || roles.isSuperset(of: [.touchpad, .motion])
+    }
     public func node(_ role: EvdevRole) -> EvdevNode? { evdev.first { $0.role == role } }
     /// USB or Bluetooth; nil for another bus.
     public var bus: PadBus? { PadBus(kernelBus: kernelBus) }

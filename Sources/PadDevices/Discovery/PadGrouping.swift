@@ -24,6 +24,7 @@ public enum PadGrouping {
         let name = inputName(record)
         if name.hasSuffix("Touchpad") { return .touchpad }
         if name.hasSuffix("Motion Sensors") { return .motion }
+        if name.hasSuffix("Headset Jack") { return .jack }
         return .other
     }
 

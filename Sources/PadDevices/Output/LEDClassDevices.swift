@@ -26,6 +26,13 @@ public struct LEDClassDevices: Sendable {
     }
     /// A multicolour (RGB) indicator, e.g. a lightbar.
     public var rgbLED: String? { directories.first { FileManager.default.fileExists(atPath: $0 + "/multi_intensity") } }
+    /// A lightbar as three single-colour LEDs ("…:red", "…:green", "…:blue"), as the DualShock 4's
+    /// drivers register it: hid-sony (≤ 6.1) and hid-playstation (6.2+) alike.
+    public var colourLEDs: (red: String, green: String, blue: String)? {
+        func led(_ colour: String) -> String? { directories.first { $0.hasSuffix(":" + colour) } }
+        guard let red = led("red"), let green = led("green"), let blue = led("blue") else { return nil }
+        return (red, green, blue)
+    }
 
     public func setPlayerMask(_ mask: UInt8) throws {
         let leds = playerLEDs
@@ -34,6 +41,12 @@ public struct LEDClassDevices: Sendable {
     }
 
     public func setColor(_ color: RGBColor) throws {
+        if rgbLED == nil, let leds = colourLEDs {
+            for (path, value) in [(leds.red, color.red), (leds.green, color.green), (leds.blue, color.blue)] {
+                try write(String(value), to: path + "/brightness")
+            }
+            return
+        }
         guard let led = rgbLED else { throw DeviceError.unsupported("this pad's driver exposes no RGB LED") }
         try write("\(color.red) \(color.green) \(color.blue)", to: led + "/multi_intensity")
         let max = (try? String(contentsOfFile: led + "/max_brightness", encoding: .ascii))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "255"
