@@ -83,6 +83,23 @@ final class DualShock4FamilyTests: XCTestCase {
         }
     }
 
+    /// hid-playstation (6.2+) reads `num_touch_reports` touch reports and no more: USB byte 33 and
+    /// Bluetooth byte 35 (`struct dualshock4_input_report_usb`/`_bt`, after the 32-byte common
+    /// part). A report saying 0 loses its touches and its touchpad click; a pad says at least 1.
+    func testInputReportsSayTheyCarryOneTouchReport() throws {
+        var state = GamepadState()
+        state.touch0 = TouchPoint(id: 1, active: true, x: 1500, y: 800)
+        let usb = PlayStationInputEncoder(layout: PlayStationLayouts.dualShock4USB).encode(state)
+        XCTAssertEqual(usb.count, 64)
+        XCTAssertEqual(usb[33], 1, "num_touch_reports")
+        XCTAssertEqual(usb[35] & 0x80, 0, "the first point is active")
+        XCTAssertEqual(Int(usb[36]) | Int(usb[37] & 0x0f) << 8, 1500)
+        let bt = PlayStationInputEncoder(layout: PlayStationLayouts.dualShock4Bluetooth).encode(state)
+        XCTAssertEqual(bt.count, 78)
+        XCTAssertEqual(bt[35], 1, "num_touch_reports")
+        XCTAssertEqual(Int(bt[38]) | Int(bt[39] & 0x0f) << 8, 1500)
+    }
+
     /// hid-sony's dualshock4_send_output_report over Bluetooth: 0x11, 0xC0 | poll interval, 0,
     /// flags 0x07, two bytes, right (weak) motor, left (strong) motor, red, green, blue, blink on/off;
     /// CRC32 (seed 0xA2) in the last four of 78 bytes. SDL writes the same with flags 0x03.

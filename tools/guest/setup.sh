@@ -67,12 +67,16 @@ fetch_kernel() {
     fi
     for deb in "$dir"/deb/*.deb; do dpkg-deb -x "$deb" "$dir/kernel"; done
     rm -rf "$dir/deb"
-    # usr-merged packages: modules under usr/lib/modules. depmod -b and the guest read lib/modules.
-    if [ -d "$dir/kernel/usr/lib/modules" ]; then
+    # usr-merged packages put modules under usr/lib/modules: keep them in lib/modules, with
+    # usr/lib/modules pointing there, so the host's depmod -b finds them wherever its kmod looks
+    # (Debian 12's kmod reads lib/modules, later ones may read usr/lib/modules).
+    if [ -d "$dir/kernel/usr/lib/modules" ] && [ ! -L "$dir/kernel/usr/lib/modules" ]; then
         mkdir -p "$dir/kernel/lib/modules"
         cp -a "$dir/kernel/usr/lib/modules/." "$dir/kernel/lib/modules/"
         rm -rf "$dir/kernel/usr/lib/modules"
     fi
+    mkdir -p "$dir/kernel/usr/lib"
+    [ -e "$dir/kernel/usr/lib/modules" ] || ln -s ../../lib/modules "$dir/kernel/usr/lib/modules"
     local ver
     ver=$(ls "$dir/kernel/lib/modules")
     [ "$(echo "$ver" | wc -l)" = 1 ] || { echo "guest: expected one kernel in $dir/kernel/lib/modules, found: $ver" >&2; exit 1; }
