@@ -74,7 +74,12 @@ static SDL_bool button_pressed(SDL_GameController *pad, SDL_GameControllerButton
 
 static void info(SDL_GameController *pad) {
     SDL_Joystick *joystick = SDL_GameControllerGetJoystick(pad);
+    SDL_version version;
+    char version_text[64];
+    SDL_GetVersion(&version);
+    snprintf(version_text, sizeof version_text, "%d.%d.%d", version.major, version.minor, version.patch);
     printf("{");
+    print_string("sdl_version", version_text, 1);
     print_string("name", SDL_GameControllerName(pad), 1);
     print_string("path", SDL_GameControllerPath(pad), 1);
     print_string("type", type_name(SDL_GameControllerGetType(pad)), 1);
