@@ -6,9 +6,11 @@ cd "$(dirname "$0")/.."
 bin=$(swift build --show-bin-path)
 bundle="$bin/padgatePackageTests.xctest"
 [ -x "$bundle" ] || { echo "build the tests first: swift build --build-tests" >&2; exit 1; }
-# The game's view (SDLClientTests): a small C client against the system's libsdl2, built here
-# because the guest's file system is a throw-away overlay.
+# The game's view (SDLClientTests): a small C client against the system's libsdl2, and its twin
+# against SDL 3 (built once from Debian's source package into a cache outside the clone), built
+# here because the guest's file system is a throw-away overlay.
 tools/build-sdl-probe.sh
+tools/build-sdl3.sh
 selected=$("$bundle" --list-tests | grep -E '^ *DeviceTests\.' | sed -E 's/^ *//; s#/.*##' | sort -u | paste -sd, -)
 [ -n "$selected" ] || { echo "no device tests found in $bundle" >&2; exit 1; }
 # Here a missing device is a failure, never a skip (DeviceTestSupport.swift).

@@ -84,7 +84,8 @@ static void info(SDL_GameController *pad) {
     print_string("path", SDL_GameControllerPath(pad), 1);
     print_string("type", type_name(SDL_GameControllerGetType(pad)), 1);
     print_string("serial", SDL_GameControllerGetSerial(pad), 1);
-    printf("\"vendor\":%u,\"product\":%u,", SDL_GameControllerGetVendor(pad), SDL_GameControllerGetProduct(pad));
+    printf("\"vendor\":%u,\"product\":%u,\"player_index\":%d,", SDL_GameControllerGetVendor(pad), SDL_GameControllerGetProduct(pad),
+           SDL_GameControllerGetPlayerIndex(pad));
     printf("\"has_led\":%s,\"has_rumble\":%s,\"has_rumble_triggers\":%s,", SDL_GameControllerHasLED(pad) ? "true" : "false",
            SDL_GameControllerHasRumble(pad) ? "true" : "false", SDL_GameControllerHasRumbleTriggers(pad) ? "true" : "false");
     printf("\"touchpads\":%d,\"fingers\":%d,", SDL_GameControllerGetNumTouchpads(pad),

@@ -114,7 +114,8 @@ static void info(SDL_Gamepad *pad) {
     print_string("path", SDL_GetGamepadPath(pad), 1);
     print_string("type", type_name(SDL_GetGamepadType(pad)), 1);
     print_string("serial", SDL_GetGamepadSerial(pad), 1);
-    printf("\"vendor\":%u,\"product\":%u,", SDL_GetGamepadVendor(pad), SDL_GetGamepadProduct(pad));
+    printf("\"vendor\":%u,\"product\":%u,\"player_index\":%d,", SDL_GetGamepadVendor(pad), SDL_GetGamepadProduct(pad),
+           SDL_GetGamepadPlayerIndex(pad));
     printf("\"has_led\":%s,\"has_rumble\":%s,\"has_rumble_triggers\":%s,\"has_player_led\":%s,",
            boolean(SDL_GetBooleanProperty(props, SDL_PROP_GAMEPAD_CAP_RGB_LED_BOOLEAN, false)),
            boolean(SDL_GetBooleanProperty(props, SDL_PROP_GAMEPAD_CAP_RUMBLE_BOOLEAN, false)),
