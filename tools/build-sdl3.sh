@@ -69,7 +69,7 @@ fi
 prefix="$cache_root/sdl3-$sdl3_version"
 mkdir -p .build
 out=.build/sdl3-probe
-if [ ! -x "$out" ] || [ Tests/SDLProbe/sdl3-probe.c -nt "$out" ] || [ "$prefix/.complete" -nt "$out" ]; then
+if [ ! -x "$out" ] || [ Tests/SDLProbe/sdl3-probe.c -nt "$out" ] || [ Tests/SDLProbe/probe-common.h -nt "$out" ] || [ "$prefix/.complete" -nt "$out" ]; then
     flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --static --cflags --libs sdl3)
     # shellcheck disable=SC2086
     cc -O1 -Wall -Werror -o "$out" Tests/SDLProbe/sdl3-probe.c $flags

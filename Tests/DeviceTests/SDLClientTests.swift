@@ -245,7 +245,8 @@ final class SDLClientTests: XCTestCase {
 
     /// A forwarded DualShock 4 is a PS4 controller to a game on the host: SDL's HIDAPI PS4 driver
     /// opens it in enhanced mode (touchpad, gyro, accelerometer, LED, rumble), reads the physical
-    /// pad's calibration through it, and its rumble and LED reach the physical pad's own reports.
+    /// pad's calibration through it, and its rumble, player colour, LED and raw effects reach the
+    /// physical pad's own reports.
     func forwardedDualShock4(_ library: SDLProbe.Library) throws {
         let calibration = EmulatedDualShock4Tests.calibration
         try forwarded(virtual: "auto", physical: EmulatedDualSense(kind: .dualShock4, bus: .usb, calibration: calibration)) { physical, virtualPad in
@@ -279,8 +280,16 @@ final class SDLClientTests: XCTestCase {
             XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
             XCTAssertNotNil(output { $0.motors == MotorLevels(low: 255, high: 128) }, "SDL's rumble; the pad got \(passed)")
             try expectStop(sdl: sdl, motors: motors) { timeout, match in physical.waitForOutput(timeout: timeout, where: match) }
+            // Until a game sets a colour, SDL_hidapi_ps4.c lights the player index's (SetLedsForPlayerIndex).
+            let player = anotherPlayerIndex(sdl)
+            let colours = [RGBColor(red: 0, green: 0, blue: 0x40), RGBColor(red: 0x40, green: 0, blue: 0), RGBColor(red: 0, green: 0x40, blue: 0)]
+            XCTAssertEqual(sdl.command("player \(player)")["rc"] as? Int, 0)
+            XCTAssertNotNil(output { $0.lightbar == colours[player] }, "SDL's player index \(player); the pad got \(passed)")
             XCTAssertEqual(sdl.command("led 255 0 128")["rc"] as? Int, 0)
             XCTAssertNotNil(output { $0.lightbar == RGBColor(red: 255, green: 0, blue: 128) }, "SDL's LED; the pad got \(passed)")
+            // A raw effects block (SDL_SendGamepadEffect): right and left motor, then the lightbar.
+            XCTAssertEqual(sdl.command("effect 0000102030")["rc"] as? Int, 0)
+            XCTAssertNotNil(output { $0.lightbar == RGBColor(red: 0x10, green: 0x20, blue: 0x30) }, "SDL's effect; the pad got \(passed)")
         }
     }
 
@@ -659,11 +668,7 @@ final class SDLClientTests: XCTestCase {
         }
         XCTAssertEqual(sdl.command("led 255 0 128")["rc"] as? Int, 0)
         XCTAssertNotNil(decoded { $0.lightbar == RGBColor(red: 255, green: 0, blue: 128) }, "SDL's LED; the pad got \(passed)")
-        // SDL gives each gamepad the first free player index as it appears, and setting the index a
-        // pad already has sends nothing (SDL_joystick.c: SDL_PrivateJoystickAdded and
-        // SDL_SetJoystickIDForPlayerIndex, SDL 2 and 3): ask for one it has not. SDL 3's HIDAPI also
-        // sees the physical USB-bus pad behind a forwarded one, which may take index 0 before it.
-        let player = (sdl.command("info")["player_index"] as? Int) == 1 ? 2 : 1
+        let player = anotherPlayerIndex(sdl)
         XCTAssertEqual(sdl.command("player \(player)")["rc"] as? Int, 0)
         // SDL_hidapi_ps5.c: player index 1 lights 0x0A, index 2 lights 0x15.
         XCTAssertNotNil(decoded { $0.playerLEDs?.mask == (player == 1 ? 0x0A : 0x15) }, "SDL's player index \(player); the pad got \(passed)")
@@ -681,6 +686,14 @@ final class SDLClientTests: XCTestCase {
 }
 
 extension SDLClientTests {
+    /// 1, or 2 where the pad is player 1 already. SDL gives each gamepad the first free player index
+    /// as it appears, and setting the index a pad already has sends nothing (SDL_joystick.c:
+    /// SDL_PrivateJoystickAdded and SDL_SetJoystickIDForPlayerIndex, SDL 2 and 3). SDL 3's HIDAPI
+    /// also sees the physical USB-bus pad behind a forwarded one, which may take index 0 first.
+    func anotherPlayerIndex(_ sdl: SDLProbe) -> Int {
+        (sdl.command("info")["player_index"] as? Int) == 1 ? 2 : 1
+    }
+
     /// SDL stops the rumble; across the link the physical pad falls silent within a second, at most
     /// a renewal already on its way gets there first, and no motor report follows the stop.
     func expectStop(sdl: SDLProbe, motors decode: @escaping ([UInt8]) -> MotorLevels? = { (try? DualSenseOutputDecoder.decode($0))?.motors },

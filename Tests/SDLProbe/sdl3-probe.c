@@ -8,12 +8,13 @@
  *
  *   info | state | rumble LOW HIGH MS | triggers LEFT RIGHT MS | led R G B | player N | effect HEX | quit
  *
- * Exit codes: 0 after quit, 2 for usage errors, 3 if no such gamepad appeared in time.
+ * (the protocol and its loop: probe-common.h). Exit codes: 0 after quit, 2 for usage errors, 3 if
+ * no such gamepad appeared in time.
  *
  * Where SDL 3 differs from SDL 2:
  * - Its calls return bool (true on success) where SDL 2's returned 0: "rc" stays 0 on success and
- *   -1 on failure, as sdl-probe prints. SDL_SetGamepadPlayerIndex reports failure too (SDL 2's
- *   returned nothing).
+ *   -1 on failure, as sdl-probe prints (the adapters above main). SDL_SetGamepadPlayerIndex
+ *   reports failure too (SDL 2's returned nothing).
  * - Button names: SDL 3's enum is positional (SDL_GAMEPAD_BUTTON_SOUTH, _EAST, _WEST, _NORTH), but
  *   SDL_GetGamepadStringForButton keeps SDL 2's strings (map_StringForGamepadButton in
  *   src/joystick/SDL_gamepad.c): south "a", east "b", west "x", north "y", then "back", "guide",
@@ -26,9 +27,7 @@
  * - Capabilities come from the gamepad's properties (SDL_PROP_GAMEPAD_CAP_*), not Has* calls.
  */
 #include <SDL3/SDL.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "probe-common.h"
 
 static const char *type_name(SDL_GamepadType type) {
     switch (type) {
@@ -44,16 +43,6 @@ static const char *type_name(SDL_GamepadType type) {
     case SDL_GAMEPAD_TYPE_NINTENDO_SWITCH_JOYCON_PAIR: return "switch-joycon-pair";
     default: return "unknown";
     }
-}
-
-static void print_string(const char *key, const char *value, int comma) {
-    printf("\"%s\":\"", key);
-    for (const char *c = value ? value : ""; *c; c++) {
-        if (*c == '"' || *c == '\\') printf("\\%c", *c);
-        else if ((unsigned char)*c < 0x20) printf("\\u%04x", *c);
-        else putchar(*c);
-    }
-    printf("\"%s", comma ? "," : "");
 }
 
 static const char *boolean(bool value) { return value ? "true" : "false"; }
@@ -155,62 +144,33 @@ static void state(SDL_Gamepad *pad) {
     printf("}\n");
 }
 
-/* SDL 3's bool as sdl-probe's rc: 0 on success, -1 with SDL's error on failure. */
-static void result(const char *command, bool ok) {
-    printf("{\"command\":\"%s\",\"rc\":%d", command, ok ? 0 : -1);
-    if (!ok) { printf(","); print_string("error", SDL_GetError(), 0); }
-    printf("}\n");
-}
+/* SDL 3's bool as sdl-probe's rc: 0 on success, -1 on failure. */
+static int rc(bool ok) { return ok ? 0 : -1; }
+static void info_command(void *pad) { info(pad); }
+static void state_command(void *pad) { state(pad); }
+static int rumble(void *pad, unsigned low, unsigned high, unsigned ms) { return rc(SDL_RumbleGamepad(pad, (Uint16)low, (Uint16)high, ms)); }
+static int triggers(void *pad, unsigned left, unsigned right, unsigned ms) { return rc(SDL_RumbleGamepadTriggers(pad, (Uint16)left, (Uint16)right, ms)); }
+static int led(void *pad, unsigned red, unsigned green, unsigned blue) { return rc(SDL_SetGamepadLED(pad, (Uint8)red, (Uint8)green, (Uint8)blue)); }
+static int player(void *pad, int index) { return rc(SDL_SetGamepadPlayerIndex(pad, index)); }
+static int effect(void *pad, const unsigned char *bytes, int count) { return rc(SDL_SendGamepadEffect(pad, bytes, count)); }
+
+static const struct probe_commands commands = {
+    info_command, state_command, rumble, triggers, led, player, effect, SDL_UpdateGamepads, SDL_GetError,
+};
 
 int main(int argc, char **argv) {
-    const char *hidapi = NULL, *path = NULL;
-    int wait_seconds = 10;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--hidapi") == 0) hidapi = argv[i + 1];
-        else if (strcmp(argv[i], "--path") == 0) path = argv[i + 1];
-        else if (strcmp(argv[i], "--wait") == 0) wait_seconds = atoi(argv[i + 1]);
-    }
-    if (!hidapi || !path || (strcmp(hidapi, "on") && strcmp(hidapi, "off"))) {
-        fprintf(stderr, "usage: sdl3-probe --hidapi on|off --path NODE [--wait SECONDS]\n");
-        return 2;
-    }
-    SDL_SetHint(SDL_HINT_JOYSTICK_HIDAPI, strcmp(hidapi, "on") == 0 ? "1" : "0");
+    struct probe_args args;
+    if (probe_parse_args(argc, argv, "sdl3-probe", &args) != 0) return 2;
+    SDL_SetHint(SDL_HINT_JOYSTICK_HIDAPI, args.hidapi ? "1" : "0");
     if (!SDL_Init(SDL_INIT_GAMEPAD | SDL_INIT_SENSOR)) {
         fprintf(stderr, "sdl3-probe: SDL_Init: %s\n", SDL_GetError());
         return 2;
     }
-    SDL_Gamepad *pad = open_by_path(path, wait_seconds);
+    SDL_Gamepad *pad = open_by_path(args.path, args.wait_seconds);
     if (!pad) { SDL_Quit(); return 3; }
     SDL_SetGamepadSensorEnabled(pad, SDL_SENSOR_GYRO, true);
     SDL_SetGamepadSensorEnabled(pad, SDL_SENSOR_ACCEL, true);
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    info(pad);
-
-    char line[512];
-    while (fgets(line, sizeof line, stdin)) {
-        unsigned a = 0, b = 0, c = 0;
-        int n = 0;
-        char hex[256];
-        if (strncmp(line, "quit", 4) == 0) break;
-        else if (strncmp(line, "info", 4) == 0) info(pad);
-        else if (strncmp(line, "state", 5) == 0) state(pad);
-        else if (sscanf(line, "rumble %u %u %u", &a, &b, &c) == 3) result("rumble", SDL_RumbleGamepad(pad, (Uint16)a, (Uint16)b, c));
-        else if (sscanf(line, "triggers %u %u %u", &a, &b, &c) == 3) result("triggers", SDL_RumbleGamepadTriggers(pad, (Uint16)a, (Uint16)b, c));
-        else if (sscanf(line, "led %u %u %u", &a, &b, &c) == 3) result("led", SDL_SetGamepadLED(pad, (Uint8)a, (Uint8)b, (Uint8)c));
-        else if (sscanf(line, "player %d", &n) == 1) result("player", SDL_SetGamepadPlayerIndex(pad, n));
-        else if (sscanf(line, "effect %255s", hex) == 1) {
-            Uint8 bytes[128];
-            int count = 0;
-            for (const char *h = hex; h[0] && h[1] && count < (int)sizeof bytes; h += 2) {
-                unsigned byte;
-                if (sscanf(h, "%2x", &byte) != 1) break;
-                bytes[count++] = (Uint8)byte;
-            }
-            result("effect", SDL_SendGamepadEffect(pad, bytes, count));
-        } else { printf("{\"error\":\"unknown command\"}\n"); }
-        /* Let SDL's HIDAPI drivers write what the command queued before the next one. */
-        SDL_UpdateGamepads();
-    }
+    probe_run(pad, &commands);
     SDL_CloseGamepad(pad);
     SDL_Quit();
     return 0;
