@@ -59,8 +59,8 @@ if ! complete "$sdl3_version"; then
     apt-get "${apt_opts[@]}" -qq update
     offered=$(apt-cache "${apt_opts[@]}" showsrc libsdl3 | awk '/^Package: /{p=$2} p=="libsdl3" && /^Version: /{print $2}' | sort -V | tail -1)
     [ -n "$offered" ] || { echo "sdl3: $suite offers no libsdl3 source package" >&2; exit 1; }
-    if ! apt-cache "${apt_opts[@]}" showsrc libsdl3 | grep -qx "Version: $sdl3_version"; then
-        echo "sdl3: WARNING: the pinned libsdl3 $sdl3_version left $suite; building $offered instead (update the pin in $0)" >&2
+    if ! apt-cache "${apt_opts[@]}" showsrc libsdl3 | grep -qxF "Version: $sdl3_version"; then
+        echo "sdl3: WARNING: the pinned libsdl3 $sdl3_version left $suite; using $offered instead (update the pin in $0)" >&2
         sdl3_version=$offered
     fi
     complete "$sdl3_version" || build_sdl3 "$sdl3_version"
