@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 install_packages test libsdl2-dev python3-evdev
 mkdir -p .build
 out=.build/sdl-probe
-if [ ! -x "$out" ] || [ Tests/SDLProbe/sdl-probe.c -nt "$out" ]; then
+if [ ! -x "$out" ] || [ Tests/SDLProbe/sdl-probe.c -nt "$out" ] || [ Tests/SDLProbe/probe-common.h -nt "$out" ]; then
     # shellcheck disable=SC2046
     cc -O1 -Wall -Werror -o "$out" Tests/SDLProbe/sdl-probe.c $(sdl2-config --cflags --libs)
 fi

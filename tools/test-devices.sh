@@ -9,9 +9,11 @@ cd "$(dirname "$0")/.."
 bin=$(swift build --show-bin-path)
 bundle="$bin/padgatePackageTests.xctest"
 [ -x "$bundle" ] || { echo "build the tests first: swift build --build-tests" >&2; exit 1; }
-# The game's view (SDLClientTests): small C clients against Debian's SDL 2 and SDL 3, built here
-# because the guest's file system is a throw-away overlay.
+# The game's view (SDLClientTests): a small C client against the system's libsdl2, and its twin
+# against SDL 3 (built once from Debian's source package into a cache outside the clone), built
+# here because the guest's file system is a throw-away overlay.
 tools/build-sdl-probe.sh
+tools/build-sdl3.sh
 all=$("$bundle" --list-tests | grep -E '^ *DeviceTests\.' | sed -E 's/^ *//; s#/.*##' | sort -u | paste -sd, -)
 [ -n "$all" ] || { echo "no device tests found in $bundle" >&2; exit 1; }
 # On the newest line: what drivers and games touch (forwarding, each family, SDL, feedback, the

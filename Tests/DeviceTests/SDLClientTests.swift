@@ -6,33 +6,43 @@ import WireProtocol
 import XCTest
 @testable import PadDevices
 
-/// padgate's pads as a game sees them: Debian's libsdl2 (Tests/SDLProbe/sdl-probe.c) with its
-/// HIDAPI drivers on and off, against `emulate`'s DualSense on both buses, the uinput Xbox pad, and
-/// the host's virtual pads behind `serve`/`forward`. Expected values come from SDL's and the
-/// kernel's sources, cited where they are used.
+/// padgate's pads as a game sees them: Debian's libsdl2 (Tests/SDLProbe/sdl-probe.c) and Debian's
+/// SDL 3 (Tests/SDLProbe/sdl3-probe.c, built by tools/build-sdl3.sh), each with its HIDAPI drivers
+/// on and off, against `emulate`'s DualSense on both buses, the uinput Xbox pad, and the host's
+/// virtual pads behind `serve`/`forward`. Every check runs once per library (a test for SDL 2, its
+/// twin with "SDL3" in its name for SDL 3). Expected values come from SDL's and the kernel's
+/// sources, cited where they are used; where SDL 3 differs, its own behaviour is asserted.
 final class SDLClientTests: XCTestCase {
     override func setUpWithError() throws {
         try requireDeviceAccess()
-        guard FileManager.default.isExecutableFile(atPath: SDLProbe.executable.path) else {
-            try skipLoudly("\(SDLProbe.executable.path) is missing: tools/build-sdl-probe.sh builds it (tools/test-devices.sh runs it)")
+        // Both probes: a missing SDL 3 one fails the device run as loudly as a missing SDL 2 one.
+        for library in SDLProbe.Library.allCases where !FileManager.default.isExecutableFile(atPath: library.executable.path) {
+            try skipLoudly("\(library.executable.path) is missing: \(library.builder) builds it (tools/test-devices.sh runs it)")
         }
     }
 
     // MARK: The emulated DualSense
 
+    func testSDLsHIDAPIDriverOpensTheDefaultDualSenseWithEveryCapability() throws { try hidapiOpensTheDefaultDualSense(.sdl2) }
+    func testSDL3sHIDAPIDriverOpensTheDefaultDualSenseWithEveryCapability() throws { try hidapiOpensTheDefaultDualSense(.sdl3) }
+
     /// The default presentation (Bluetooth) is opened by SDL's HIDAPI PS5 driver with every capability.
-    func testSDLsHIDAPIDriverOpensTheDefaultDualSenseWithEveryCapability() throws {
+    func hidapiOpensTheDefaultDualSense(_ library: SDLProbe.Library) throws {
         let pad = try EmulatedDualSense(idleRepeat: EmulatedDualSense.idleReportInterval)
         defer { pad.stop() }
         XCTAssertEqual(pad.bus, .bluetooth)
         let udev = try Udev()
         let node = try XCTUnwrap(padFor(pad, udev: udev)?.hidraw)
-        let sdl = try SDLProbe(hidapi: true, path: node)
+        let sdl = try SDLProbe(library, hidapi: true, path: node)
         defer { sdl.quit() }
         let info = sdl.info   // as SDL opened it: a streaming pad is in enhanced mode from the start
         XCTAssertEqual(info["type"] as? String, "ps5")
         XCTAssertEqual(info["has_led"] as? Bool, true)
         XCTAssertEqual(info["has_rumble"] as? Bool, true)
+        if library == .sdl3 {
+            // SDL 3 tells of the player lights too (SDL_hidapi_ps5.c, GetJoystickCapabilities).
+            XCTAssertEqual(info["has_player_led"] as? Bool, true)
+        }
         XCTAssertEqual(info["touchpads"] as? Int, 1)
         XCTAssertEqual(info["fingers"] as? Int, 2)
         XCTAssertEqual(info["gyro"] as? Bool, true, "SDL enabled the gyro")
@@ -42,31 +52,49 @@ final class SDLClientTests: XCTestCase {
         try checkFeedback(sdl: sdl, outputs: { timeout, match in pad.waitForOutput(timeout: timeout, where: match) })
     }
 
+    func testAUSBBusDualSenseIsInvisibleToSDLsHIDAPIAndReachesItThroughEvdev() throws { try usbBusDualSense(.sdl2) }
+    func testAUSBBusDualSenseReachesSDL3sHIDAPIAndEvdevDrivers() throws { try usbBusDualSense(.sdl3) }
+
     /// Why Bluetooth is the default: SDL 2's hidapi drops a USB-bus hidraw node with no USB device
-    /// above it, so a USB-bus uhid pad reaches a game only through SDL's evdev driver.
-    func testAUSBBusDualSenseIsInvisibleToSDLsHIDAPIAndReachesItThroughEvdev() throws {
+    /// above it, so a USB-bus uhid pad reaches a game only through SDL's evdev driver. SDL 3's
+    /// hidapi keeps it (src/hidapi/linux/hid.c, BUS_USB: "uhid USB devices ... no USB information"),
+    /// and its HIDAPI PS5 driver opens it as a wired pad with its touchpad.
+    func usbBusDualSense(_ library: SDLProbe.Library) throws {
         let pad = try EmulatedDualSense(bus: .usb, idleRepeat: EmulatedDualSense.idleReportInterval)
         defer { pad.stop() }
         let udev = try Udev()
         let found = try XCTUnwrap(padFor(pad, udev: udev))
         let hidrawPath = try XCTUnwrap(found.hidraw)
-        XCTAssertThrowsError(try SDLProbe(hidapi: true, path: hidrawPath, wait: 3), "SDL's HIDAPI opened a USB-bus uhid pad")
+        switch library {
+        case .sdl2:
+            XCTAssertThrowsError(try SDLProbe(library, hidapi: true, path: hidrawPath, wait: 3), "SDL's HIDAPI opened a USB-bus uhid pad")
+        case .sdl3:
+            let hidapi = try SDLProbe(library, hidapi: true, path: hidrawPath)
+            defer { hidapi.quit() }
+            XCTAssertEqual(hidapi.info["type"] as? String, "ps5")
+            XCTAssertEqual(hidapi.info["touchpads"] as? Int, 1)
+            try checkInput(sdl: hidapi, send: { try pad.send($0) }, touch: true, buttons: Self.dualSenseButtons + [(.touchpad, "touchpad"), (.mute, "misc1")])
+        }
         let gamepad = try XCTUnwrap(found.gamepadNode?.path)
-        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        let sdl = try SDLProbe(library, hidapi: false, path: gamepad)
         defer { sdl.quit() }
         XCTAssertEqual(sdl.info["type"] as? String, "ps5")
-        XCTAssertEqual(sdl.info["touchpads"] as? Int, 0, "SDL 2's evdev driver gives a PS5 pad no touchpad")
+        // Neither SDL's evdev driver (linux/SDL_sysjoystick.c, 2.26 and 3.2) reads a touchpad node.
+        XCTAssertEqual(sdl.info["touchpads"] as? Int, 0, "SDL's evdev driver gives a PS5 pad no touchpad")
         try checkInput(sdl: sdl, send: { try pad.send($0) }, touch: false, buttons: Self.dualSenseButtons)
     }
 
+    func testTheDefaultDualSenseThroughSDLsEvdevDriver() throws { try defaultDualSenseThroughEvdev(.sdl2) }
+    func testTheDefaultDualSenseThroughSDL3sEvdevDriver() throws { try defaultDualSenseThroughEvdev(.sdl3) }
+
     /// With SDL's HIDAPI off, the default pad reaches the game through hid-playstation's evdev nodes;
     /// its rumble goes through the kernel's force feedback and still arrives, and stops.
-    func testTheDefaultDualSenseThroughSDLsEvdevDriver() throws {
+    func defaultDualSenseThroughEvdev(_ library: SDLProbe.Library) throws {
         let pad = try EmulatedDualSense(idleRepeat: EmulatedDualSense.idleReportInterval)
         defer { pad.stop() }
         let udev = try Udev()
         let gamepad = try XCTUnwrap(padFor(pad, udev: udev)?.gamepadNode?.path)
-        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        let sdl = try SDLProbe(library, hidapi: false, path: gamepad)
         defer { sdl.quit() }
         XCTAssertEqual(sdl.info["type"] as? String, "ps5")
         try checkInput(sdl: sdl, send: { try pad.send($0) }, touch: false, buttons: Self.dualSenseButtons)
@@ -79,14 +107,17 @@ final class SDLClientTests: XCTestCase {
                         "SDL's evdev rumble never stopped")
     }
 
+    func testTheDualShock4ThroughSDLsEvdevDriver() throws { try dualShock4ThroughEvdev(.sdl2) }
+    func testTheDualShock4ThroughSDL3sEvdevDriver() throws { try dualShock4ThroughEvdev(.sdl3) }
+
     /// The DualShock 4 the host shows, through SDL's evdev driver (HIDAPI off): a PS4 controller
     /// with hid-sony's codes, and SDL's rumble reaches the pad through the kernel's force feedback.
-    func testTheDualShock4ThroughSDLsEvdevDriver() throws {
+    func dualShock4ThroughEvdev(_ library: SDLProbe.Library) throws {
         let pad = try EmulatedDualSense(kind: .dualShock4, idleRepeat: EmulatedDualSense.idleReportInterval)
         defer { pad.stop() }
         let udev = try Udev()
         let gamepad = try XCTUnwrap(padFor(pad, udev: udev)?.gamepadNode?.path)
-        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        let sdl = try SDLProbe(library, hidapi: false, path: gamepad)
         defer { sdl.quit() }
         XCTAssertEqual(sdl.info["type"] as? String, "ps4")
         try checkInput(sdl: sdl, send: { try pad.send($0) }, touch: false, buttons: Self.dualSenseButtons)
@@ -98,17 +129,20 @@ final class SDLClientTests: XCTestCase {
         XCTAssertNotNil(pad.waitForOutput(timeout: .seconds(5)) { motors($0) == MotorLevels(low: 0, high: 0) }, "SDL's evdev rumble never stopped")
     }
 
+    func testTheXboxOneSThroughSDLsEvdevDriver() throws { try xboxOneSThroughEvdev(.sdl2) }
+    func testTheXboxOneSThroughSDL3sEvdevDriver() throws { try xboxOneSThroughEvdev(.sdl3) }
+
     /// The Xbox One S the host shows, through SDL's evdev driver: an Xbox One controller with
     /// hid-microsoft's codes, and SDL's rumble reaches the pad's report 0x03 through the kernel's
     /// force feedback (two motors: evdev has no trigger motors).
-    func testTheXboxOneSThroughSDLsEvdevDriver() throws {
+    func xboxOneSThroughEvdev(_ library: SDLProbe.Library) throws {
         let pad = try EmulatedXboxOne()
         defer { pad.stop() }
         let udev = try Udev()
         let gamepad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
             udev.pads().first { $0.uniq == pad.uniq && $0.hidraw != nil && $0.gamepadNode != nil }?.gamepadNode?.path
         })
-        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        let sdl = try SDLProbe(library, hidapi: false, path: gamepad)
         defer { sdl.quit() }
         XCTAssertEqual(sdl.info["type"] as? String, "xboxone")
         try checkInput(sdl: sdl, send: { state in
@@ -129,15 +163,19 @@ final class SDLClientTests: XCTestCase {
                         "SDL's evdev rumble never stopped")
     }
 
+    func testTheSwitchProThroughSDLsEvdevDriver() throws { try switchProThroughEvdev(.sdl2) }
+    func testTheSwitchProThroughSDL3sEvdevDriver() throws { try switchProThroughEvdev(.sdl3) }
+
     /// The Switch Pro the host shows, through SDL's evdev driver (HIDAPI off): a Switch Pro
     /// controller with hid-nintendo's codes, every button by position.
-    func testTheSwitchProThroughSDLsEvdevDriver() throws {
+    func switchProThroughEvdev(_ library: SDLProbe.Library) throws {
+        // SDL 2 by position only with this; SDL 3 always (SDL_gamepad.c reads the name only inside mappings).
         setenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS", "0", 1)
         defer { unsetenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS") }
         let pad = try EmulatedSwitchPro()
         defer { pad.stop() }
         let gamepad = try XCTUnwrap(EmulatedSwitchProTests.padFor(pad, udev: try Udev())?.gamepadNode?.path)
-        let sdl = try SDLProbe(hidapi: false, path: gamepad)
+        let sdl = try SDLProbe(library, hidapi: false, path: gamepad)
         defer { sdl.quit() }
         XCTAssertEqual(sdl.info["type"] as? String, "switch-pro")
         var controls = SwitchProReports.Controls()
@@ -154,14 +192,17 @@ final class SDLClientTests: XCTestCase {
 
     // MARK: The uinput Xbox pad
 
-    func testTheUInputXboxPadIsAnXbox360PadToSDLWithXpadsButtons() throws {
+    func testTheUInputXboxPadIsAnXbox360PadToSDLWithXpadsButtons() throws { try uinputXboxPad(.sdl2) }
+    func testTheUInputXboxPadIsAnXbox360PadToSDL3WithXpadsButtons() throws { try uinputXboxPad(.sdl3) }
+
+    func uinputXboxPad(_ library: SDLProbe.Library) throws {
         let pad = try UInputGamepad(identity: .xbox360)
         // SDL's uploads and erases wait in the kernel until the pad answers: answer all the time.
         let feedback = ServicedRumble(pad)
         defer { feedback.stop() }
         let node = try XCTUnwrap(eventually { pad.devnode })
         for hidapi in [true, false] {
-            let sdl = try SDLProbe(hidapi: hidapi, path: node)
+            let sdl = try SDLProbe(library, hidapi: hidapi, path: node)
             defer { sdl.quit() }
             XCTAssertEqual(sdl.info["type"] as? String, "xbox360", "hidapi \(hidapi)")
             // xpad: A, B, X, Y by label; X sits west (SDL's "x"), Y north (SDL's "y").
@@ -179,13 +220,16 @@ final class SDLClientTests: XCTestCase {
 
     // MARK: The host's virtual pads behind serve and forward
 
+    func testAGameOnTheHostSeesTheForwardedDualSenseThroughSDLsHIDAPI() throws { try forwardedDualSense(.sdl2) }
+    func testAGameOnTheHostSeesTheForwardedDualSenseThroughSDL3sHIDAPI() throws { try forwardedDualSense(.sdl3) }
+
     /// A game on the host drives the host's virtual DualSense through SDL's HIDAPI driver; the
     /// physical pad's input arrives, and the game's rumble, lights and trigger effects reach the
     /// physical pad, the rumble stopping when SDL stops it.
-    func testAGameOnTheHostSeesTheForwardedDualSenseThroughSDLsHIDAPI() throws {
+    func forwardedDualSense(_ library: SDLProbe.Library) throws {
         try forwarded(virtual: "dualsense") { physical, virtualPad in
             XCTAssertEqual(virtualPad.bus, .bluetooth, "the host presents its DualSense as SDL's HIDAPI opens it")
-            let sdl = try SDLProbe(hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+            let sdl = try SDLProbe(library, hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
             defer { sdl.quit() }
             XCTAssertEqual(sdl.info["type"] as? String, "ps5")
             XCTAssertEqual(sdl.info["touchpads"] as? Int, 1)
@@ -196,15 +240,19 @@ final class SDLClientTests: XCTestCase {
         }
     }
 
+    func testAGameOnTheHostSeesTheForwardedDualShock4ThroughSDLsHIDAPIAsAPS4Controller() throws { try forwardedDualShock4(.sdl2) }
+    func testAGameOnTheHostSeesTheForwardedDualShock4ThroughSDL3sHIDAPIAsAPS4Controller() throws { try forwardedDualShock4(.sdl3) }
+
     /// A forwarded DualShock 4 is a PS4 controller to a game on the host: SDL's HIDAPI PS4 driver
     /// opens it in enhanced mode (touchpad, gyro, accelerometer, LED, rumble), reads the physical
-    /// pad's calibration through it, and its rumble and LED reach the physical pad's own reports.
-    func testAGameOnTheHostSeesTheForwardedDualShock4ThroughSDLsHIDAPIAsAPS4Controller() throws {
+    /// pad's calibration through it, and its rumble, player colour, LED and raw effects reach the
+    /// physical pad's own reports.
+    func forwardedDualShock4(_ library: SDLProbe.Library) throws {
         let calibration = EmulatedDualShock4Tests.calibration
         try forwarded(virtual: "auto", physical: EmulatedDualSense(kind: .dualShock4, bus: .usb, calibration: calibration)) { physical, virtualPad in
             XCTAssertEqual(virtualPad.kind, .dualShock4)
             XCTAssertEqual(virtualPad.bus, .bluetooth, "the host presents its DualShock 4 as SDL's HIDAPI opens it")
-            let sdl = try SDLProbe(hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+            let sdl = try SDLProbe(library, hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
             defer { sdl.quit() }
             XCTAssertEqual(sdl.info["type"] as? String, "ps4")
             XCTAssertEqual(sdl.info["has_led"] as? Bool, true)
@@ -232,15 +280,26 @@ final class SDLClientTests: XCTestCase {
             XCTAssertEqual(sdl.command("rumble 65535 32896 10000")["rc"] as? Int, 0)
             XCTAssertNotNil(output { $0.motors == MotorLevels(low: 255, high: 128) }, "SDL's rumble; the pad got \(passed)")
             try expectStop(sdl: sdl, motors: motors) { timeout, match in physical.waitForOutput(timeout: timeout, where: match) }
+            // Until a game sets a colour, SDL_hidapi_ps4.c lights the player index's (SetLedsForPlayerIndex).
+            let player = anotherPlayerIndex(sdl)
+            let colours = [RGBColor(red: 0, green: 0, blue: 0x40), RGBColor(red: 0x40, green: 0, blue: 0), RGBColor(red: 0, green: 0x40, blue: 0)]
+            XCTAssertEqual(sdl.command("player \(player)")["rc"] as? Int, 0)
+            XCTAssertNotNil(output { $0.lightbar == colours[player] }, "SDL's player index \(player); the pad got \(passed)")
             XCTAssertEqual(sdl.command("led 255 0 128")["rc"] as? Int, 0)
             XCTAssertNotNil(output { $0.lightbar == RGBColor(red: 255, green: 0, blue: 128) }, "SDL's LED; the pad got \(passed)")
+            // A raw effects block (SDL_SendGamepadEffect): right and left motor, then the lightbar.
+            XCTAssertEqual(sdl.command("effect 0000102030")["rc"] as? Int, 0)
+            XCTAssertNotNil(output { $0.lightbar == RGBColor(red: 0x10, green: 0x20, blue: 0x30) }, "SDL's effect; the pad got \(passed)")
         }
     }
+
+    func testAGameOnTheHostSeesTheForwardedXboxThroughSDLsHIDAPIWithTriggerRumble() throws { try forwardedXbox(.sdl2) }
+    func testAGameOnTheHostSeesTheForwardedXboxThroughSDL3sHIDAPIWithTriggerRumble() throws { try forwardedXbox(.sdl3) }
 
     /// A forwarded Xbox over Bluetooth is an Xbox One controller to a game on the host: SDL's
     /// HIDAPI Xbox One driver opens it with rumble and trigger rumble, and both reach the physical
     /// pad's own report 0x03 with SDL's magnitudes (SDL_hidapi_xboxone.c: level / 655, 0...100).
-    func testAGameOnTheHostSeesTheForwardedXboxThroughSDLsHIDAPIWithTriggerRumble() throws {
+    func forwardedXbox(_ library: SDLProbe.Library) throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-sdl-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR"); try? FileManager.default.removeItem(at: state) }
@@ -258,7 +317,7 @@ final class SDLClientTests: XCTestCase {
         let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
             udev.pads().first { $0.isHostVirtualPad && $0.hidraw != nil && $0.gamepadNode != nil }
         }, "the host never created its virtual pad")
-        let sdl = try SDLProbe(hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+        let sdl = try SDLProbe(library, hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
         defer { sdl.quit() }
         XCTAssertEqual(sdl.info["type"] as? String, "xboxone")
         XCTAssertEqual(sdl.info["has_rumble"] as? Bool, true)
@@ -303,14 +362,18 @@ final class SDLClientTests: XCTestCase {
         }, outputs: outputs)
     }
 
+    func testAGameOnTheHostSeesTheForwardedSwitchProThroughSDLsHIDAPI() throws { try forwardedSwitchPro(.sdl2) }
+    func testAGameOnTheHostSeesTheForwardedSwitchProThroughSDL3sHIDAPI() throws { try forwardedSwitchPro(.sdl3) }
+
     /// A forwarded Switch Pro is a Nintendo Switch Pro controller to a game on the host: SDL's
     /// HIDAPI Switch driver does its own handshake with the host's pad (device info, SPI reads of
     /// the physical pad's calibration, report mode, IMU), reports gyro and accelerometer, every
     /// button by position, and its HD rumble and player lights reach the physical pad.
-    func testAGameOnTheHostSeesTheForwardedSwitchProThroughSDLsHIDAPI() throws {
+    func forwardedSwitchPro(_ library: SDLProbe.Library) throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-sdl-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
-        // Positions, not Nintendo's labels: south is "a" whatever is printed on it.
+        // Positions, not Nintendo's labels: south is "a" whatever is printed on it (SDL 3: always,
+        // SDL_gamepad.c reads this name only inside mappings).
         setenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS", "0", 1)
         defer { unsetenv("PADGATE_STATE_DIR"); unsetenv("SDL_GAMECONTROLLER_USE_BUTTON_LABELS"); try? FileManager.default.removeItem(at: state) }
         let calibration = EmulatedSwitchProTests.calibration
@@ -326,7 +389,7 @@ final class SDLClientTests: XCTestCase {
         let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
             udev.pads().first { $0.isHostVirtualPad && $0.hidraw != nil && $0.gamepadNode != nil && $0.node(.motion) != nil }
         }, "the host never created its virtual pad")
-        let sdl = try SDLProbe(hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+        let sdl = try SDLProbe(library, hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
         defer { sdl.quit() }
         XCTAssertEqual(sdl.info["type"] as? String, "switch-pro")
         XCTAssertEqual(sdl.info["has_rumble"] as? Bool, true)
@@ -399,9 +462,14 @@ final class SDLClientTests: XCTestCase {
         }, "SDL's player lights never reached the physical pad: \(lights)")
     }
 
-    func testAGameOnTheHostSeesTheForwardedPadAsAnXbox360Pad() throws {
+    func testAGameOnTheHostSeesTheForwardedPadAsAnXbox360Pad() throws { try forwardedXbox360(.sdl2) }
+    func testAGameOnTheHostSeesTheForwardedPadAsAnXbox360PadThroughSDL3() throws { try forwardedXbox360(.sdl3) }
+
+    /// `serve --virtual xbox`: an Xbox 360 pad to SDL's evdev driver; its rumble reaches the physical
+    /// pad and stops, and a game's own evdev effect plays for its length.
+    func forwardedXbox360(_ library: SDLProbe.Library) throws {
         try forwarded(virtual: "xbox") { physical, virtualPad in
-            let sdl = try SDLProbe(hidapi: false, path: try XCTUnwrap(virtualPad.gamepadNode?.path))
+            let sdl = try SDLProbe(library, hidapi: false, path: try XCTUnwrap(virtualPad.gamepadNode?.path))
             defer { sdl.quit() }
             XCTAssertEqual(sdl.info["type"] as? String, "xbox360")
             try checkInput(sdl: sdl, send: { try physical.send($0) }, touch: false, buttons: Self.dualSenseButtons)
@@ -411,6 +479,8 @@ final class SDLClientTests: XCTestCase {
                             "SDL's rumble on the host's Xbox pad never reached the physical pad")
             try expectStop(sdl: sdl) { timeout, match in physical.waitForOutput(timeout: timeout, where: match) }
             sdl.quit()
+            // What follows is no SDL's: it runs once, beside SDL 2.
+            guard library == .sdl2 else { return }
 
             // A game's own effect of 300 ms, played once: the physical pad rumbles for its length
             // (ff-memless's rule), not until the effect is erased.
@@ -598,9 +668,10 @@ final class SDLClientTests: XCTestCase {
         }
         XCTAssertEqual(sdl.command("led 255 0 128")["rc"] as? Int, 0)
         XCTAssertNotNil(decoded { $0.lightbar == RGBColor(red: 255, green: 0, blue: 128) }, "SDL's LED; the pad got \(passed)")
-        XCTAssertEqual(sdl.command("player 1")["rc"] as? Int, 0)
-        // SDL_hidapi_ps5.c: player index 1 lights 0x0A.
-        XCTAssertNotNil(decoded { $0.playerLEDs?.mask == 0x0A }, "SDL's player index; the pad got \(passed)")
+        let player = anotherPlayerIndex(sdl)
+        XCTAssertEqual(sdl.command("player \(player)")["rc"] as? Int, 0)
+        // SDL_hidapi_ps5.c: player index 1 lights 0x0A, index 2 lights 0x15.
+        XCTAssertNotNil(decoded { $0.playerLEDs?.mask == (player == 1 ? 0x0A : 0x15) }, "SDL's player index \(player); the pad got \(passed)")
         // A raw effects block: EnableBits1 0x04 (right trigger), the block at offset 10.
         var effects = [UInt8](repeating: 0, count: 47)
         effects[0] = 0x04
@@ -615,6 +686,14 @@ final class SDLClientTests: XCTestCase {
 }
 
 extension SDLClientTests {
+    /// 1, or 2 where the pad is player 1 already. SDL gives each gamepad the first free player index
+    /// as it appears, and setting the index a pad already has sends nothing (SDL_joystick.c:
+    /// SDL_PrivateJoystickAdded and SDL_SetJoystickIDForPlayerIndex, SDL 2 and 3). SDL 3's HIDAPI
+    /// also sees the physical USB-bus pad behind a forwarded one, which may take index 0 first.
+    func anotherPlayerIndex(_ sdl: SDLProbe) -> Int {
+        (sdl.command("info")["player_index"] as? Int) == 1 ? 2 : 1
+    }
+
     /// SDL stops the rumble; across the link the physical pad falls silent within a second, at most
     /// a renewal already on its way gets there first, and no motor report follows the stop.
     func expectStop(sdl: SDLProbe, motors decode: @escaping ([UInt8]) -> MotorLevels? = { (try? DualSenseOutputDecoder.decode($0))?.motors },
@@ -667,9 +746,18 @@ final class ServicedRumble {
     func stop() { lock.withLock { running = false } }
 }
 
-/// sdl-probe as a subprocess: one command line in, one JSON line out.
+/// sdl-probe (SDL 2) or sdl3-probe (SDL 3) as a subprocess: one command line in, one JSON line out.
 final class SDLProbe {
-    static let executable = repositoryRoot.appendingPathComponent(".build/sdl-probe")
+    /// Which SDL a probe runs: the two speak the same commands and answer with the same keys.
+    enum Library: CaseIterable, CustomStringConvertible {
+        case sdl2, sdl3
+
+        var executable: URL { repositoryRoot.appendingPathComponent(self == .sdl2 ? ".build/sdl-probe" : ".build/sdl3-probe") }
+        var builder: String { self == .sdl2 ? "tools/build-sdl-probe.sh" : "tools/build-sdl3.sh" }
+        var description: String { self == .sdl2 ? "SDL 2" : "SDL 3" }
+    }
+
+    let library: Library
     let process = Process()
     private let input = Pipe(), output = Pipe(), errors = Pipe()
     private var pending = Data()
@@ -678,8 +766,9 @@ final class SDLProbe {
 
     struct NotFound: Error, CustomStringConvertible { let description: String }
 
-    init(hidapi: Bool, path: String, wait: Int = 15) throws {
-        process.executableURL = Self.executable
+    init(_ library: Library, hidapi: Bool, path: String, wait: Int = 15) throws {
+        self.library = library
+        process.executableURL = library.executable
         process.arguments = ["--hidapi", hidapi ? "on" : "off", "--path", path, "--wait", String(wait)]
         process.standardInput = input
         process.standardOutput = output
@@ -689,9 +778,10 @@ final class SDLProbe {
             process.terminate()
             process.waitUntilExit()
             let stderr = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
-            throw NotFound(description: "SDL (hidapi \(hidapi)) did not open \(path): \(stderr)")
+            throw NotFound(description: "\(library) (hidapi \(hidapi)) did not open \(path): \(stderr)")
         }
         info = first
+        print("\(library): SDL \(first["sdl_version"] ?? "?") (hidapi \(hidapi)) opened \(path) as \(first["type"] ?? "?")")
     }
 
     func command(_ line: String) -> [String: Any] {

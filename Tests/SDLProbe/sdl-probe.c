@@ -6,16 +6,15 @@
  *
  * Opens the game controller whose SDL path is NODE (/dev/hidraw* through SDL's HIDAPI drivers,
  * /dev/input/event* through its evdev driver), enables its gyro and accelerometer, and answers
- * one command per stdin line with one JSON line on stdout:
+ * one command per stdin line with one JSON line on stdout (probe-common.h, shared with
+ * sdl3-probe.c):
  *
  *   info | state | rumble LOW HIGH MS | triggers LEFT RIGHT MS | led R G B | player N | effect HEX | quit
  *
  * Exit codes: 0 after quit, 2 for usage errors, 3 if no such controller appeared in time.
  */
 #include <SDL.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "probe-common.h"
 
 static const char *type_name(SDL_GameControllerType type) {
     switch (type) {
@@ -28,16 +27,6 @@ static const char *type_name(SDL_GameControllerType type) {
     case SDL_CONTROLLER_TYPE_VIRTUAL: return "virtual";
     default: return "unknown";
     }
-}
-
-static void print_string(const char *key, const char *value, int comma) {
-    printf("\"%s\":\"", key);
-    for (const char *c = value ? value : ""; *c; c++) {
-        if (*c == '"' || *c == '\\') printf("\\%c", *c);
-        else if ((unsigned char)*c < 0x20) printf("\\u%04x", *c);
-        else putchar(*c);
-    }
-    printf("\"%s", comma ? "," : "");
 }
 
 static SDL_GameController *open_by_path(const char *path, int wait_seconds) {
@@ -74,12 +63,18 @@ static SDL_bool button_pressed(SDL_GameController *pad, SDL_GameControllerButton
 
 static void info(SDL_GameController *pad) {
     SDL_Joystick *joystick = SDL_GameControllerGetJoystick(pad);
+    SDL_version version;
+    char version_text[64];
+    SDL_GetVersion(&version);
+    snprintf(version_text, sizeof version_text, "%d.%d.%d", version.major, version.minor, version.patch);
     printf("{");
+    print_string("sdl_version", version_text, 1);
     print_string("name", SDL_GameControllerName(pad), 1);
     print_string("path", SDL_GameControllerPath(pad), 1);
     print_string("type", type_name(SDL_GameControllerGetType(pad)), 1);
     print_string("serial", SDL_GameControllerGetSerial(pad), 1);
-    printf("\"vendor\":%u,\"product\":%u,", SDL_GameControllerGetVendor(pad), SDL_GameControllerGetProduct(pad));
+    printf("\"vendor\":%u,\"product\":%u,\"player_index\":%d,", SDL_GameControllerGetVendor(pad), SDL_GameControllerGetProduct(pad),
+           SDL_GameControllerGetPlayerIndex(pad));
     printf("\"has_led\":%s,\"has_rumble\":%s,\"has_rumble_triggers\":%s,", SDL_GameControllerHasLED(pad) ? "true" : "false",
            SDL_GameControllerHasRumble(pad) ? "true" : "false", SDL_GameControllerHasRumbleTriggers(pad) ? "true" : "false");
     printf("\"touchpads\":%d,\"fingers\":%d,", SDL_GameControllerGetNumTouchpads(pad),
@@ -120,61 +115,34 @@ static void state(SDL_GameController *pad) {
     printf("}\n");
 }
 
-static void result(const char *command, int rc) {
-    printf("{\"command\":\"%s\",\"rc\":%d", command, rc);
-    if (rc != 0) { printf(","); print_string("error", SDL_GetError(), 0); }
-    printf("}\n");
+/* SDL 2's calls already answer 0 or -1. */
+static void info_command(void *pad) { info(pad); }
+static void state_command(void *pad) { state(pad); }
+static int rumble(void *pad, unsigned low, unsigned high, unsigned ms) { return SDL_GameControllerRumble(pad, (Uint16)low, (Uint16)high, ms); }
+static int triggers(void *pad, unsigned left, unsigned right, unsigned ms) {
+    return SDL_GameControllerRumbleTriggers(pad, (Uint16)left, (Uint16)right, ms);
 }
+static int led(void *pad, unsigned red, unsigned green, unsigned blue) { return SDL_GameControllerSetLED(pad, (Uint8)red, (Uint8)green, (Uint8)blue); }
+static int player(void *pad, int index) { SDL_GameControllerSetPlayerIndex(pad, index); return 0; }
+static int effect(void *pad, const unsigned char *bytes, int count) { return SDL_GameControllerSendEffect(pad, bytes, count); }
+
+static const struct probe_commands commands = {
+    info_command, state_command, rumble, triggers, led, player, effect, SDL_GameControllerUpdate, SDL_GetError,
+};
 
 int main(int argc, char **argv) {
-    const char *hidapi = NULL, *path = NULL;
-    int wait_seconds = 10;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--hidapi") == 0) hidapi = argv[i + 1];
-        else if (strcmp(argv[i], "--path") == 0) path = argv[i + 1];
-        else if (strcmp(argv[i], "--wait") == 0) wait_seconds = atoi(argv[i + 1]);
-    }
-    if (!hidapi || !path || (strcmp(hidapi, "on") && strcmp(hidapi, "off"))) {
-        fprintf(stderr, "usage: sdl-probe --hidapi on|off --path NODE [--wait SECONDS]\n");
-        return 2;
-    }
-    SDL_SetHint(SDL_HINT_JOYSTICK_HIDAPI, strcmp(hidapi, "on") == 0 ? "1" : "0");
+    struct probe_args args;
+    if (probe_parse_args(argc, argv, "sdl-probe", &args) != 0) return 2;
+    SDL_SetHint(SDL_HINT_JOYSTICK_HIDAPI, args.hidapi ? "1" : "0");
     if (SDL_Init(SDL_INIT_GAMECONTROLLER | SDL_INIT_SENSOR) != 0) {
         fprintf(stderr, "sdl-probe: SDL_Init: %s\n", SDL_GetError());
         return 2;
     }
-    SDL_GameController *pad = open_by_path(path, wait_seconds);
+    SDL_GameController *pad = open_by_path(args.path, args.wait_seconds);
     if (!pad) { SDL_Quit(); return 3; }
     SDL_GameControllerSetSensorEnabled(pad, SDL_SENSOR_GYRO, SDL_TRUE);
     SDL_GameControllerSetSensorEnabled(pad, SDL_SENSOR_ACCEL, SDL_TRUE);
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    info(pad);
-
-    char line[512];
-    while (fgets(line, sizeof line, stdin)) {
-        unsigned a = 0, b = 0, c = 0;
-        int n = 0;
-        char hex[256];
-        if (strncmp(line, "quit", 4) == 0) break;
-        else if (strncmp(line, "info", 4) == 0) info(pad);
-        else if (strncmp(line, "state", 5) == 0) state(pad);
-        else if (sscanf(line, "rumble %u %u %u", &a, &b, &c) == 3) result("rumble", SDL_GameControllerRumble(pad, (Uint16)a, (Uint16)b, c));
-        else if (sscanf(line, "triggers %u %u %u", &a, &b, &c) == 3) result("triggers", SDL_GameControllerRumbleTriggers(pad, (Uint16)a, (Uint16)b, c));
-        else if (sscanf(line, "led %u %u %u", &a, &b, &c) == 3) result("led", SDL_GameControllerSetLED(pad, (Uint8)a, (Uint8)b, (Uint8)c));
-        else if (sscanf(line, "player %d", &n) == 1) { SDL_GameControllerSetPlayerIndex(pad, n); result("player", 0); }
-        else if (sscanf(line, "effect %255s", hex) == 1) {
-            Uint8 bytes[128];
-            int count = 0;
-            for (const char *h = hex; h[0] && h[1] && count < (int)sizeof bytes; h += 2) {
-                unsigned byte;
-                if (sscanf(h, "%2x", &byte) != 1) break;
-                bytes[count++] = (Uint8)byte;
-            }
-            result("effect", SDL_GameControllerSendEffect(pad, bytes, count));
-        } else { printf("{\"error\":\"unknown command\"}\n"); }
-        /* Let SDL's HIDAPI drivers write what the command queued before the next one. */
-        SDL_GameControllerUpdate();
-    }
+    probe_run(pad, &commands);
     SDL_GameControllerClose(pad);
     SDL_Quit();
     return 0;
