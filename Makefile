@@ -33,8 +33,9 @@ test-devices: deps
 	$(SWIFT) build --build-tests
 	tools/test-devices.sh
 
+# Every kernel line the device tests boot (tools/guest/kernels.conf).
 guest: deps
-	tools/guest/setup.sh
+	for k in $$(awk '!/^#/ && NF {print $$1}' tools/guest/kernels.conf); do PADGATE_GUEST_KERNEL=$$k tools/guest/setup.sh || exit 1; done
 
 demo: deps
 	$(SWIFT) build
