@@ -46,8 +46,11 @@ let package = Package(
         .target(name: "HIDCodecs", dependencies: ["CZlib"]),
         // Pure feedback logic (rumble renderer, patterns): no system library; motor levels from HIDCodecs.
         .target(name: "Feedback", dependencies: ["MonotonicTime", "HIDCodecs"]),
-        // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput.
-        .target(name: "PadDevices", dependencies: ["MonotonicTime",
+        // Pure: a USB device as USB/IP carries it (vhci-hcd's requests and replies), its descriptors
+        // and the control requests a host stack makes of it.
+        .target(name: "USBDevice"),
+        // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput, USB/IP on vhci-hcd.
+        .target(name: "PadDevices", dependencies: ["MonotonicTime", "USBDevice",
             "PadSystem", "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -71,6 +74,7 @@ let package = Package(
 
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MonotonicTimeTests", dependencies: ["MonotonicTime"]),
+        .testTarget(name: "USBDeviceTests", dependencies: ["USBDevice"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireProtocolTests", dependencies: ["MonotonicTime", "WireProtocol", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "TransportTests", dependencies: ["MonotonicTime", "Transport", "PadSystem"]),
         .testTarget(name: "HostDiscoveryTests", dependencies: ["HostDiscovery"]),

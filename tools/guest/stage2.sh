@@ -9,7 +9,7 @@ mount -t devpts devpts /dev/pts 2>/dev/null
 mount -t tmpfs tmpfs /dev/shm 2>/dev/null
 ip link set lo up 2>/dev/null
 /lib/systemd/systemd-udevd --daemon >/dev/null 2>&1
-modprobe -a uhid uinput evdev hid_generic hid_playstation hid_microsoft hid_nintendo hid_sony || echo "guest: WARNING a driver did not load; device tests will fail" >&2
+modprobe -a uhid uinput evdev hid_generic hid_playstation hid_microsoft hid_nintendo hid_sony usbhid vhci_hcd snd_usb_audio || echo "guest: WARNING a driver did not load; device tests will fail" >&2
 udevadm trigger --action=add >/dev/null 2>&1
 udevadm settle --timeout=5 >/dev/null 2>&1
 finish() { echo "$1" > $xfer/rc; sync; echo 0 > /proc/sys/kernel/printk; echo o > /proc/sysrq-trigger; sleep 10; }

@@ -49,7 +49,11 @@ public final class Udev {
                         if let value = string(udev_device_get_sysattr_value(current, name)) { attributes[name] = value }
                     }
                 }
-                ancestors.append(.init(syspath: path, subsystem: sub, properties: properties(current), attributes: attributes))
+                var properties = properties(current)
+                // A USB pad padgate attached to vhci-hcd carries usbhid's phys; its mark in the
+                // port's device id says whose it is, as a uhid pad's phys does.
+                if sub == "hid", let mark = VHCI.mark(ofDeviceAt: path) { properties["HID_PHYS"] = mark.phys }
+                ancestors.append(.init(syspath: path, subsystem: sub, properties: properties, attributes: attributes))
             }
             parent = udev_device_get_parent(current)
         }

@@ -24,9 +24,16 @@ public final class EmulatedDualSense {
     /// host's virtual pad) therefore repeat their last report at this interval when idle.
     public static let idleReportInterval: Duration = .milliseconds(8)
 
+    /// How the kernel sees the pad: a uhid device on the pad's bus, or a USB device on vhci-hcd
+    /// (`VHCI`) with the pad's whole USB identity, its audio function included.
+    public enum Transport: String, Sendable, CaseIterable {
+        case uhid, usb
+    }
+
     public let bus: PadBus
+    public let transport: Transport
     public let macAddress: [UInt8]
-    let uhid: UHIDDevice
+    let uhid: any HIDDeviceEnd
     private let channel: UHIDPadChannel
     private var pumpThread: Thread?
     private var encoder: PlayStationInputEncoder
@@ -84,13 +91,17 @@ public final class EmulatedDualSense {
     ///   nil: the kind's default).
     /// - Parameter firmwareInfo: feature report 0x20 (64 bytes) of a DualSense, 0xa3 (49 bytes) of a
     ///   DualShock 4; nil: the kind's default.
-    public init(kind: PadKind = .dualSense, bus: PadBus = busPresentedToGames, name: String? = nil,
+    /// - Parameter transport: `.usb` makes a DualSense or Edge a USB device on vhci-hcd (its bus
+    ///   is then USB, and `phys` says only whether it is the host's pad or an emulated one).
+    public init(kind: PadKind = .dualSense, bus: PadBus = busPresentedToGames, transport: Transport = .uhid, name: String? = nil,
                 macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
                 calibration: [UInt8]? = nil, firmwareInfo: [UInt8]? = nil,
                 idleRepeat: Duration? = nil) throws {
+        let bus = transport == .usb ? PadBus.usb : bus
         guard let profile = PlayStationPadProfile(kind: kind, bus: bus), let ids = kind.canonicalIDs else {
             throw DeviceError.unsupported("a virtual PlayStation pad cannot be a \(kind.displayName)")
         }
+        self.transport = transport
         self.kind = kind
         self.profile = profile
         self.bus = bus
@@ -100,7 +111,15 @@ public final class EmulatedDualSense {
         self.macAddress = macAddress ?? UHIDPadChannel.randomMAC()
         encoder = PlayStationInputEncoder(layout: profile.layout)
         lastReport = encoder.encode(.dualSenseAtRest)
-        uhid = try UHIDDevice()
+        switch transport {
+        case .uhid: uhid = try UHIDDevice()
+        case .usb:
+            guard let usb = DualSenseUSBDescriptors.descriptors(kind) else {
+                throw DeviceError.unsupported("a USB \(kind.displayName) cannot be made: padgate has a DualSense's and an Edge's USB descriptors")
+            }
+            uhid = try USBIPHIDDevice(descriptors: usb, audioUnits: DualSenseUSBDescriptors.audioUnits,
+                                      mark: phys.hasPrefix(PadPhys.hostVirtual) ? .host : .emulated)
+        }
         channel = UHIDPadChannel(uhid)
         let identity = UHIDDevice.Identity(
             name: name ?? Self.defaultName(kind), phys: phys, uniq: uniq,

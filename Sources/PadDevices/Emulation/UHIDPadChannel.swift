@@ -5,10 +5,10 @@ import Logging
 import MonotonicTime
 import PadSystem
 
-/// What every emulated uhid pad shares: the read pump's loop, whether the driver has the pad open,
-/// and the output reports it has been sent, kept for `takeOutputs()` and `waitForOutput`.
+/// What every emulated pad shares, over uhid or USB: the read pump's loop, whether the driver has
+/// the pad open, and the output reports it has been sent, kept for `takeOutputs()` and `waitForOutput`.
 final class UHIDPadChannel {
-    let uhid: UHIDDevice
+    let uhid: any HIDDeviceEnd
     /// Guards `running`, `isOpen` and `outputs`; broadcast on open, close and every output report.
     private let changed = NSCondition()
     private var outputs: [[UInt8]] = []
@@ -20,7 +20,7 @@ final class UHIDPadChannel {
     private let outputPipe = WakePipe()
     var outputReadyDescriptor: FileDescriptor { outputPipe.descriptor }
 
-    init(_ uhid: UHIDDevice) { self.uhid = uhid }
+    init(_ uhid: any HIDDeviceEnd) { self.uhid = uhid }
 
     /// A random MAC in the locally administered range, as the emulated pads' serial (uniq).
     static func randomMAC() -> [UInt8] {
@@ -32,15 +32,16 @@ final class UHIDPadChannel {
     /// A MAC as uniq carries it: `aa:bb:cc:dd:ee:ff`.
     static func uniq(of mac: [UInt8]) -> String { Hex.encode(mac, separator: ":") }
 
-    /// Starts `pump` on a thread of its own, then creates the device; if the kernel refuses it,
-    /// the thread is stopped again and the error thrown.
+    /// Starts `pump` on a thread of its own, then creates the device (a uhid device with this
+    /// identity and descriptor; a USB device is plugged in when it is made); if the kernel refuses
+    /// it, the thread is stopped again and the error thrown.
     @discardableResult
     func start(_ threadName: String, pump: @escaping () -> Void, creating identity: UHIDDevice.Identity, descriptor: [UInt8]) throws -> Thread {
         let thread = Thread(block: pump)
         thread.name = threadName
         thread.start()
         do {
-            try uhid.create(identity, descriptor: descriptor)
+            if let uhid = uhid as? UHIDDevice { try uhid.create(identity, descriptor: descriptor) }
         } catch {
             stop()
             throw error
@@ -102,7 +103,7 @@ final class UHIDPadChannel {
     /// Answers a GET_REPORT with `data`; nil refuses it (EIO), as a pad refuses a report it lacks.
     func replyGetReport(_ requestID: UInt32, with data: [UInt8]?) {
         if let data {
-            try? uhid.replyGetReport(requestID: requestID, data: data)
+            try? uhid.replyGetReport(requestID: requestID, data: data, error: 0)
         } else {
             try? uhid.replyGetReport(requestID: requestID, data: [], error: UInt16(EIO))
         }
@@ -125,7 +126,7 @@ final class UHIDPadChannel {
                         changed.broadcast()
                     }
                     // Every emulated pad takes every SET_REPORT (none of them keeps one).
-                    if case .setReport(let id, _, _, _) = event { try? uhid.replySetReport(requestID: id) }
+                    if case .setReport(let id, _, _, _) = event { try? uhid.replySetReport(requestID: id, error: 0) }
                     handle(event)
                 }
             } catch {

@@ -1,0 +1,412 @@
+import Foundation
+import Glibc
+import Logging
+import MonotonicTime
+import PadSystem
+import USBDevice
+
+/// The device end of an emulated pad, whichever way the kernel sees it: a uhid device, or a USB
+/// device on vhci-hcd. The pad feeds input reports and answers what the driver asks; the events
+/// it reads are uhid's, whatever the transport.
+protocol HIDDeviceEnd: AnyObject {
+    /// Readable while `read()` has an event.
+    var descriptor: FileDescriptor { get }
+    func input(_ report: [UInt8]) throws
+    func read() throws -> UHIDEvent?
+    func replyGetReport(requestID: UInt32, data: [UInt8], error: UInt16) throws
+    func replySetReport(requestID: UInt32, error: UInt16) throws
+    func destroy() throws
+}
+
+extension UHIDDevice: HIDDeviceEnd {}
+
+/// A pad shown to the host as a real USB device: attached to vhci-hcd through one end of a socket
+/// pair, it answers USB/IP requests with the pad's own descriptors (`USBControlState`), gives the
+/// driver's HID requests to the pad as uhid events, completes the interrupt IN transfers usbhid
+/// keeps queued with the pad's input reports, and takes the audio function's isochronous
+/// transfers at the pace a real device does (one packet a millisecond), so ALSA's clock runs true.
+///
+/// One thread serves the socket; `input` and the replies come from others. Every count is
+/// bounded (`Limits`): the kernel side is trusted to follow USB/IP, but nothing it sends can make
+/// this side grow without end. Closing the socket (or the process dying) detaches the device.
+final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
+    enum Limits {
+        /// usbhid keeps one interrupt IN transfer queued; a few more are tolerated.
+        static let pendingInterruptIn = 8
+        /// Input reports kept while no transfer waits; the newest win (a pad's state supersedes).
+        static let queuedInput = 4
+        /// HID requests awaiting the pad's answer, and events awaiting the pad's read.
+        static let pendingRequests = 16
+        static let events = 64
+        /// Audio transfers waiting for their moment (snd-usb-audio queues a handful per stream).
+        static let pendingIsochronous = 64
+        /// A write the kernel does not take within this long ends the device (a stalled reader).
+        static let sendTimeout: Duration = .seconds(2)
+    }
+
+    /// How the pad's interfaces are reached: the HID interface's endpoints and the audio streams'.
+    struct Endpoints: Sendable {
+        var hidIn: UInt8 = 0x84
+        var hidOut: UInt8 = 0x03
+        /// Bytes of one microphone packet: 48 samples of 2 channels of 16 bits.
+        var microphonePacket = 192
+    }
+
+    let devid: UInt32
+    private let socket: OwnedDescriptor
+    private var port: UInt32?
+    private let endpoints: Endpoints
+    /// Server thread only.
+    private var control: USBControlState
+    private var buffer = [UInt8](repeating: 0, count: USBIPLimits.headerSize + Int(USBIPLimits.maximumTransfer)
+                                                   + Int(USBIPLimits.maximumPackets) * USBIPLimits.isoPacketDescriptorSize)
+    private var packets: [USBIPIsoPacket] = []
+
+    /// Guards everything below it.
+    private let lock = NSLock()
+    private var events: [UHIDEvent] = []
+    private var awaitingPad: [UInt32: USBIPSubmit] = [:]
+    private var interruptIn: [USBIPSubmit] = []
+    private var queuedInput: [[UInt8]] = []
+    private var isochronous: [(due: MonotonicInstant, submit: USBIPSubmit, packets: [USBIPIsoPacket])] = []
+    private var nextFrame: [UInt8: MonotonicInstant] = [:]
+    private var opened = false
+    private(set) var droppedInputs = 0
+    private(set) var audioBytesReceived = 0
+    /// Writes come from the server thread and from `input`/replies: one at a time.
+    private let writeLock = NSLock()
+    private var reply = [UInt8](repeating: 0, count: USBIPLimits.headerSize + Int(USBIPLimits.maximumTransfer)
+                                                  + Int(USBIPLimits.maximumPackets) * USBIPLimits.isoPacketDescriptorSize)
+    private let eventPipe = WakePipe()
+    private let stopPipe = WakePipe()
+    private var stopped = false
+    private let log = Logger(label: "padgate.devices.usb")
+
+    /// Makes the socket pair, starts serving it and attaches the kernel's end to a free port.
+    init(descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], mark: VHCI.Mark, endpoints: Endpoints = Endpoints()) throws {
+        if let reason = VHCI.unavailableReason() { throw DeviceError.unsupported(reason) }
+        var pair: [CInt] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw DeviceError.from(errno: .current, call: "socketpair", path: VHCI.directory)
+        }
+        socket = OwnedDescriptor(FileDescriptor(rawValue: pair[0]))
+        let kernelEnd = OwnedDescriptor(FileDescriptor(rawValue: pair[1]))
+        var timeout = timeval(tv_sec: Int(Limits.sendTimeout / .seconds(1)), tv_usec: 0)
+        _ = setsockopt(pair[0], SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        control = USBControlState(descriptors: descriptors, audioUnits: audioUnits)
+        self.endpoints = endpoints
+        devid = mark.rawValue << 16 | UInt32.random(in: 1...0xffff)
+        let thread = Thread { [self] in serve() }
+        thread.name = "padgate-usbip"
+        thread.start()
+        do {
+            port = try VHCI.attach(socket: kernelEnd.descriptor, devid: devid)
+        } catch {
+            stop()
+            throw error
+        }
+        kernelEnd.close()   // the kernel holds its own reference now
+    }
+
+    deinit { try? destroy() }
+
+    var descriptor: FileDescriptor { eventPipe.descriptor }
+
+    /// Detaches the device (once): its drivers let go and its nodes disappear.
+    func destroy() throws {
+        let port = lock.withLock { () -> UInt32? in defer { self.port = nil }; return self.port }
+        if let port { try? VHCI.detach(port: port) }
+        stop()
+    }
+
+    private func stop() {
+        let first = lock.withLock { defer { stopped = true }; return !stopped }
+        guard first else { return }
+        stopPipe.wake()
+        Glibc.shutdown(socket.descriptor.rawValue, Int32(SHUT_RDWR))
+    }
+
+    // MARK: The pad's side
+
+    func input(_ report: [UInt8]) throws {
+        lock.lock()
+        guard !interruptIn.isEmpty else {
+            if queuedInput.count >= Limits.queuedInput { queuedInput.removeFirst(); droppedInputs += 1 }
+            queuedInput.append(report)
+            lock.unlock()
+            return
+        }
+        let submit = interruptIn.removeFirst()
+        lock.unlock()
+        try complete(submit, data: report)
+    }
+
+    func read() throws -> UHIDEvent? {
+        lock.withLock {
+            guard !events.isEmpty else { eventPipe.drain(); return nil }
+            return events.removeFirst()
+        }
+    }
+
+    func replyGetReport(requestID: UInt32, data: [UInt8], error: UInt16) throws {
+        guard let submit = lock.withLock({ awaitingPad.removeValue(forKey: requestID) }) else { return }
+        if error != 0 { try stall(submit) } else { try complete(submit, data: data) }
+    }
+
+    func replySetReport(requestID: UInt32, error: UInt16) throws {
+        guard let submit = lock.withLock({ awaitingPad.removeValue(forKey: requestID) }) else { return }
+        if error != 0 { try stall(submit) } else { try complete(submit, data: []) }
+    }
+
+    private func post(_ event: UHIDEvent) {
+        lock.withLock {
+            if events.count >= Limits.events { events.removeFirst() }
+            events.append(event)
+        }
+        eventPipe.wake()
+    }
+
+    // MARK: The kernel's side
+
+    private func serve() {
+        defer { post(.close) }
+        while !lock.withLock({ stopped }) {
+            let due = lock.withLock { isochronous.map(\.due).min() }
+            let ready = Poll.wait([socket.descriptor, stopPipe.descriptor], timeout: due.map { max(.zero, $0 - .now) })
+            if ready[1].readable { return }
+            do {
+                try completeDueIsochronous()
+                if ready[0].readable || ready[0].hungUp {
+                    guard try readRequest() else { return }
+                }
+            } catch {
+                if !lock.withLock({ stopped }) { log.error("usb/ip: \(error); the pad is detached") }
+                stop()
+                return
+            }
+        }
+    }
+
+    /// Reads `count` bytes into the buffer at `offset`; false at end of stream.
+    private func readFully(_ count: Int, at offset: Int) throws -> Bool {
+        var done = 0
+        while done < count {
+            let n = try buffer.withUnsafeMutableBytes { bytes throws(SystemCallError) in
+                try socket.descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[(offset + done)..<(offset + count)]))
+            }
+            if n == 0 { return false }
+            done += n
+        }
+        return true
+    }
+
+    /// One request from the kernel; false when the kernel closed its end.
+    private func readRequest() throws -> Bool {
+        guard try readFully(USBIPLimits.headerSize, at: 0) else { return false }
+        let request = try buffer.withUnsafeBytes { bytes throws(USBIPError) in try USBIPCodec.request(UnsafeRawBufferPointer(rebasing: bytes[0..<USBIPLimits.headerSize])) }
+        switch request {
+        case .submit(let submit):
+            let payload = submit.outLength + submit.descriptorLength
+            guard try readFully(payload, at: USBIPLimits.headerSize) else { return false }
+            try handle(submit)
+        case .unlink(let unlink):
+            try handle(unlink)
+        }
+        return true
+    }
+
+    private func outData(_ submit: USBIPSubmit) -> [UInt8] {
+        Array(buffer[USBIPLimits.headerSize..<(USBIPLimits.headerSize + submit.outLength)])
+    }
+
+    private func handle(_ submit: USBIPSubmit) throws {
+        let address = submit.endpoint | (submit.direction == .in ? 0x80 : 0)
+        if submit.endpoint == 0 { return try handleControl(submit) }
+        guard control.isActive(endpoint: address), let (_, endpoint) = control.descriptors.endpoint(address) else {
+            return try stall(submit)
+        }
+        switch endpoint.transferType {
+        case 3 where address == endpoints.hidIn:
+            lock.lock()
+            let firstOpen = !opened
+            opened = true
+            if !queuedInput.isEmpty {
+                let report = queuedInput.removeFirst()
+                lock.unlock()
+                if firstOpen { post(.open) }
+                return try complete(submit, data: report)
+            }
+            if interruptIn.count >= Limits.pendingInterruptIn {
+                lock.unlock()
+                return try stall(submit)
+            }
+            interruptIn.append(submit)
+            lock.unlock()
+            if firstOpen { post(.open) }
+        case 3 where address == endpoints.hidOut:
+            post(.output(outData(submit), .output))
+            try complete(submit, data: [], actualLength: submit.bufferLength)
+        case 1:
+            try queueIsochronous(submit, interval: endpoint.interval)
+        default:
+            try stall(submit)
+        }
+    }
+
+    private func handleControl(_ submit: USBIPSubmit) throws {
+        let data = submit.direction == .out ? outData(submit) : []
+        switch control.handle(submit.setup, data: data) {
+        case .answer(let bytes):
+            if submit.direction == .in {
+                try complete(submit, data: Array(bytes.prefix(min(Int(submit.setup.length), Int(submit.bufferLength)))))
+            } else {
+                try complete(submit, data: [], actualLength: submit.bufferLength)
+            }
+        case .stall:
+            try stall(submit)
+        case .hid(let request):
+            switch request {
+            case .setReport(type: 2, _, let report):
+                // An output report through the control pipe: the pad takes it as from the OUT endpoint.
+                post(.output(report, .output))
+                try complete(submit, data: [], actualLength: submit.bufferLength)
+            case .setReport(let type, let id, let report):
+                guard lock.withLock({ () -> Bool in
+                    guard awaitingPad.count < Limits.pendingRequests else { return false }
+                    awaitingPad[submit.seqnum] = submit
+                    return true
+                }) else { return try stall(submit) }
+                post(.setReport(requestID: submit.seqnum, reportNumber: id, type: Self.reportType(type), data: report))
+            case .getReport(let type, let id, _):
+                guard lock.withLock({ () -> Bool in
+                    guard awaitingPad.count < Limits.pendingRequests else { return false }
+                    awaitingPad[submit.seqnum] = submit
+                    return true
+                }) else { return try stall(submit) }
+                post(.getReport(requestID: submit.seqnum, reportNumber: id, type: Self.reportType(type)))
+            }
+        }
+    }
+
+    /// USB's report types (1 input, 2 output, 3 feature) as uhid's.
+    private static func reportType(_ type: UInt8) -> HIDReportType {
+        switch type { case 1: .input; case 2: .output; default: .feature }
+    }
+
+    /// Isochronous transfers complete at the device's pace: one packet per service interval
+    /// (2^(bInterval-1) microframes at high speed), each endpoint's transfers end to end.
+    private func queueIsochronous(_ submit: USBIPSubmit, interval: UInt8) throws {
+        let count = Int(submit.packetCount)
+        var list: [USBIPIsoPacket] = []
+        list.reserveCapacity(count)
+        try buffer.withUnsafeBytes { bytes in
+            let descriptors = UnsafeRawBufferPointer(rebasing: bytes[(USBIPLimits.headerSize + submit.outLength)...])
+            for i in 0..<count {
+                let packet = USBIPIsoPacket(descriptors, index: i)
+                guard packet.offset <= UInt32(submit.bufferLength), packet.length <= UInt32(submit.bufferLength) - packet.offset else {
+                    throw USBIPError.badLength(Int32(bitPattern: packet.offset &+ packet.length))
+                }
+                list.append(packet)
+            }
+        }
+        if submit.direction == .out { lock.withLock { audioBytesReceived += submit.outLength } }
+        let period = Duration.microseconds(125 << max(0, min(Int(interval) - 1, 15)))
+        let now = MonotonicInstant.now
+        let full = lock.withLock { () -> Bool in
+            guard isochronous.count < Limits.pendingIsochronous else { return true }
+            let start = max(nextFrame[submit.endpoint | (submit.direction == .in ? 0x80 : 0)] ?? now, now - period)
+            let due = start + period * max(count, 1)
+            nextFrame[submit.endpoint | (submit.direction == .in ? 0x80 : 0)] = due
+            isochronous.append((due, submit, list))
+            return false
+        }
+        if full { try stall(submit) }
+    }
+
+    private func completeDueIsochronous() throws {
+        let now = MonotonicInstant.now
+        let due = lock.withLock { () -> [(due: MonotonicInstant, submit: USBIPSubmit, packets: [USBIPIsoPacket])] in
+            let ready = isochronous.filter { $0.due <= now }
+            isochronous.removeAll { $0.due <= now }
+            return ready
+        }
+        for entry in due {
+            var packets = entry.packets
+            var data: [UInt8] = []
+            var offset: UInt32 = 0
+            for i in packets.indices {
+                if entry.submit.direction == .in {
+                    // The microphone: silence until the pad's own microphone is forwarded.
+                    let length = min(Int(packets[i].length), endpoints.microphonePacket)
+                    data.append(contentsOf: repeatElement(0, count: length))
+                    packets[i].actualLength = UInt32(length)
+                    offset += UInt32(length)
+                } else {
+                    packets[i].actualLength = packets[i].length
+                    offset += packets[i].length
+                }
+                packets[i].status = 0
+            }
+            try completeIsochronous(entry.submit, data: data, packets: packets, total: Int32(offset))
+        }
+    }
+
+    private func handle(_ unlink: USBIPUnlink) throws {
+        let found = lock.withLock { () -> Bool in
+            if awaitingPad.removeValue(forKey: unlink.victim) != nil { return true }
+            if let i = interruptIn.firstIndex(where: { $0.seqnum == unlink.victim }) { interruptIn.remove(at: i); return true }
+            if let i = isochronous.firstIndex(where: { $0.submit.seqnum == unlink.victim }) { isochronous.remove(at: i); return true }
+            return false
+        }
+        try send { out in
+            USBIPCodec.writeUnlinkReply(to: unlink, status: found ? -ECONNRESET : 0, into: out)
+            return USBIPLimits.headerSize
+        }
+    }
+
+    // MARK: Replies
+
+    private func complete(_ submit: USBIPSubmit, data: [UInt8], actualLength: Int32? = nil) throws {
+        let length = min(data.count, Int(submit.bufferLength))
+        try send { out in
+            USBIPCodec.writeSubmitReply(to: submit, status: 0, actualLength: actualLength ?? Int32(length), into: out)
+            if submit.direction == .in {
+                data.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[USBIPLimits.headerSize...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+                return USBIPLimits.headerSize + length
+            }
+            return USBIPLimits.headerSize
+        }
+    }
+
+    private func completeIsochronous(_ submit: USBIPSubmit, data: [UInt8], packets: [USBIPIsoPacket], total: Int32) throws {
+        try send { out in
+            USBIPCodec.writeSubmitReply(to: submit, status: 0, actualLength: total, packetCount: Int32(packets.count), into: out)
+            var end = USBIPLimits.headerSize
+            if submit.direction == .in {
+                data.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[end...]).copyMemory(from: $0) }
+                end += data.count
+            }
+            let descriptors = UnsafeMutableRawBufferPointer(rebasing: out[end...])
+            for (i, packet) in packets.enumerated() { packet.write(into: descriptors, index: i) }
+            return end + packets.count * USBIPLimits.isoPacketDescriptorSize
+        }
+    }
+
+    /// A stall (-EPIPE), as a device answers a request it does not take.
+    private func stall(_ submit: USBIPSubmit) throws {
+        try send { out in
+            USBIPCodec.writeSubmitReply(to: submit, status: -EPIPE, actualLength: 0, into: out)
+            return USBIPLimits.headerSize
+        }
+    }
+
+    /// Fills the reply buffer with `fill` (which returns the length) and writes it whole.
+    private func send(_ fill: (UnsafeMutableRawBufferPointer) -> Int) throws {
+        try writeLock.withLock {
+            try reply.withUnsafeMutableBytes { out in
+                let length = fill(out)
+                try socket.descriptor.writeAll(UnsafeRawBufferPointer(rebasing: out[0..<length]))
+            }
+        }
+    }
+}
