@@ -149,7 +149,7 @@ public final class HostAdministration: @unchecked Sendable {
             let now = MonotonicInstant.now
             return input.sessions.values.sorted { $0.id < $1.id }.map { session in
                 SessionSummary(id: session.id, name: session.name.raw, address: session.address, fingerprint: session.fingerprint,
-                               pads: session.pads.virtualPadsBySlot.map { "\($0.slot): \($0.pad.arrival.type.displayName)" },
+                               pads: session.pads.virtualPadsBySlot.map { "\($0.slot): \($0.pad.arrival.type.displayName) (\($0.pad.presentation))" },
                                lastHeardMilliseconds: Int((now - session.lastAuthentic) / .milliseconds(1)),
                                received: session.opener.window.highest,
                                rejected: session.opener.rejected.values.reduce(0, +), link: session.pads.clientFigures)

@@ -8,6 +8,7 @@ import WireProtocol
 /// thread may write DualSense output reports to it (`gameWrites`), which come back as feedback
 /// exactly as they would from the uhid DualSense; a pipe wakes the host's poll for them.
 public final class InProcessPad: VirtualPad {
+    public var presentation: String { "in-process" }
     public let arrival: PadArrival
     private let lock = NSLock()
     private var _state: PadStateSnapshot

@@ -19,19 +19,42 @@ public final class PlayStationVirtualPad: VirtualPad {
 
     /// - Parameter kind: what to present; nil: the arriving pad's own kind (a pad outside the
     ///   PlayStation family, or `serve --virtual dualsense`, is shown as a DualSense).
-    public init(arrival: PadArrival, presenting kind: PadKind? = nil) throws {
+    /// - Parameter transport: `.usb`: a DualSense or Edge as a USB device on vhci-hcd, with its
+    ///   audio function and an address derived from the physical pad's identity (the same on every
+    ///   reconnect and host restart, so Steam keeps its settings); `.uhid`: on the Bluetooth bus.
+    public init(arrival: PadArrival, presenting kind: PadKind? = nil, transport: EmulatedDualSense.Transport = .uhid) throws {
         self.arrival = arrival
         let identity = Self.identity(for: arrival, presenting: kind)
         translator = GameOutputTranslator(slot: arrival.slot, kind: identity.kind)
         calibration = identity.calibration
-        device = try EmulatedDualSense(kind: identity.kind, bus: EmulatedDualSense.busPresentedToGames, name: arrival.name.isEmpty ? nil : arrival.name,
+        device = try EmulatedDualSense(kind: identity.kind, bus: EmulatedDualSense.busPresentedToGames, transport: transport,
+                                      name: arrival.name.isEmpty ? nil : arrival.name,
+                                      macAddress: transport == .usb ? Self.stableAddress(for: arrival, kind: identity.kind) : nil,
                                       phys: PadPhys.hostVirtual, calibration: identity.calibrationReport,
                                       firmwareInfo: identity.firmwareInfo, idleRepeat: EmulatedDualSense.idleReportInterval)
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
             device.stop()
-            let driver = identity.kind == .dualShock4 ? "hid-sony (or hid-playstation on 6.2 and later)" : "hid-playstation"
+            let driver = identity.kind == .dualShock4 ? "hid-sony (or hid-playstation on 6.2 and later)" : transport == .usb ? "usbhid and hid-playstation" : "hid-playstation"
             throw DeviceError.unsupported("\(driver) did not bind the virtual \(identity.kind.displayName): sudo modprobe \(identity.kind == .dualShock4 ? "hid-sony" : "hid-playstation")")
         }
+    }
+
+    /// How games reach this pad: "usb" (a USB device on vhci-hcd) or "uhid".
+    public var presentation: String { device.transport.rawValue }
+
+    /// An address for the host's pad that is the same whenever the same physical pad arrives: a
+    /// hash of its factory calibration and firmware reports (unique to each pad), locally
+    /// administered so it can never be a real pad's. nil (a random one) when the pad sent none.
+    static func stableAddress(for arrival: PadArrival, kind: PadKind) -> [UInt8]? {
+        let calibration = arrival.identity.calibration.bytes
+        guard !calibration.isEmpty else { return nil }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a
+        for byte in [kind.rawValue] + calibration + arrival.identity.firmware.bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        var mac = (0..<6).map { UInt8(truncatingIfNeeded: hash >> (8 * UInt64($0))) }
+        mac[0] = (mac[0] & 0xfc) | 0x02
+        return mac
     }
 
     /// The kind `serve --virtual auto` shows an arriving pad as, when it is a PlayStation pad.

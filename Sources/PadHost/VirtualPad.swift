@@ -20,6 +20,9 @@ public protocol VirtualPad: AnyObject {
     var feedbackDeadline: MonotonicInstant? { get }
     /// Unplugs the virtual pad. Callers release every control first.
     func remove()
+    /// How games on this machine reach the pad (`host status` shows it): "usb" (a USB device on
+    /// vhci-hcd), "uhid", "uinput" or "in-process".
+    var presentation: String { get }
 }
 
 /// Makes a virtual pad for an arriving one, by the host's `--virtual` choice.
@@ -27,6 +30,7 @@ public typealias VirtualPadFactory = (PadArrival) throws -> VirtualPad
 
 extension VirtualPad {
     public var feedbackDeadline: MonotonicInstant? { nil }
+    public var presentation: String { "uhid" }
     /// Pads that show no battery (uinput ones) ignore it.
     public func apply(_ battery: BatteryReport) throws {}
 }

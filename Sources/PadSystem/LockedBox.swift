@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 
 /// A value shared between threads, behind a lock: the demo's threads, the control socket's wait
@@ -8,4 +9,13 @@ public final class LockedBox<Value>: @unchecked Sendable {
     public init(_ value: Value) { stored = value }
     public var value: Value { lock.withLock { stored } }
     public func update(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
+}
+
+/// Runs something the first time only, whichever thread asks (a notice said once per process).
+public final class OnceFlag: Sendable {
+    private let done = Atomic<Bool>(false)
+    public init() {}
+    public func once(_ body: () -> Void) {
+        if !done.exchange(true, ordering: .acquiringAndReleasing) { body() }
+    }
 }

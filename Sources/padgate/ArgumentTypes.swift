@@ -29,3 +29,5 @@ struct PlayStationKind: ExpressibleByArgument {
     static var allValueStrings: [String] { PadKind.allCases.filter(\.isPlayStation).map(\.name) }
     var defaultValueDescription: String { kind.name }
 }
+
+extension EmulatedDualSense.Transport: ExpressibleByArgument {}

@@ -30,6 +30,9 @@ struct EmulateCommand: ParsableCommand {
     @Option(help: "Bus to present: bt (the default: SDL's HIDAPI driver opens it with gyro, touchpad and lights) or usb. With --replay, the recording's own bus.")
     var bus: PadBus?
 
+    @Option(help: "How the kernel sees the pad: uhid (the default) or usb (a real USB device on vhci-hcd, with the pad's audio function; needs --bus usb and vhci-hcd).")
+    var transport: EmulatedDualSense.Transport = .uhid
+
     @Option(help: "A script of inputs to play (see docs/emulate-script.md).")
     var script: String?
 
@@ -48,6 +51,9 @@ struct EmulateCommand: ParsableCommand {
     func validate() throws {
         if script != nil && replay != nil { throw ValidationError("use either --script or --replay, not both") }
         if loop && replay == nil { throw ValidationError("--loop repeats a --replay recording; a --script loops with its own 'repeat'") }
+        if transport == .usb && (device != .dualsense || (bus ?? .usb) != .usb) {
+            throw ValidationError("--transport usb makes a USB DualSense: with dualsense and --bus usb")
+        }
         if device != .dualsense && (script != nil || replay != nil) {
             throw ValidationError("--script and --replay drive an emulated DualSense; the \(device.rawValue) pad is held neutral")
         }
@@ -56,9 +62,9 @@ struct EmulateCommand: ParsableCommand {
     func run() throws {
         if device != .dualsense { return try runUInputPad() }
         // The input is read first: a typo in a file name should not cost a pad plug and unplug.
-        let bus = try self.bus ?? replay.map(InputFeeder.recordingBus) ?? EmulatedDualSense.busPresentedToGames
+        let bus = transport == .usb ? .usb : try self.bus ?? replay.map(InputFeeder.recordingBus) ?? EmulatedDualSense.busPresentedToGames
         let source = try InputFeeder.Source(bus: bus, script: script, replay: replay, loop: loop)
-        let pad = try EmulatedDualSense(bus: bus, idleRepeat: EmulatedDualSense.idleReportInterval)
+        let pad = try EmulatedDualSense(bus: bus, transport: transport, idleRepeat: EmulatedDualSense.idleReportInterval)
         let started = MonotonicInstant.now
         pad.onOutput = { report in OutputPrinter.print(report, json: json, since: started) }
         SignalTrap.install { pad.stop() }
@@ -66,7 +72,7 @@ struct EmulateCommand: ParsableCommand {
             pad.stop()
             throw DeviceError.unsupported("the kernel did not bind a driver to the virtual DualSense within 10 s: is hid-playstation available (sudo modprobe hid-playstation)?")
         }
-        console.info("padgate: virtual DualSense (\(bus.shortName), \(pad.uniq)) is up; Ctrl-C unplugs it")
+        console.info("padgate: virtual DualSense (\(bus.shortName)\(transport == .usb ? ", a USB device on vhci-hcd" : ""), \(pad.uniq)) is up; Ctrl-C unplugs it")
 
         let feeder = InputFeeder(pad: pad, source: source)
         let deadline = duration.map { started + SecondsOption.duration($0) }

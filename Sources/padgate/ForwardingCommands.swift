@@ -26,6 +26,10 @@ struct HostAddress: ExpressibleByArgument, CustomStringConvertible {
 
 enum VirtualChoice: String, ExpressibleByArgument, CaseIterable {
     case auto, dualsense, xbox
+    /// auto, with a DualSense or Edge always a USB device on vhci-hcd (an error where it cannot be).
+    case usb
+    /// auto, with every pad through uhid (no USB device).
+    case uhid
     /// Not a device at all: the virtual pad lives in the server process and prints its state.
     case inProcess = "in-process"
 }
@@ -50,7 +54,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Address to listen on, IPv6 or IPv4 (the default '::' is both; 127.0.0.1 or ::1: this machine only).")
     var address = PadServer.everyAddress
     @Flag(help: "Do not announce this host on the LAN (DNS-SD through avahi-daemon).") var noAnnounce = false
-    @Option(help: "Virtual pad kind: auto (each pad as its own family where uhid works: DualSense, Edge, DualShock 4, Xbox One over Bluetooth, Switch Pro; else an Xbox 360 pad), dualsense (every pad as a DualSense), xbox (every pad as an Xbox 360 pad, uinput).")
+    @Option(help: "Virtual pad kind: auto (each pad as its own family: a DualSense or Edge as a USB device on vhci-hcd where it can be, else through uhid like DualShock 4, Xbox One over Bluetooth and Switch Pro; without uhid an Xbox 360 pad), usb (auto, DualSense and Edge always as USB devices), uhid (auto without USB devices), dualsense (every pad as a DualSense), xbox (every pad as an Xbox 360 pad, uinput).")
     var virtual: VirtualChoice = .auto
     @Option(parsing: .unconditional, help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
     @Option(parsing: .unconditional, help: "Most clients with a session at once.") var maxClients = PadServer.Limits().maxClients
@@ -154,24 +158,47 @@ struct ServeCommand: ParsableCommand {
 
     static func factory(_ choice: VirtualChoice) -> VirtualPadFactory {
         { arrival in
+            let usbUnavailable = Self.usbUnavailable
             switch choice {
             case .dualsense: return try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense)
             case .xbox: return try XboxVirtualPad(arrival: arrival)
             case .inProcess: return PrintingPad(arrival: arrival)
-            case .auto:
+            case .auto, .usb, .uhid:
+                // A DualSense or Edge as a USB device where vhci-hcd is open to us (its audio
+                // function, a real USB parent for SDL and Proton), said once where it is not.
+                if choice != .uhid, arrival.type.isDualSenseFamily {
+                    if let reason = VHCI.unavailableReason() {
+                        if choice == .usb { throw DeviceError.unsupported("--virtual usb: \(reason)") }
+                        usbUnavailable.once { commandLog.notice("DualSense pads are shown through uhid, not as USB devices: \(reason)") }
+                    } else {
+                        do {
+                            return try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type, transport: .usb)
+                        } catch where choice == .auto {
+                            commandLog.warning("slot \(arrival.slot.rawValue): the USB \(arrival.type.displayName) could not be made (\(error)); showing it through uhid")
+                        }
+                    }
+                }
                 // Each family as itself where uhid is open to us; else the uinput Xbox 360 pad.
                 guard access(UHIDDevice.path, W_OK) == 0 else { return try XboxVirtualPad(arrival: arrival) }
-                if let own = PlayStationVirtualPad.ownKind(of: arrival), let pad = try? PlayStationVirtualPad(arrival: arrival, presenting: own) { return pad }
-                if arrival.type == .xbox, let pad = try? XboxOneVirtualPad(arrival: arrival) { return pad }
-                if arrival.type == .switchPro, let pad = try? SwitchProVirtualPad(arrival: arrival) { return pad }
+                do {
+                    if let own = PlayStationVirtualPad.ownKind(of: arrival) { return try PlayStationVirtualPad(arrival: arrival, presenting: own) }
+                    if arrival.type == .xbox { return try XboxOneVirtualPad(arrival: arrival) }
+                    if arrival.type == .switchPro { return try SwitchProVirtualPad(arrival: arrival) }
+                } catch {
+                    commandLog.warning("slot \(arrival.slot.rawValue): the \(arrival.type.displayName) could not be shown as itself (\(error)); showing an Xbox 360 pad")
+                }
                 return try XboxVirtualPad(arrival: arrival)
             }
         }
     }
+
+    /// `serve` says once, not per pad, why DualSense pads are not USB devices.
+    static let usbUnavailable = OnceFlag()
 }
 
 /// The in-process stand-in, printing what a game would see.
 final class PrintingPad: VirtualPad {
+    var presentation: String { "in-process" }
     let inner: InProcessPad
     var arrival: PadArrival { inner.arrival }
     init(arrival: PadArrival) {

@@ -14,7 +14,15 @@ final class ForwardingTests: XCTestCase {
     var state: URL!
     override func setUp() { state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-fwd-\(UUID())") }
 
-    func testInputFeedbackAndReleaseAcrossTheLink() throws {
+    func testInputFeedbackAndReleaseAcrossTheLink() throws { try inputFeedbackAndRelease(virtual: "dualsense", hostBus: .bluetooth) }
+
+    /// The same against the host's DualSense as a USB device on vhci-hcd (`--virtual usb`).
+    func testInputFeedbackAndReleaseAcrossTheLinkToAUSBHostPad() throws {
+        if let reason = VHCI.unavailableReason() { try skipLoudly(reason) }
+        try inputFeedbackAndRelease(virtual: "usb", hostBus: .usb)
+    }
+
+    func inputFeedbackAndRelease(virtual: String, hostBus: PadBus) throws {
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR") }
         let physical = try EmulatedDualSense(bus: .usb)
@@ -23,7 +31,7 @@ final class ForwardingTests: XCTestCase {
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
 
         let port = String(47900 + Int.random(in: 0..<50))
-        let serve = try startPairedServe(["--virtual", "dualsense"], host: "127.0.0.1", port: port)
+        let serve = try startPairedServe(["--virtual", virtual], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"])
         defer { forward.interrupt() }
@@ -32,6 +40,7 @@ final class ForwardingTests: XCTestCase {
             udev.pads().first { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.capabilities.contains(.battery) }
         }, "the host never created its virtual DualSense")
         XCTAssertEqual(virtualPad.kind, .dualSense)
+        XCTAssertEqual(virtualPad.bus, hostBus)
         let reader = try LivePadReader(pad: virtualPad)
 
         // Input: buttons, sticks, triggers, touch, motion.
@@ -71,12 +80,7 @@ final class ForwardingTests: XCTestCase {
         // Feedback: a game's lightbar (through the LED class device) and rumble (force feedback)
         // on the virtual pad come back to the physical pad as output reports.
         _ = physical.takeOutputs()
-        let leds = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/leds")) ?? []
-        let hidName = virtualPad.id.split(separator: "/").last.map(String.init) ?? "?"
-        let rgb = try XCTUnwrap(leds.filter { $0.hasSuffix(":rgb:indicator") }.map { "/sys/class/leds/" + $0 }
-            .first { (try? FileManager.default.destinationOfSymbolicLink(atPath: $0))?.contains(hidName) ?? false })
-        try "10 200 30".write(toFile: rgb + "/multi_intensity", atomically: false, encoding: .ascii)
-        try "255".write(toFile: rgb + "/brightness", atomically: false, encoding: .ascii)
+        try LEDClassDevices(pad: virtualPad).setColor(RGBColor(red: 10, green: 200, blue: 30))
         let lightbar = physical.waitForOutput(timeout: .seconds(5)) { report in
             (try? DualSenseOutputDecoder.decode(report))?.lightbar == RGBColor(red: 10, green: 200, blue: 30)
         }
@@ -103,6 +107,9 @@ final class ForwardingTests: XCTestCase {
         XCTAssertNotNil(released, "a killed client left a button held on the host")
         XCTAssertNotNil(eventually(timeout: .seconds(5)) { udev.pads().contains { $0.isHostVirtualPad } ? nil : true },
                         "the virtual pad was not removed")
+        if hostBus == .usb {
+            XCTAssertTrue(VHCI.ports().allSatisfy { $0.devid >> 16 != VHCI.Mark.host.rawValue }, "a vhci port still holds the host's pad")
+        }
     }
 
     /// A calibration no padgate default has: gyro bias and asymmetric ranges, a slower speed, an
@@ -117,7 +124,15 @@ final class ForwardingTests: XCTestCase {
     /// back paddles and Fn buttons (which no evdev node of this kernel carries) arrive. Read
     /// through evdev instead (`forward --evdev`), every one of these checks fails: the host shows
     /// a plain DualSense with padgate's default reports, its gyro hundreds of LSB off, no paddles.
-    func testAForwardedEdgeIsAnEdgeWithThePadsOwnCalibrationAndPaddles() throws {
+    func testAForwardedEdgeIsAnEdgeWithThePadsOwnCalibrationAndPaddles() throws { try forwardedEdge(virtual: "dualsense", hostBus: .bluetooth) }
+
+    /// The same against the host's Edge as a USB device on vhci-hcd.
+    func testAForwardedEdgeIsAUSBEdgeWithThePadsOwnCalibrationAndPaddles() throws {
+        if let reason = VHCI.unavailableReason() { try skipLoudly(reason) }
+        try forwardedEdge(virtual: "usb", hostBus: .usb)
+    }
+
+    func forwardedEdge(virtual: String, hostBus: PadBus) throws {
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR") }
         var firmware = DualSenseIdentityData.firmwareInfo
@@ -129,7 +144,7 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(physicalPad.kind, .dualSenseEdge)
 
         let port = String(47950 + Int.random(in: 0..<40))
-        let serve = try startPairedServe(["--virtual", "dualsense"], host: "127.0.0.1", port: port)
+        let serve = try startPairedServe(["--virtual", virtual], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"], includeStandardError: true)
         defer { forward.interrupt() }
@@ -137,10 +152,11 @@ final class ForwardingTests: XCTestCase {
             udev.pads().first { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.hidraw != nil && $0.capabilities.contains(.battery) }
         }, "the host never created its virtual pad")
         XCTAssertEqual(virtualPad.kind, .dualSenseEdge, "a forwarded Edge must be an Edge on the host")
+        XCTAssertEqual(virtualPad.bus, hostBus)
         XCTAssertTrue(forward.snapshot().contains { $0.contains("from \(physicalPad.hidraw!)") }, "forward did not read the pad from hidraw: \(forward.snapshot())")
 
-        // The host pad answers with the physical pad's feature reports (it presents Bluetooth, so
-        // its own CRC replaces the last four bytes).
+        // The host pad answers with the physical pad's feature reports (over Bluetooth its own
+        // CRC replaces the last four bytes).
         let host = try HIDRawDevice(path: try XCTUnwrap(virtualPad.hidraw))
         XCTAssertEqual(Array(try host.featureReport(0x05, length: 41).prefix(37)), Array(Self.edgeCalibration.prefix(37)))
         XCTAssertEqual(Array(try host.featureReport(0x20, length: 64).prefix(60)), Array(firmware.prefix(60)))

@@ -226,9 +226,15 @@ final class SDLClientTests: XCTestCase {
     /// A game on the host drives the host's virtual DualSense through SDL's HIDAPI driver; the
     /// physical pad's input arrives, and the game's rumble, lights and trigger effects reach the
     /// physical pad, the rumble stopping when SDL stops it.
-    func forwardedDualSense(_ library: SDLProbe.Library) throws {
-        try forwarded(virtual: "dualsense") { physical, virtualPad in
-            XCTAssertEqual(virtualPad.bus, .bluetooth, "the host presents its DualSense as SDL's HIDAPI opens it")
+    /// The host's DualSense as a USB device on vhci-hcd: SDL 2.26's hidapi, which drops a USB-bus
+    /// uhid pad (no USB parent to read strings from), opens this one as it opens a wired pad.
+    func testAGameOnTheHostSeesTheForwardedUSBDualSenseThroughSDLsHIDAPI() throws { try forwardedDualSense(.sdl2, virtual: "usb") }
+    func testAGameOnTheHostSeesTheForwardedUSBDualSenseThroughSDL3sHIDAPI() throws { try forwardedDualSense(.sdl3, virtual: "usb") }
+
+    func forwardedDualSense(_ library: SDLProbe.Library, virtual: String = "dualsense") throws {
+        if virtual == "usb", let reason = VHCI.unavailableReason() { try skipLoudly(reason) }
+        try forwarded(virtual: virtual) { physical, virtualPad in
+            XCTAssertEqual(virtualPad.bus, virtual == "usb" ? .usb : .bluetooth, "the host presents its DualSense as SDL's HIDAPI opens it")
             let sdl = try SDLProbe(library, hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
             defer { sdl.quit() }
             XCTAssertEqual(sdl.info["type"] as? String, "ps5")

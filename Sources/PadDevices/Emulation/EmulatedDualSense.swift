@@ -21,8 +21,10 @@ public final class EmulatedDualSense {
     /// HIDAPI driver relies on it: a Bluetooth pad that sends nothing within 16 ms of being opened
     /// is taken for one in simple mode, whose firmware SDL never reads (so it halves every rumble)
     /// and whose touchpad and sensors appear only later. Pads shown to games (`emulate`, the
-    /// host's virtual pad) therefore repeat their last report at this interval when idle.
-    public static let idleReportInterval: Duration = .milliseconds(8)
+    /// host's virtual pad) therefore repeat their last report at this interval when idle: the
+    /// pad's own USB polling interval (its HID IN endpoint's bInterval 6 at high speed, 4 ms),
+    /// which leaves SDL's 16 ms three chances even when a loaded machine delays a repeat.
+    public static let idleReportInterval: Duration = .milliseconds(4)
 
     /// How the kernel sees the pad: a uhid device on the pad's bus, or a USB device on vhci-hcd
     /// (`VHCI`) with the pad's whole USB identity, its audio function included.
