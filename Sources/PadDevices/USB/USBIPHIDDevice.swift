@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import MonotonicTime
 import PadSystem
+import Synchronization
 import USBDevice
 
 /// The device end of an emulated pad, whichever way the kernel sees it: a uhid device, or a USB
@@ -42,6 +43,8 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         static let pendingIsochronous = 64
         /// A write the kernel does not take within this long ends the device (a stalled reader).
         static let sendTimeout: Duration = .seconds(2)
+        /// How long an unplug waits for the last input report to reach the driver.
+        static let flush: Duration = .milliseconds(100)
     }
 
     /// How the pad's interfaces are reached: the HID interface's endpoints and the audio streams'.
@@ -80,6 +83,8 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     private let eventPipe = WakePipe()
     private let stopPipe = WakePipe()
     private var stopped = false
+    /// Set before the device is detached on purpose: what the kernel side then does is no error.
+    private let stopping = Atomic<Bool>(false)
     private let log = Logger(label: "padgate.devices.usb")
 
     /// Makes the socket pair, starts serving it and attaches the kernel's end to a free port.
@@ -112,14 +117,23 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
 
     var descriptor: FileDescriptor { eventPipe.descriptor }
 
-    /// Detaches the device (once): its drivers let go and its nodes disappear.
+    /// Detaches the device (once): its drivers let go and its nodes disappear. The last input
+    /// report (a released pad, when a session ends) reaches the driver first: usbhid queues its
+    /// next transfer only after it has handed the previous report on, so a new one waiting means
+    /// the last is through. A uhid pad's input is taken synchronously; this gives a USB pad the same.
     func destroy() throws {
+        let deadline = MonotonicInstant.now + Limits.flush
+        while lock.withLock({ !stopped && (!queuedInput.isEmpty || interruptIn.isEmpty) && opened }), MonotonicInstant.now < deadline {
+            usleep(2_000)
+        }
         let port = lock.withLock { () -> UInt32? in defer { self.port = nil }; return self.port }
+        stopping.store(true, ordering: .releasing)
         if let port { try? VHCI.detach(port: port) }
         stop()
     }
 
     private func stop() {
+        stopping.store(true, ordering: .releasing)
         let first = lock.withLock { defer { stopped = true }; return !stopped }
         guard first else { return }
         stopPipe.wake()
@@ -180,7 +194,7 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
                     guard try readRequest() else { return }
                 }
             } catch {
-                if !lock.withLock({ stopped }) { log.error("usb/ip: \(error); the pad is detached") }
+                if !stopping.load(ordering: .acquiring) { log.error("usb/ip: \(error); the pad is detached") }
                 stop()
                 return
             }
@@ -400,12 +414,19 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         }
     }
 
-    /// Fills the reply buffer with `fill` (which returns the length) and writes it whole.
+    /// Fills the reply buffer with `fill` (which returns the length) and sends it whole. Never
+    /// SIGPIPE: the kernel's end closes when the device is detached, and a write racing that is
+    /// an error for this device, not the end of the process.
     private func send(_ fill: (UnsafeMutableRawBufferPointer) -> Int) throws {
         try writeLock.withLock {
             try reply.withUnsafeMutableBytes { out in
                 let length = fill(out)
-                try socket.descriptor.writeAll(UnsafeRawBufferPointer(rebasing: out[0..<length]))
+                var done = 0
+                while done < length {
+                    done += try SystemCall.retrying("send") {
+                        Glibc.send(socket.descriptor.rawValue, out.baseAddress! + done, length - done, Int32(MSG_NOSIGNAL))
+                    }
+                }
             }
         }
     }
