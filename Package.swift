@@ -74,14 +74,14 @@ let package = Package(
 
         .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MonotonicTimeTests", dependencies: ["MonotonicTime"]),
-        .testTarget(name: "USBDeviceTests", dependencies: ["USBDevice"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "USBDeviceTests", dependencies: ["USBDevice"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["MonotonicTime", "WireProtocol", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "TransportTests", dependencies: ["MonotonicTime", "Transport", "PadSystem"]),
         .testTarget(name: "HostDiscoveryTests", dependencies: ["HostDiscovery"]),
         .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "HIDCodecs", "WireProtocol", "LogCapture"]),
         .testTarget(name: "PadHostTests", dependencies: ["MonotonicTime", "LogCapture", "PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
         .testTarget(name: "FeedbackTests", dependencies: ["MonotonicTime", "Feedback", "HIDCodecs"]),
-        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "HIDCodecs", "CLinuxInput"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "HIDCodecs", "CLinuxInput", "USBDevice"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", "MonotonicTime", "CLinuxInput", "LogCapture", .product(name: "Logging", package: "swift-log")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
         .testTarget(name: "DeviceTests", dependencies: ["MonotonicTime", "PadSystem", "PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
