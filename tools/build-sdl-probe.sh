@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/apt-packages.sh
-install_packages test libsdl2-dev python3-evdev
+install_packages test libsdl2-dev python3-evdev usbutils alsa-utils
 mkdir -p .build
 out=.build/sdl-probe
 if [ ! -x "$out" ] || [ Tests/SDLProbe/sdl-probe.c -nt "$out" ] || [ Tests/SDLProbe/probe-common.h -nt "$out" ]; then

@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 import USBDevice
 import XCTest
@@ -61,6 +62,71 @@ final class USBPadTests: XCTestCase {
         virtual.stop()
         XCTAssertNotNil(eventually(timeout: .seconds(10)) { VHCI.ports().allSatisfy { $0.devid >> 16 != VHCI.Mark.emulated.rawValue } ? true : nil },
                         "a vhci port still holds the pad: \(VHCI.ports().filter { !$0.isFree })")
+    }
+
+    /// `lsusb -v` reads the host's pad as it read a real DualSense: every descriptor field, in
+    /// order, with its value (nondebug/dualsense's capture; strings aside, which that run could not read).
+    func testLsusbShowsTheDescriptorsOfARealDualSense() throws {
+        let virtual = try EmulatedDualSense(kind: .dualSense, transport: .usb)
+        defer { virtual.stop() }
+        _ = try XCTUnwrap(padFor(virtual, udev: try Udev()))
+        let ours = try shell("lsusb -v -d 054c:0ce6 2>/dev/null")
+        let url = repositoryRoot.appendingPathComponent("Tests/PadDevicesTests/Fixtures/usb/nondebug_dualsense_lsusb-v.txt")
+        let theirs = try String(contentsOf: url, encoding: .utf8)
+        let fields = Self.descriptorFields(theirs)
+        XCTAssertGreaterThan(fields.count, 150)
+        XCTAssertEqual(Self.descriptorFields(ours), fields)
+    }
+
+    /// The descriptor fields of an `lsusb -v` listing (bLength 18, wTotalLength 0x00e3, …), up to the
+    /// HID report descriptor, which the reference run could not read.
+    static func descriptorFields(_ listing: String) -> [String] {
+        var fields: [String] = []
+        for line in listing.split(separator: "\n") {
+            if line.contains("Report Descriptor") || line.hasPrefix("Device Status") { break }
+            let words = line.split(separator: " ")
+            guard words.count >= 2, let name = words.first, name.first.map({ "bwi".contains($0) }) == true,
+                  name.dropFirst().first?.isUppercase == true || name.hasPrefix("id") else { continue }
+            fields.append("\(name) \(words[1])")
+        }
+        return fields
+    }
+
+    /// What an ALSA program plays into the pad's 4-channel output reaches the device, at the
+    /// device's pace (a packet a millisecond, as a real pad takes it): a second of audio takes
+    /// about a second and delivers a second's bytes.
+    func testPlaybackIntoThePadsCardTakesRealTime() throws {
+        let virtual = try EmulatedDualSense(kind: .dualSense, transport: .usb)
+        defer { virtual.stop() }
+        let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
+        let usbDevice = try XCTUnwrap(Self.usbDevice(of: pad.id))
+        let card = try XCTUnwrap(eventually(timeout: .seconds(20)) { Self.soundCard(under: usbDevice) })
+        let device = try XCTUnwrap(virtual.uhid as? USBIPHIDDevice)
+        let before = device.audioBytesReceived
+        let started = MonotonicInstant.now
+        _ = try shell("aplay -q -D plughw:\(card.dropFirst(4)),0 -c 4 -r 48000 -f S16_LE -t raw -d 2 /dev/zero")
+        let took = MonotonicInstant.now - started
+        let bytes = device.audioBytesReceived - before
+        // 2 s of 4 channels × 16 bits at 48 kHz is 768000 bytes; ALSA drains the last period too.
+        XCTAssertGreaterThan(bytes, 700_000, "the device took \(bytes) bytes")
+        XCTAssertLessThan(bytes, 900_000, "the device took \(bytes) bytes")
+        XCTAssertGreaterThan(took, .milliseconds(1800), "2 s of audio played in \(took): the device did not pace it")
+    }
+
+    /// A padgate that is killed leaves no vhci port in use: the kernel's end of the socket pair
+    /// closes with the process, and vhci-hcd detaches the device.
+    func testAKilledEmulatorLeavesNoPortAttached() throws {
+        let emulate = try PadgateProcess(["emulate", "dualsense", "--transport", "usb"])
+        defer { emulate.interrupt() }
+        let udev = try Udev()
+        XCTAssertNotNil(eventually(timeout: .seconds(30)) { udev.pads().first { $0.madeByPadgate == "emulated" && $0.bus == .usb && $0.hasItsInputNodes } },
+                        "emulate --transport usb made no USB pad")
+        XCTAssertTrue(VHCI.ports().contains { $0.devid >> 16 == VHCI.Mark.emulated.rawValue })
+        kill(emulate.process.processIdentifier, SIGKILL)
+        emulate.process.waitUntilExit()
+        XCTAssertNotNil(eventually(timeout: .seconds(10)) { VHCI.ports().allSatisfy { $0.devid >> 16 != VHCI.Mark.emulated.rawValue } ? true : nil },
+                        "a killed padgate left its port attached: \(VHCI.ports().filter { !$0.isFree })")
+        XCTAssertNotNil(eventually(timeout: .seconds(10)) { udev.pads().contains { $0.madeByPadgate == "emulated" } ? nil : true })
     }
 
     /// The USB device a HID device's syspath runs through (`…/usbB/B-P/B-P:1.3/0003:…`).

@@ -74,8 +74,8 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     private var isochronous: [(due: MonotonicInstant, submit: USBIPSubmit, packets: [USBIPIsoPacket])] = []
     private var nextFrame: [UInt8: MonotonicInstant] = [:]
     private var opened = false
-    private(set) var droppedInputs = 0
-    private(set) var audioBytesReceived = 0
+    private var dropped = 0
+    private var audioBytes = 0
     /// Writes come from the server thread and from `input`/replies: one at a time.
     private let writeLock = NSLock()
     private var reply = [UInt8](repeating: 0, count: USBIPLimits.headerSize + Int(USBIPLimits.maximumTransfer)
@@ -116,6 +116,10 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     deinit { try? destroy() }
 
     var descriptor: FileDescriptor { eventPipe.descriptor }
+    /// Input reports superseded before usbhid asked for them.
+    var droppedInputs: Int { lock.withLock { dropped } }
+    /// Bytes of audio the host's audio stack has played into the pad.
+    var audioBytesReceived: Int { lock.withLock { audioBytes } }
 
     /// Detaches the device (once): its drivers let go and its nodes disappear. The last input
     /// report (a released pad, when a session ends) reaches the driver first: usbhid queues its
@@ -145,7 +149,7 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     func input(_ report: [UInt8]) throws {
         lock.lock()
         guard !interruptIn.isEmpty else {
-            if queuedInput.count >= Limits.queuedInput { queuedInput.removeFirst(); droppedInputs += 1 }
+            if queuedInput.count >= Limits.queuedInput { queuedInput.removeFirst(); dropped += 1 }
             queuedInput.append(report)
             lock.unlock()
             return
@@ -323,7 +327,7 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
                 list.append(packet)
             }
         }
-        if submit.direction == .out { lock.withLock { audioBytesReceived += submit.outLength } }
+        if submit.direction == .out { lock.withLock { audioBytes += submit.outLength } }
         let period = Duration.microseconds(125 << max(0, min(Int(interval) - 1, 15)))
         let now = MonotonicInstant.now
         let full = lock.withLock { () -> Bool in
