@@ -55,7 +55,8 @@ public enum VHCI {
                 lastError = error
             }
         }
-        throw lastError ?? DeviceError.busy(path: directory + " (every high-speed vhci port is in use; detach one: usbip port, usbip detach -p N)")
+        let used = ports().filter { $0.highSpeedHub && !$0.isFree }.map { String($0.port) }
+        throw lastError ?? DeviceError.unsupported("every high-speed port of vhci-hcd is in use (ports \(used.joined(separator: ", "))): free one (usbip port; usbip detach -p N) or load vhci-hcd with more (nr_hcs=)")
     }
 
     /// Detaches the device on `port`. The kernel removes it and its drivers let go.
