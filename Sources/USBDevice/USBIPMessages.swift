@@ -91,6 +91,7 @@ public enum USBIPError: Error, Hashable, Sendable, CustomStringConvertible {
     case badEndpoint(UInt32)
     case badLength(Int32)
     case badPacketCount(Int32)
+    case packetOutsideTransfer(offset: UInt32, length: UInt32, transfer: Int32)
 
     public var description: String {
         switch self {
@@ -100,6 +101,7 @@ public enum USBIPError: Error, Hashable, Sendable, CustomStringConvertible {
         case .badEndpoint(let e): "USB/IP endpoint \(e) (0...15)"
         case .badLength(let n): "a USB/IP transfer of \(n) bytes (0...\(USBIPLimits.maximumTransfer))"
         case .badPacketCount(let n): "\(n) isochronous packets (0...\(USBIPLimits.maximumPackets))"
+        case .packetOutsideTransfer(let offset, let length, let transfer): "an isochronous packet of \(length) bytes at \(offset) in a transfer of \(transfer)"
         }
     }
 }

@@ -88,30 +88,40 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     private let log = Logger(label: "padgate.devices.usb")
 
     /// Makes the socket pair, starts serving it and attaches the kernel's end to a free port.
-    init(descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], mark: VHCI.Mark, endpoints: Endpoints = Endpoints()) throws {
+    convenience init(descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], mark: VHCI.Mark, endpoints: Endpoints = Endpoints()) throws {
         if let reason = VHCI.unavailableReason() { throw DeviceError.unsupported(reason) }
         var pair: [CInt] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw DeviceError.from(errno: .current, call: "socketpair", path: VHCI.directory)
         }
-        socket = OwnedDescriptor(FileDescriptor(rawValue: pair[0]))
         let kernelEnd = OwnedDescriptor(FileDescriptor(rawValue: pair[1]))
-        var timeout = timeval(tv_sec: Int(Limits.sendTimeout / .seconds(1)), tv_usec: 0)
-        _ = setsockopt(pair[0], SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        control = USBControlState(descriptors: descriptors, audioUnits: audioUnits)
-        self.endpoints = endpoints
-        devid = mark.rawValue << 16 | UInt32.random(in: 1...0xffff)
-        let thread = Thread { [self] in serve() }
-        thread.name = "padgate-usbip"
-        thread.start()
+        self.init(serving: OwnedDescriptor(FileDescriptor(rawValue: pair[0])), descriptors: descriptors, audioUnits: audioUnits,
+                  devid: mark.rawValue << 16 | UInt32.random(in: 1...0xffff), endpoints: endpoints)
         do {
-            port = try VHCI.attach(socket: kernelEnd.descriptor, devid: devid)
+            let port = try VHCI.attach(socket: kernelEnd.descriptor, devid: devid)
+            lock.withLock { self.port = port }
         } catch {
             stop()
             throw error
         }
         kernelEnd.close()   // the kernel holds its own reference now
     }
+
+    /// Serves USB/IP on `socket`, whose other end is the kernel's (or a test's).
+    init(serving socket: OwnedDescriptor, descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], devid: UInt32, endpoints: Endpoints = Endpoints()) {
+        self.socket = socket
+        var timeout = timeval(tv_sec: Int(Limits.sendTimeout / .seconds(1)), tv_usec: 0)
+        _ = setsockopt(socket.descriptor.rawValue, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        control = USBControlState(descriptors: descriptors, audioUnits: audioUnits)
+        self.endpoints = endpoints
+        self.devid = devid
+        let thread = Thread { [self] in serve() }
+        thread.name = "padgate-usbip"
+        thread.start()
+    }
+
+    /// Whether the device has stopped serving (detached, or the kernel side broke the protocol).
+    var hasStopped: Bool { lock.withLock { stopped } }
 
     deinit { try? destroy() }
 
@@ -322,7 +332,7 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
             for i in 0..<count {
                 let packet = USBIPIsoPacket(descriptors, index: i)
                 guard packet.offset <= UInt32(submit.bufferLength), packet.length <= UInt32(submit.bufferLength) - packet.offset else {
-                    throw USBIPError.badLength(Int32(bitPattern: packet.offset &+ packet.length))
+                    throw USBIPError.packetOutsideTransfer(offset: packet.offset, length: packet.length, transfer: submit.bufferLength)
                 }
                 list.append(packet)
             }
