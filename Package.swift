@@ -103,7 +103,7 @@ let package = Package(
         .executableTarget(name: "ForwardBench", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
                           path: "Benchmarks/ForwardBench"),
         // End-to-end latency through the real `padgate` binaries against the kernel's floor, in the guest (tools/bench-latency.sh).
-        .executableTarget(name: "LatencyBench", dependencies: ["MonotonicTime", "PadSystem", "HIDCodecs", "PadDevices"], path: "Benchmarks/LatencyBench"),
+        .executableTarget(name: "LatencyBench", dependencies: ["MonotonicTime", "PadSystem", "HIDCodecs", "PadDevices", "CMallocCounter"], path: "Benchmarks/LatencyBench"),
         .executableTarget(name: "CodecBench", dependencies: ["HIDCodecs", "CMallocCounter"], path: "Benchmarks/CodecBench"),
     ],
     swiftLanguageModes: [.v5]

@@ -14,6 +14,7 @@
 // then padgate's added latency: end to end − (client floor + host floor), per percentile, and
 // its p99 over the in-process p99 (target ≤ 2).
 // Usage: LatencyBench RECORDING.hid [samples=10000]   (binaries are found next to this one)
+import CMallocCounter
 import Foundation
 import Glibc
 import HIDCodecs
@@ -125,8 +126,8 @@ final class SweptDualSense {
     let encoder: PlayStationInputEncoder
     private var state = GamepadState.dualSenseAtRest
 
-    init(bus: PadBus, udev: Udev) throws {
-        device = try EmulatedDualSense(bus: bus)
+    init(bus: PadBus, transport: EmulatedDualSense.Transport = .uhid, udev: Udev) throws {
+        device = try EmulatedDualSense(bus: bus, transport: transport)
         encoder = PlayStationInputEncoder(layout: bus == .usb ? PlayStationLayouts.dualSenseUSB() : PlayStationLayouts.dualSenseBluetooth())
         guard device.waitUntilOpened(),
               let pad = eventually(timeout: .seconds(10), { [device] in
@@ -265,6 +266,30 @@ func inProcessLoopback() throws -> (p50: Double, p99: Double) {
     return (p50, p99)
 }
 
+/// The host's DualSense as a USB device on vhci-hcd against the uhid one, in the same boot: a
+/// report's time to the pad's evdev node, and the process's allocations per report in steady state
+/// (each report completes one interrupt IN transfer usbhid queued).
+func usbHostPad(uhidFloor: Series) {
+    if let reason = VHCI.unavailableReason() { print("floor_usbip_usb: not measured (\(reason))"); return }
+    do {
+        let usb = try SweptDualSense(bus: .usb, transport: .usb, udev: udev)
+        defer { usb.device.stop() }
+        let series = try usb.measure("floor_usbip_usb", on: try EvdevWatcher(path: usb.gamepadNode))
+        series.printLine("host side: a report to the USB DualSense on vhci-hcd (USB/IP) -> its evdev node")
+        print(String(format: "usbip_vs_uhid p50_ratio=%.2f p99_ratio=%.2f", series.p50 / uhidFloor.p50, series.p99 / uhidFloor.p99))
+        for (name, pad) in [("usbip", usb)] {
+            let reports = pad.reports(2000)
+            for r in reports.prefix(1000) { try pad.device.send(r.report); usleep(500) }   // warm up
+            let before = padgate_allocation_count()
+            for r in reports.suffix(1000) { try pad.device.send(r.report); usleep(500) }
+            let count = padgate_allocation_count() - before
+            print(String(format: "%@_allocations_per_report=%.3f (1000 reports, steady state, whole process)", name, Double(count) / 1000))
+        }
+    } catch {
+        print("floor_usbip_usb: failed (\(error))")
+    }
+}
+
 setvbuf(stdout, nil, _IOLBF, 0)  // the guest's console is tailed: show each line as it comes
 let udev = try Udev()
 // The client's physical pad: its floor first, then the same device is forwarded.
@@ -276,6 +301,7 @@ let hostFloor = try uhidFloor(hostLike, name: "floor_uhid_bt")
 hostLike.device.stop()
 hostFloor.printLine("host side: uhid write on a Bluetooth DualSense like the host's -> its evdev node")
 try uinputFloor().printLine("uinput key -> its evdev node, for scale")
+usbHostPad(uhidFloor: hostFloor)
 let endToEndSeries = try endToEnd(physical, udev: udev)
 physical.device.stop()
 endToEndSeries.printLine("physical pad's uhid write -> forward -> serve -> host virtual pad's evdev node")

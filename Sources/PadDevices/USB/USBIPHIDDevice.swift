@@ -198,17 +198,24 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
 
     private func serve() {
         defer { post(.close) }
+        // One poll set for the device's life: no allocation per request.
+        var set = PollSet<Bool>()
+        set.add(socket.descriptor, true)
+        set.add(stopPipe.descriptor, false)
         while !lock.withLock({ stopped }) {
-            let due = lock.withLock { isochronous.map(\.due).min() }
-            let ready = Poll.wait([socket.descriptor, stopPipe.descriptor], timeout: due.map { max(.zero, $0 - .now) })
-            if ready[1].readable { return }
+            let due = lock.withLock { isochronous.reduce(nil as MonotonicInstant?) { earliest, entry in min(earliest ?? entry.due, entry.due) } }
+            var request = false, stopping = false
+            set.wait(timeout: due.map { max(.zero, $0 - .now) }) { isSocket, ready in
+                if isSocket { request = ready.readable || ready.hungUp } else { stopping = true }
+            }
+            if stopping { return }
             do {
                 try completeDueIsochronous()
-                if ready[0].readable || ready[0].hungUp {
+                if request {
                     guard try readRequest() else { return }
                 }
             } catch {
-                if !stopping.load(ordering: .acquiring) { log.error("usb/ip: \(error); the pad is detached") }
+                if !self.stopping.load(ordering: .acquiring) { log.error("usb/ip: \(error); the pad is detached") }
                 stop()
                 return
             }
