@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import PadSystem
 
 /// A self-signed Ed25519 identity kept in a state directory: the host's, so clients can pin it,
 /// and each client's, so a host can remember the clients it paired with.
@@ -121,7 +122,7 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
         while case let code = ERR_get_error(), code != 0 {
             var buffer = [CChar](repeating: 0, count: 256)
             ERR_error_string_n(code, &buffer, buffer.count)
-            lines.append(String(cString: buffer))
+            lines.append(String(nulTerminated: buffer))
         }
         return lines.isEmpty ? "no detail" : lines.joined(separator: "; ")
     }

@@ -10,7 +10,8 @@ import PadSystem
 /// descriptor and feature reports (`PlayStationPadProfile`).
 ///
 /// A pump thread answers the driver's probe-time GET_REPORTs and collects every output report.
-public final class EmulatedDualSense {
+// Sendable: what the pump and the senders share is behind `sending` or the channel's own lock.
+public final class EmulatedDualSense: @unchecked Sendable {
     /// How padgate presents a DualSense to games (`emulate`, the host's virtual pad): SDL 2's
     /// hidapi drops a USB-bus hidraw node with no USB device above it, which a uhid pad never
     /// has, so SDL would fall back to evdev without gyro, touchpad or lights. A Bluetooth-bus
@@ -28,14 +29,13 @@ public final class EmulatedDualSense {
     public let macAddress: [UInt8]
     let uhid: UHIDDevice
     private let channel: UHIDPadChannel
-    private var pumpThread: Thread?
     private var encoder: PlayStationInputEncoder
     private var sequence: UInt8 = 0
     /// Readable whenever output reports are waiting in `takeOutputs()`, so a poll(2) loop can
     /// wait for them; `takeOutputs()` drains it.
     public var outputReadyDescriptor: FileDescriptor { channel.outputReadyDescriptor }
     /// Called on the pump thread for every output report the kernel or a program sends.
-    public var onOutput: (([UInt8]) -> Void)?
+    public let onOutput: (@Sendable ([UInt8]) -> Void)?
     /// True once the driver has opened the device (hid_hw_open at the end of its probe).
     public var opened: Bool { channel.opened }
 
@@ -84,10 +84,11 @@ public final class EmulatedDualSense {
     ///   nil: the kind's default).
     /// - Parameter firmwareInfo: feature report 0x20 (64 bytes) of a DualSense, 0xa3 (49 bytes) of a
     ///   DualShock 4; nil: the kind's default.
+    /// - Parameter onOutput: called on the pump thread for every output report, from the first.
     public init(kind: PadKind = .dualSense, bus: PadBus = busPresentedToGames, name: String? = nil,
                 macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
                 calibration: [UInt8]? = nil, firmwareInfo: [UInt8]? = nil,
-                idleRepeat: Duration? = nil) throws {
+                idleRepeat: Duration? = nil, onOutput: (@Sendable ([UInt8]) -> Void)? = nil) throws {
         guard let profile = PlayStationPadProfile(kind: kind, bus: bus), let ids = kind.canonicalIDs else {
             throw DeviceError.unsupported("a virtual PlayStation pad cannot be a \(kind.displayName)")
         }
@@ -95,6 +96,7 @@ public final class EmulatedDualSense {
         self.profile = profile
         self.bus = bus
         self.idleRepeat = idleRepeat
+        self.onOutput = onOutput
         self.calibration = calibration ?? Self.defaultIdentity(kind).calibration
         self.firmwareInfo = firmwareInfo ?? Self.defaultIdentity(kind).firmwareInfo
         self.macAddress = macAddress ?? UHIDPadChannel.randomMAC()
@@ -105,7 +107,7 @@ public final class EmulatedDualSense {
         let identity = UHIDDevice.Identity(
             name: name ?? Self.defaultName(kind), phys: phys, uniq: uniq,
             bus: bus, vendorID: ids.vendor, productID: ids.product, version: bus == .usb ? 0x8111 : Self.bluetoothVersion)
-        pumpThread = try channel.start("padgate-uhid", pump: { [weak self] in self?.pump() }, creating: identity, descriptor: profile.descriptor)
+        try channel.start("padgate-uhid", pump: { [weak self] in self?.pump() }, creating: identity, descriptor: profile.descriptor)
     }
 
     /// Microseconds as this pad's sensor clock ticks.

@@ -35,7 +35,8 @@ public enum SwitchProIdentityData {
 /// calibration blocks, report mode, IMU and vibration enable, player and home lights) and then
 /// reports every 15 ms (report 0x30 with three IMU samples), as a real pad does whether or not
 /// anything changed. Every output report is kept for `takeOutputs()`.
-public final class EmulatedSwitchPro {
+// Sendable: what the pump and the senders share is behind `state` or the channel's own lock.
+public final class EmulatedSwitchPro: @unchecked Sendable {
     /// A real pad's report interval in the full report mode (hid-nintendo's comment: 15 ms).
     public static let reportInterval: Duration = .milliseconds(15)
 

@@ -44,7 +44,8 @@ public enum XboxOneSIdentityData {
 /// node. A pump thread answers the kernel's GET_REPORTs (the battery, which hid-input reads when
 /// udev looks at the power supply; unanswered each would hold udevd for uhid's 5 s) and collects
 /// every output report.
-public final class EmulatedXboxOne {
+// Sendable: `battery` is behind `batteryLock`; the channel has its own lock.
+public final class EmulatedXboxOne: @unchecked Sendable {
     let uhid: UHIDDevice
     private let channel: UHIDPadChannel
     public let productID: UInt16

@@ -7,7 +7,8 @@ import PadSystem
 
 /// What every emulated uhid pad shares: the read pump's loop, whether the driver has the pad open,
 /// and the output reports it has been sent, kept for `takeOutputs()` and `waitForOutput`.
-final class UHIDPadChannel {
+// Sendable: `running`, `isOpen` and `outputs` are behind `changed`; the rest is immutable or Sendable.
+final class UHIDPadChannel: @unchecked Sendable {
     let uhid: UHIDDevice
     /// Guards `running`, `isOpen` and `outputs`; broadcast on open, close and every output report.
     private let changed = NSCondition()
@@ -35,7 +36,7 @@ final class UHIDPadChannel {
     /// Starts `pump` on a thread of its own, then creates the device; if the kernel refuses it,
     /// the thread is stopped again and the error thrown.
     @discardableResult
-    func start(_ threadName: String, pump: @escaping () -> Void, creating identity: UHIDDevice.Identity, descriptor: [UInt8]) throws -> Thread {
+    func start(_ threadName: String, pump: @escaping @Sendable () -> Void, creating identity: UHIDDevice.Identity, descriptor: [UInt8]) throws -> Thread {
         let thread = Thread(block: pump)
         thread.name = threadName
         thread.start()
