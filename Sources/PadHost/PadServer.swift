@@ -92,8 +92,6 @@ public final class PadServer: @unchecked Sendable {
 
     public var port: UInt16 { listener.port }
     public var statistics: Statistics { shared.snapshot }
-    /// Kept for callers that count rejections alone.
-    public var rejectedDatagrams: [DatagramRejection: Int] { statistics.datagramsRejected }
 
     public init(configuration: Configuration, identity: TLSIdentity, pairedClients: FingerprintStore, makePad: @escaping VirtualPadFactory) throws {
         guard Limits.maxPadsPerClientRange.contains(configuration.limits.maxPadsPerClient) else {

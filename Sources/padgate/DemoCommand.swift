@@ -149,7 +149,6 @@ struct DemoEnds {
             source: source,
             makeHostPad: { arrival in
                 let pad = InProcessPad(arrival: arrival)
-                pad.keepsHistory = false
                 hostPads.update { $0.append(pad) }
                 return pad
             },

@@ -28,7 +28,8 @@ public final class EmulatedDualSense: @unchecked Sendable {
     public let bus: PadBus
     public let macAddress: [UInt8]
     let uhid: UHIDDevice
-    private let channel: UHIDPadChannel
+    /// Package-visible for the device tests' `waitForOutput`.
+    package let channel: UHIDPadChannel
     private var encoder: PlayStationInputEncoder
     private var sequence: UInt8 = 0
     /// Readable whenever output reports are waiting in `takeOutputs()`, so a poll(2) loop can
@@ -171,12 +172,6 @@ public final class EmulatedDualSense: @unchecked Sendable {
 
     /// Every output report received so far (and clears the list).
     public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
-
-    /// Waits until an output report satisfying `match` arrives, returning it; nil on timeout.
-    /// Reports that arrived before the call count too; those looked at are consumed.
-    public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
-        channel.waitForOutput(timeout: timeout, where: match)
-    }
 
     /// Waits for the driver's probe to finish (it opens the device last).
     public func waitUntilOpened(timeout: Duration = .seconds(10)) -> Bool { channel.waitUntilOpened(timeout: timeout) }

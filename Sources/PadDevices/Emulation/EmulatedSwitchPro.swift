@@ -41,7 +41,8 @@ public final class EmulatedSwitchPro: @unchecked Sendable {
     public static let reportInterval: Duration = .milliseconds(15)
 
     let uhid: UHIDDevice
-    private let channel: UHIDPadChannel
+    /// Package-visible for the device tests' `waitForOutput`.
+    package let channel: UHIDPadChannel
     public let calibration: SwitchProCalibration
     public let macAddress: [UInt8]
     public var uniq: String { UHIDPadChannel.uniq(of: macAddress) }
@@ -94,10 +95,6 @@ public final class EmulatedSwitchPro: @unchecked Sendable {
     }
 
     public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
-
-    public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
-        channel.waitForOutput(timeout: timeout, where: match)
-    }
 
     /// Streams a full report every `reportInterval` once the host asked for them.
     private func pump() {

@@ -47,7 +47,8 @@ public enum XboxOneSIdentityData {
 // Sendable: `battery` is behind `batteryLock`; the channel has its own lock.
 public final class EmulatedXboxOne: @unchecked Sendable {
     let uhid: UHIDDevice
-    private let channel: UHIDPadChannel
+    /// Package-visible for the device tests' `waitForOutput`.
+    package let channel: UHIDPadChannel
     public let productID: UInt16
     public let uniq: String
     /// Guards `battery`: the pump answers GET_REPORTs with it.
@@ -82,11 +83,6 @@ public final class EmulatedXboxOne: @unchecked Sendable {
 
     /// Every output report received so far (and clears the list).
     public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
-
-    /// Waits until an output report satisfying `match` arrives; those looked at are consumed.
-    public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
-        channel.waitForOutput(timeout: timeout, where: match)
-    }
 
     private func pump() { channel.pump(handle: handle) }
 

@@ -6,9 +6,9 @@ import MonotonicTime
 import PadSystem
 
 /// What every emulated uhid pad shares: the read pump's loop, whether the driver has the pad open,
-/// and the output reports it has been sent, kept for `takeOutputs()` and `waitForOutput`.
+/// and the output reports it has been sent, kept for `takeOutputs()` (and the device tests' `waitForOutput`).
 // Sendable: `running`, `isOpen` and `outputs` are behind `changed`; the rest is immutable or Sendable.
-final class UHIDPadChannel: @unchecked Sendable {
+package final class UHIDPadChannel: @unchecked Sendable {
     let uhid: UHIDDevice
     /// Guards `running`, `isOpen` and `outputs`; broadcast on open, close and every output report.
     private let changed = NSCondition()
@@ -88,7 +88,9 @@ final class UHIDPadChannel: @unchecked Sendable {
         }
     }
 
-    func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
+    /// Waits until an output report satisfying `match` arrives, returning it; nil on timeout.
+    /// Reports that arrived before the call count too; those looked at are consumed, the rest stay.
+    package func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
         let deadline = MonotonicInstant.now + timeout
         changed.lock(); defer { changed.unlock() }
         while true {
