@@ -106,5 +106,5 @@ let package = Package(
         .executableTarget(name: "LatencyBench", dependencies: ["MonotonicTime", "PadSystem", "HIDCodecs", "PadDevices", "CMallocCounter"], path: "Benchmarks/LatencyBench"),
         .executableTarget(name: "CodecBench", dependencies: ["HIDCodecs", "CMallocCounter"], path: "Benchmarks/CodecBench"),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

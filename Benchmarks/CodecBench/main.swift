@@ -44,7 +44,7 @@ var decoder = ControllerInputDecoder(kind: .dualSenseEdge)!
 var state = GamepadState()
 var checksum: UInt64 = 0
 
-func typedPass(_ raw: UnsafeRawBufferPointer) {
+@MainActor func typedPass(_ raw: UnsafeRawBufferPointer) {
     for i in 0..<reports.count {
         let slice = UnsafeRawBufferPointer(rebasing: raw[i * stride..<(i + 1) * stride])
         do { try decoder.decode(slice, into: &state) } catch { fatalError("\(error)") }
@@ -86,7 +86,7 @@ let plan = CompiledReportPlan(layout: layout)
 var values = plan.makeValueStorage()
 let stickX = plan.valueRange(ofField: 0).lowerBound, lastValue = plan.valueCount - 1
 
-func planPass(_ raw: UnsafeRawBufferPointer, _ storage: UnsafeMutableBufferPointer<Int64>) {
+@MainActor func planPass(_ raw: UnsafeRawBufferPointer, _ storage: UnsafeMutableBufferPointer<Int64>) {
     for i in 0..<reports.count {
         let slice = UnsafeRawBufferPointer(rebasing: raw[i * stride..<(i + 1) * stride])
         do { try plan.decode(slice, into: storage) } catch { fatalError("\(error)") }

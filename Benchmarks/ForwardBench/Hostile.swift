@@ -35,12 +35,12 @@ func hostileNetwork(seconds: Double) throws {
     let forwarder = PadForwarder(configuration: clientConfiguration, identity: clientIdentity,
                                  knownHosts: try KnownHostStore(url: state.appendingPathComponent("known_hosts")))
     forwarder.logger = Logger(label: "client") { StreamLogHandler.standardOutput(label: $0) }
-    let pad = InjectedPad()
+    let pad = InjectedPad(), injector = pad.injector
     forwarder.add(pad)
     let stopped = LockedValue(false)
-    let serverThread = Thread { server.run(tick: .milliseconds(250)) { stopped.value } }
-    let clientThread = Thread { forwarder.run { stopped.value } }
-    serverThread.start(); clientThread.start()
+    let figures = ForwarderFigures(forwarder)
+    let serverThread = JoinableThread { server.run(tick: .milliseconds(250)) { stopped.value } }
+    let clientThread = JoinableThread { forwarder.run { stopped.value } }
 
     let deadline = MonotonicInstant.now + .seconds(10)
     while made.value == nil && MonotonicInstant.now < deadline { usleep(10_000) }
@@ -56,7 +56,7 @@ func hostileNetwork(seconds: Double) throws {
     warmUp.waitUntilExit()
     usleep(100_000)
     let baselineFDs = openDescriptors(), baselineRSS = residentMegabytes()
-    let quiet = measureInput(pad: pad, host: host, seconds: seconds)
+    let quiet = measureInput(pad: injector, host: host, seconds: seconds)
 
     // PADGATE_HOSTILE_DECOY=1: the attack goes to a second host in this process instead, to tell
     // what the attack costs the machine from what it costs the attacked host.
@@ -74,12 +74,12 @@ func hostileNetwork(seconds: Double) throws {
     // descriptors are this process's alone.
     let attacker = Process()
     attacker.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    attacker.arguments = ["--attacker", "\(decoy?.0.port ?? server.port)", "\(forwarder.status.session ?? 0)", "\(seconds + 1)"]
+    attacker.arguments = ["--attacker", "\(decoy?.0.port ?? server.port)", "\(figures.session)", "\(seconds + 1)"]
     let attackOutput = Pipe()
     attacker.standardOutput = attackOutput
     try attacker.run()
     usleep(1_000_000)  // the attack at full strength before the measurement starts
-    let loaded = measureInput(pad: pad, host: host, seconds: seconds)
+    let loaded = measureInput(pad: injector, host: host, seconds: seconds)
     let peakRSS = residentMegabytes()
     attacker.waitUntilExit()
     let attackSummary = String(decoding: attackOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -104,7 +104,8 @@ func hostileNetwork(seconds: Double) throws {
           + "datagrams_rejected=\(stats.datagramsRejected.values.reduce(0, +)) pairing_admitted=\(server.pairing?.counters.admitted ?? 0) "
           + "pairing_refused=\((server.pairing?.counters.refusedRateLimited ?? 0) + (server.pairing?.counters.refusedBusy ?? 0))")
     stopped.set(true)
-    while !serverThread.isFinished || !clientThread.isFinished { usleep(10_000) }
+    serverThread.join()
+    clientThread.join()
 }
 
 struct InputLatencies {
@@ -118,7 +119,7 @@ struct InputLatencies {
 }
 
 /// 250 reports/s into the client, each timed until the host's virtual pad shows it.
-func measureInput(pad: InjectedPad, host: TimedPad, seconds: Double) -> InputLatencies {
+func measureInput(pad: ReportInjector, host: TimedPad, seconds: Double) -> InputLatencies {
     let encoder = PlayStationInputEncoder(layout: PlayStationLayouts.dualSenseUSB())
     let scale = StickScale(minimum: 0, maximum: 255)
     var input = GamepadState.dualSenseAtRest

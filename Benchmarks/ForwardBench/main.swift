@@ -16,6 +16,7 @@ import PadClient
 import PadDevices
 import PadHost
 import PadSystem
+import Synchronization
 import Transport
 import WireProtocol
 
@@ -144,15 +145,10 @@ func clientPipeline() throws {
 // MARK: 2 and 3. Loopback latency and idle cost, through the real client and host
 
 /// A pad whose reports the benchmark hands in, one at a time, through a pipe the client polls.
-final class InjectedPad: PadSource {
-    let arrival = PadArrival(slot: PadSlot(0), type: .dualSense, vendorID: 0x054c, productID: 0x0ce6, capabilities: [.analogTriggers], name: "bench pad")
-    let lock = NSLock()
-    var pending: [UInt8]?
+/// The bench's side of an `InjectedPad`: hands a report to the forwarder's thread, from any thread.
+final class ReportInjector: Sendable {
+    let pending = LockedBox<[UInt8]?>(nil)
     let wake: (read: Int32, write: Int32)
-    /// The report path `forward` ships for hidraw pads.
-    var input = DecodedReportInput(decoder: ControllerInputDecoder(kind: .dualSense)!, slot: PadSlot(0), calibration: .nominal)
-    var controls: PadStateSnapshot { input.controls }
-    var touch: TouchSnapshot { input.touch }
 
     init() {
         var fds: [Int32] = [0, 0]
@@ -162,16 +158,25 @@ final class InjectedPad: PadSource {
     }
 
     func inject(_ report: [UInt8]) {
-        lock.withLock { pending = report }
+        pending.update { $0 = report }
         var one: UInt8 = 1
         _ = write(wake.write, &one, 1)
     }
+}
 
-    var descriptors: [FileDescriptor] { [FileDescriptor(rawValue: wake.read)] }
+final class InjectedPad: PadSource {
+    let arrival = PadArrival(slot: PadSlot(0), type: .dualSense, vendorID: 0x054c, productID: 0x0ce6, capabilities: [.analogTriggers], name: "bench pad")
+    let injector = ReportInjector()
+    /// The report path `forward` ships for hidraw pads.
+    var input = DecodedReportInput(decoder: ControllerInputDecoder(kind: .dualSense)!, slot: PadSlot(0), calibration: .nominal)
+    var controls: PadStateSnapshot { input.controls }
+    var touch: TouchSnapshot { input.touch }
+
+    var descriptors: [FileDescriptor] { [FileDescriptor(rawValue: injector.wake.read)] }
     private var drain = (UInt64(0), UInt64(0))   // stack-like scratch: the bench itself allocates nothing per report
     func readInput() throws -> Bool {
-        while withUnsafeMutableBytes(of: &drain, { read(wake.read, $0.baseAddress, $0.count) }) > 0 {}
-        guard let report = lock.withLock({ defer { pending = nil }; return pending }) else { return false }
+        while withUnsafeMutableBytes(of: &drain, { read(injector.wake.read, $0.baseAddress, $0.count) }) > 0 {}
+        guard let report = injector.pending.withLock({ pending in defer { pending = nil }; return pending }) else { return false }
         return report.withUnsafeBytes { input.ingest($0) }
     }
     func takeMotion(_ body: (WireMotionSample) -> Void) {}
@@ -210,8 +215,7 @@ func cpuSeconds() -> Double {
 func loopback() throws {
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-bench-\(getpid())")
     defer { try? FileManager.default.removeItem(at: state) }
-    let hostPads = NSLock()
-    var made: TimedPad?
+    let made = LockedBox<TimedPad?>(nil)
     var configuration = PadServer.Configuration()
     configuration.address = "127.0.0.1"
     configuration.port = 0
@@ -220,25 +224,24 @@ func loopback() throws {
     try paired.remember("bench client", fingerprint: clientIdentity.fingerprint)
     let server = try PadServer(configuration: configuration, identity: try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "bench host"),
                                pairedClients: paired,
-                               makePad: { arrival in let pad = TimedPad(arrival: arrival); hostPads.withLock { made = pad }; return pad })
+                               makePad: { arrival in let pad = TimedPad(arrival: arrival); made.update { $0 = pad }; return pad })
     server.logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
     var clientConfiguration = PadForwarder.Configuration(host: "127.0.0.1")
     clientConfiguration.port = server.port
     let forwarder = PadForwarder(configuration: clientConfiguration, identity: clientIdentity,
                                  knownHosts: try KnownHostStore(url: state.appendingPathComponent("known_hosts")))
     forwarder.logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
-    let pad = InjectedPad()
+    let pad = InjectedPad(), injector = pad.injector
     forwarder.add(pad)
-    let stopLock = NSLock()
-    var stopped = false
-    let stop = { stopLock.withLock { stopped } }
-    let serverThread = Thread { server.run(tick: .milliseconds(250), until: stop) }
-    let clientThread = Thread { forwarder.run(until: stop) }
-    serverThread.start(); clientThread.start()
+    let stopped = LockedBox(false)
+    let stop: @Sendable () -> Bool = { stopped.value }
+    let figures = ForwarderFigures(forwarder)
+    let serverThread = JoinableThread { server.run(tick: .milliseconds(250), until: stop) }
+    let clientThread = JoinableThread { forwarder.run(until: stop) }
 
     var host: TimedPad?
     let deadline = MonotonicInstant.now + .seconds(10)
-    while host == nil && MonotonicInstant.now < deadline { usleep(10_000); host = hostPads.withLock { made } }
+    while host == nil && MonotonicInstant.now < deadline { usleep(10_000); host = made.value }
     guard let host else { print("loopback: the host never made the pad"); exit(1) }
     while host.arrived.wait(timeout: .now() + .milliseconds(200)) == .success {}  // the initial state
 
@@ -262,7 +265,7 @@ func loopback() throws {
     if traceAllocations { padgate_allocation_trace(1) }
     for (report, expected) in prepared {
         let sent = MonotonicInstant.now
-        pad.inject(report)
+        injector.inject(report)
         var arrivedAt: MonotonicInstant?
         while arrivedAt == nil, host.arrived.wait(timeout: .now() + .seconds(1)) == .success {
             if let last = host.lock.withLock({ host.last }), last.leftX == expected { arrivedAt = last.at }
@@ -282,15 +285,35 @@ func loopback() throws {
 
     // Idle: the pad connected and untouched.
     usleep(1_000_000)  // let the fast re-sends after the last change finish
-    let cpu0 = cpuSeconds(), sent0 = forwarder.status.sent, received0 = forwarder.status.received
+    let cpu0 = cpuSeconds(), sent0 = figures.sent, received0 = figures.received
     let window = 5.0
     usleep(UInt32(window * 1_000_000))
     let cpu = cpuSeconds() - cpu0
     print(String(format: "idle window_s=%.0f cpu_percent_both_ends=%.3f client_datagrams_per_s=%.1f host_datagrams_per_s=%.1f",
-                 window, cpu / window * 100, Double(forwarder.status.sent - sent0) / window, Double(forwarder.status.received - received0) / window))
+                 window, cpu / window * 100, Double(figures.sent - sent0) / window, Double(figures.received - received0) / window))
 
-    stopLock.withLock { stopped = true }
-    while !serverThread.isFinished || !clientThread.isFinished { usleep(10_000) }
+    stopped.update { $0 = true }
+    serverThread.join()
+    clientThread.join()
+}
+
+/// The forwarder's counters as its loop reports them (`onStatus`), for the benchmark's own thread
+/// to read while the loop runs: a few relaxed atomic stores per pass.
+final class ForwarderFigures: Sendable {
+    private let sentCount = Atomic<Int>(0), receivedCount = Atomic<Int>(0), sessionID = Atomic<UInt32>(0)
+    var sent: Int { sentCount.load(ordering: .relaxed) }
+    var received: Int { receivedCount.load(ordering: .relaxed) }
+    /// 0 until the host welcomed the client.
+    var session: UInt32 { sessionID.load(ordering: .relaxed) }
+
+    /// Set up before the forwarder's loop starts.
+    init(_ forwarder: PadForwarder) {
+        forwarder.onStatus = { [self] status in
+            sentCount.store(status.sent, ordering: .relaxed)
+            receivedCount.store(status.received, ordering: .relaxed)
+            sessionID.store(status.session ?? 0, ordering: .relaxed)
+        }
+    }
 }
 
 try clientPipeline()

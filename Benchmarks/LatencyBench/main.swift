@@ -23,7 +23,7 @@ import PadDevices
 import PadSystem
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 2 else { print("usage: LatencyBench RECORDING.hid [samples=10000]"); exit(2) }
+guard arguments.count >= 2 else { show("usage: LatencyBench RECORDING.hid [samples=10000]"); exit(2) }
 let recording = arguments[1]
 let samples = arguments.count >= 3 ? Int(arguments[2]) ?? 10_000 : 10_000
 /// Samples taken and thrown away before each series: first-touch costs (page faults, caches).
@@ -62,7 +62,7 @@ struct Series {
     var p99: Double { percentile(0.99) }
 
     func printLine(_ what: String) {
-        print(name + String(format: " samples=%d p50_us=%.1f p99_us=%.1f max_us=%.1f lost=%d", latencies.count, p50, p99, percentile(1), lost)
+        show(name + String(format: " samples=%d p50_us=%.1f p99_us=%.1f max_us=%.1f lost=%d", latencies.count, p50, p99, percentile(1), lost)
               + "  (\(what))")
     }
 }
@@ -177,13 +177,18 @@ func uinputFloor() throws -> Series {
     }
 }
 
+/// Prints one line at once: the guest's console is tailed, so each line shows as it comes.
+func show(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
 /// A child process whose standard output and error are collected line by line.
-final class Child {
+final class Child: Sendable {
     let process = Process()
     private let pipe = Pipe()
-    private let lock = NSLock()
-    private var buffer = Data()
-    private var lines: [String] = []
+    /// What came after the last newline, and the lines before it.
+    private let collected = LockedBox((rest: Data(), lines: [String]()))
 
     init(_ executable: URL, _ arguments: [String]) throws {
         process.executableURL = executable
@@ -193,18 +198,18 @@ final class Child {
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
-            self.lock.withLock {
-                self.buffer.append(data)
-                while let newline = self.buffer.firstIndex(of: 0x0a) {
-                    self.lines.append(String(decoding: self.buffer[..<newline], as: UTF8.self))
-                    self.buffer.removeSubrange(...newline)
+            self.collected.update { collected in
+                collected.rest.append(data)
+                while let newline = collected.rest.firstIndex(of: 0x0a) {
+                    collected.lines.append(String(decoding: collected.rest[..<newline], as: UTF8.self))
+                    collected.rest.removeSubrange(...newline)
                 }
             }
         }
         try process.run()
     }
 
-    var output: [String] { lock.withLock { lines } }
+    var output: [String] { collected.value.lines }
 
     func line(timeout: Duration, _ match: (String) -> Bool) -> String? {
         eventually(timeout: timeout) { output.first(where: match) }
@@ -216,10 +221,10 @@ final class Child {
         process.waitUntilExit()
         pipe.fileHandleForReading.readabilityHandler = nil
         let rest = pipe.fileHandleForReading.readDataToEndOfFile()
-        lock.withLock {
-            buffer.append(rest)
-            if !buffer.isEmpty { lines += String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init) }
-            buffer.removeAll()
+        collected.update { collected in
+            collected.rest.append(rest)
+            if !collected.rest.isEmpty { collected.lines += String(decoding: collected.rest, as: UTF8.self).split(separator: "\n").map(String.init) }
+            collected.rest.removeAll()
         }
     }
 }
@@ -256,7 +261,7 @@ func endToEnd(_ physical: SweptDualSense, udev: Udev) throws -> Series {
 func inProcessLoopback() throws -> (p50: Double, p99: Double) {
     let bench = try Child(binaries.appendingPathComponent("ForwardBench"), [recording, String(samples)])
     bench.finish()
-    for line in bench.output { print("forward_bench: \(line)") }
+    for line in bench.output { show("forward_bench: \(line)") }
     guard bench.process.terminationStatus == 0,
           let line = bench.output.first(where: { $0.hasPrefix("loopback_latency ") }) else { fail("ForwardBench failed") }
     func field(_ name: String) -> Double? {
@@ -269,7 +274,7 @@ func inProcessLoopback() throws -> (p50: Double, p99: Double) {
 /// The host's DualSense as a USB device on vhci-hcd against the uhid one, in the same boot: a
 /// report's time to the pad's evdev node, and the process's allocations per report in steady state
 /// (each report completes one interrupt IN transfer usbhid queued).
-func usbHostPad(uhidFloor: Series) {
+func usbHostPad(uhidFloor: Series, udev: Udev) {
     if let reason = VHCI.unavailableReason() { print("floor_usbip_usb: not measured (\(reason))"); return }
     do {
         let usb = try SweptDualSense(bus: .usb, transport: .usb, udev: udev)
@@ -290,7 +295,7 @@ func usbHostPad(uhidFloor: Series) {
     }
 }
 
-setvbuf(stdout, nil, _IOLBF, 0)  // the guest's console is tailed: show each line as it comes
+
 let udev = try Udev()
 // The client's physical pad: its floor first, then the same device is forwarded.
 let physical = try SweptDualSense(bus: .usb, udev: udev)
@@ -301,7 +306,7 @@ let hostFloor = try uhidFloor(hostLike, name: "floor_uhid_bt")
 hostLike.device.stop()
 hostFloor.printLine("host side: uhid write on a Bluetooth DualSense like the host's -> its evdev node")
 try uinputFloor().printLine("uinput key -> its evdev node, for scale")
-usbHostPad(uhidFloor: hostFloor)
+usbHostPad(uhidFloor: hostFloor, udev: udev)
 let endToEndSeries = try endToEnd(physical, udev: udev)
 physical.device.stop()
 endToEndSeries.printLine("physical pad's uhid write -> forward -> serve -> host virtual pad's evdev node")
@@ -313,9 +318,9 @@ let inProcess = try inProcessLoopback()
 let floorP50 = clientFloor.p50 + hostFloor.p50, floorP99 = clientFloor.p99 + hostFloor.p99
 let addedP50 = endToEndSeries.p50 - floorP50, addedP99 = endToEndSeries.p99 - floorP99
 let ratio = addedP99 / inProcess.p99
-print(String(format: "floor_sum p50_us=%.1f p99_us=%.1f  (floor_uhid_usb + floor_uhid_bt)", floorP50, floorP99))
-print(String(format: "inproc_loopback p50_us=%.1f p99_us=%.1f  (ForwardBench, same boot)", inProcess.p50, inProcess.p99))
-print(String(format: "padgate_added p50_us=%.1f p99_us=%.1f  (end_to_end - floor_sum) p99_ratio_to_inproc=%.2f (target <= 2: %@)",
+show(String(format: "floor_sum p50_us=%.1f p99_us=%.1f  (floor_uhid_usb + floor_uhid_bt)", floorP50, floorP99))
+show(String(format: "inproc_loopback p50_us=%.1f p99_us=%.1f  (ForwardBench, same boot)", inProcess.p50, inProcess.p99))
+show(String(format: "padgate_added p50_us=%.1f p99_us=%.1f  (end_to_end - floor_sum) p99_ratio_to_inproc=%.2f (target <= 2: %@)",
              addedP50, addedP99, ratio, ratio <= 2 ? "met" : "MISSED"))
 let lost = clientFloor.lost + hostFloor.lost + endToEndSeries.lost
 exit(lost == 0 ? 0 : 1)

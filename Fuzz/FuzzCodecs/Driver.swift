@@ -4,9 +4,10 @@
 // cannot coexist with libFuzzer's own main.
 import Foundation
 import Glibc
+import PadSystem
 
 /// Adding a target is one row here and one function.
-let fuzzTargets: KeyValuePairs<String, (UnsafeRawBufferPointer) -> Void> = [
+let fuzzTargets: KeyValuePairs<String, @Sendable (UnsafeRawBufferPointer) -> Void> = [
     "descriptor": fuzzDescriptor,
     "input-reports": fuzzInputReports,
     "recording": fuzzRecording,
@@ -33,7 +34,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 func writeSeedsIfAsked(_ arguments: [String]) {
     guard arguments.count >= 3, arguments[0] == "--write-seeds" else { return }
     do { try writeSeeds(into: URL(fileURLWithPath: arguments[1]), fixtures: URL(fileURLWithPath: arguments[2])) } catch {
-        fputs("padgate-fuzz: cannot write seeds: \(error)\n", stderr)
+        TerminalOutput.write("padgate-fuzz: cannot write seeds: \(error)\n")
         exit(1)
     }
     exit(0)
@@ -43,7 +44,7 @@ func writeSeedsIfAsked(_ arguments: [String]) {
 func selectTarget(_ name: String?) {
     guard let name, let target = fuzzTargets.first(where: { $0.key == name })?.value else {
         let names = fuzzTargets.map(\.key).joined(separator: "|")
-        fputs("usage: padgate-fuzz \(names) [libFuzzer options] [CORPUS...]   (tools/fuzz.sh builds and runs it)\n", stderr)
+        TerminalOutput.write("usage: padgate-fuzz \(names) [libFuzzer options] [CORPUS...]   (tools/fuzz.sh builds and runs it)\n")
         exit(2)
     }
     selectedTarget = target

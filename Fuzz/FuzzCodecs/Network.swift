@@ -63,7 +63,8 @@ func fuzzWireHost(_ input: UnsafeRawBufferPointer) {
 
 /// The client as `forward` runs it, with a scripted pad (the real renderer, output encoder and
 /// decoder) in slots 0 and 1; made once, its state carries over between inputs as a session's would.
-let fuzzClient: PadForwarder = {
+/// libFuzzer runs one input at a time, on one thread: nothing else ever touches it.
+nonisolated(unsafe) let fuzzClient: PadForwarder = {
     let forwarder = PadForwarder(configuration: PadForwarder.Configuration(host: "127.0.0.1"), identity: nil,
                                  knownHosts: try! KnownHostStore(url: URL(fileURLWithPath: "/nonexistent/padgate-fuzz/known_hosts")))
     forwarder.logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
@@ -137,7 +138,8 @@ func fuzzControlFrame(_ input: UnsafeRawBufferPointer) {
 
 // MARK: pairing: SPAKE2 shares and confirmations from a peer
 
-let fuzzSpake = (w: [UInt8](repeating: 0x11, count: 32), context: try! BNContext(), curve: try! P256())
+/// libFuzzer runs one input at a time, on one thread: nothing else ever touches it.
+nonisolated(unsafe) let fuzzSpake = (w: [UInt8](repeating: 0x11, count: 32), context: try! BNContext(), curve: try! P256())
 
 /// The input as a pairing request frame, its share strictly decoded as a P-256 point; a share
 /// that is a valid point goes through a whole exchange (a fresh host side, `finish`, and the

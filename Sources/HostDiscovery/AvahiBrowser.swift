@@ -110,7 +110,7 @@ private final class BrowseState {
     static func socketAddress(_ address: UnsafePointer<AvahiAddress>, interface: AvahiIfIndex, port: UInt16) -> SocketAddress? {
         var buffer = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
         guard avahi_address_snprint(&buffer, buffer.count, address) != nil else { return nil }
-        var text = String(cString: buffer)
+        var text = String(nulTerminated: buffer)
         if address.pointee.proto == AVAHI_PROTO_INET6, text.lowercased().hasPrefix("fe80:"), interface > 0 { text += "%\(interface)" }
         return try? SocketAddress(ip: text, port: port)
     }

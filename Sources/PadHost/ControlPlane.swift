@@ -10,7 +10,11 @@ import WireProtocol
 /// that wait on the peer (TLS handshake, hello, pairing), all under deadlines and within the
 /// limits; watches established sessions' connections for their end. It never touches a pad: a
 /// session it admits goes to the input path through that path's mailbox.
-final class ControlPlane {
+///
+/// Sendable: the connection threads share `shared` (behind `lock`), the gate (a `LockedBox`), the
+/// statistics and the mailboxes, all synchronised; `established` and `throttle` are the control
+/// thread's alone; `observers` and `logger` are set before `run`.
+final class ControlPlane: @unchecked Sendable {
     enum Command {
         /// A connection through hello: watch it until it closes.
         case established(session: UInt32, connection: TLSConnection)

@@ -14,10 +14,11 @@ public protocol PadMaker: AnyObject {
     func remove(_ pad: VirtualPad)
 }
 
-/// Makes pads on the caller's thread: for tests and in-process pads.
+/// Makes pads on the caller's thread: for tests and in-process pads. The factory need not be
+/// Sendable, since it runs on that thread alone.
 public final class InlinePadMaker: PadMaker {
-    let factory: VirtualPadFactory
-    public init(_ factory: @escaping VirtualPadFactory) { self.factory = factory }
+    let factory: (PadArrival) throws -> VirtualPad
+    public init(_ factory: @escaping (PadArrival) throws -> VirtualPad) { self.factory = factory }
     public func make(_ arrival: PadArrival, done: @escaping (Result<VirtualPad, Error>) -> Void) {
         done(Result { try factory(arrival) })
     }
@@ -121,7 +122,7 @@ public final class HostSession {
     }
 
     public convenience init(maxPads: Int = 4, stateLease: Duration = .milliseconds(1000), padGrace: Duration = minimumPadGrace,
-                            makePad: @escaping VirtualPadFactory) {
+                            makePad: @escaping (PadArrival) throws -> VirtualPad) {
         self.init(maxPads: maxPads, stateLease: stateLease, padGrace: padGrace, maker: InlinePadMaker(makePad))
     }
 

@@ -4,7 +4,7 @@ import PadSystem
 import WireProtocol
 
 /// A virtual pad that lives only in this process: what the demo shows where uhid and uinput are
-/// missing, and what host tests inspect. It records every state it was given. A "game" on another
+/// missing, and what host tests build on. A "game" on another
 /// thread may write DualSense output reports to it (`gameWrites`), which come back as feedback
 /// exactly as they would from the uhid DualSense; a pipe wakes the host's poll for them.
 public final class InProcessPad: VirtualPad {
@@ -18,10 +18,6 @@ public final class InProcessPad: VirtualPad {
     private var gameReports: [[UInt8]] = []
     private var translator: GameOutputTranslator
     private let wakeup = WakePipe()
-    public private(set) var history: [PadStateSnapshot] = []
-    /// Feedback a test queues for the client, as ready-made messages.
-    public var pendingFeedback: [WireMessage] = []
-    public var keepsHistory = true
 
     public init(arrival: PadArrival) {
         self.arrival = arrival
@@ -37,7 +33,6 @@ public final class InProcessPad: VirtualPad {
 
     public func apply(_ state: PadStateSnapshot) throws {
         lock.withLock { _state = state }
-        if keepsHistory { history.append(state) }
     }
     public func apply(_ touch: TouchSnapshot) throws { lock.withLock { _touch = touch } }
     public func apply(_ motion: MotionBatch) throws { lock.withLock { _lastMotion = motion } }
@@ -53,8 +48,7 @@ public final class InProcessPad: VirtualPad {
     public func takeFeedback() throws -> [WireMessage] {
         wakeup.drain()
         let reports = lock.withLock { defer { gameReports.removeAll() }; return gameReports }
-        defer { pendingFeedback.removeAll() }
-        return pendingFeedback + reports.flatMap { translator.messages(for: $0) }
+        return reports.flatMap { translator.messages(for: $0) }
     }
 
     public func remove() { lock.withLock { _removed = true } }

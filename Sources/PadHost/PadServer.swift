@@ -12,7 +12,11 @@ import WireProtocol
 /// → session → virtual pad, leases, feedback) never touches a TCP peer, and the control plane
 /// (`ControlPlane`: accept, TLS handshakes, hello, pairing, watching established connections) never
 /// touches a pad. A connection that stalls costs its own thread a deadline, never the input a wait.
-public final class PadServer {
+///
+/// Sendable: it is configured (`logger`, `heartbeat`, observers) before `run`; while it runs, what
+/// other threads read or call (`statistics`, `pairing`, `port`, the stop condition) is immutable
+/// or behind the loops' locks and mailboxes.
+public final class PadServer: @unchecked Sendable {
     /// Every limit the host enforces, in one place (docs/security.md, "Limits").
     public struct Limits: Sendable {
         /// Clients with a session at once (`--max-clients`).
@@ -88,8 +92,6 @@ public final class PadServer {
 
     public var port: UInt16 { listener.port }
     public var statistics: Statistics { shared.snapshot }
-    /// Kept for callers that count rejections alone.
-    public var rejectedDatagrams: [DatagramRejection: Int] { statistics.datagramsRejected }
 
     public init(configuration: Configuration, identity: TLSIdentity, pairedClients: FingerprintStore, makePad: @escaping VirtualPadFactory) throws {
         guard Limits.maxPadsPerClientRange.contains(configuration.limits.maxPadsPerClient) else {

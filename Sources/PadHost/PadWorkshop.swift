@@ -7,23 +7,34 @@ import WireProtocol
 final class PadWorkshop: PadMaker {
     let factory: VirtualPadFactory
     let queue: DispatchQueue
-    let deliver: (@escaping () -> Void) -> Void
+    let deliver: @Sendable (@escaping () -> Void) -> Void
 
-    init(label: String, factory: @escaping VirtualPadFactory, deliver: @escaping (@escaping () -> Void) -> Void) {
+    init(label: String, factory: @escaping VirtualPadFactory, deliver: @escaping @Sendable (@escaping () -> Void) -> Void) {
         self.factory = factory
         self.deliver = deliver
         queue = DispatchQueue(label: "padgate.pads.\(label)")
     }
 
     func make(_ arrival: PadArrival, done: @escaping (Result<VirtualPad, Error>) -> Void) {
+        let done = Handover(done)
         queue.async { [factory, deliver] in
-            let result = Result { try factory(arrival) }
-            deliver { done(result) }
+            let result = Handover(Result { try factory(arrival) })
+            deliver { done.value(result.value) }
         }
     }
 
     func remove(_ pad: VirtualPad) {
-        queue.async { pad.remove() }
+        let pad = Handover(pad)
+        queue.async { pad.value.remove() }
+    }
+
+    /// A pad, or the input path's callback, crossing between the input path and this queue. Each
+    /// has one user at a time, and the queue and the mailbox order the hand-over: `done` is only
+    /// ever called on the input path, a new pad is touched by the input path only once `done`
+    /// delivers it, and a pad given to `remove` is no longer touched by the input path.
+    private struct Handover<Value>: @unchecked Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
     }
 
     /// Waits until every queued make and removal ran (the server's shutdown).

@@ -25,8 +25,9 @@ public protocol VirtualPad: AnyObject {
     var presentation: String { get }
 }
 
-/// Makes a virtual pad for an arriving one, by the host's `--virtual` choice.
-public typealias VirtualPadFactory = (PadArrival) throws -> VirtualPad
+/// Makes a virtual pad for an arriving one, by the host's `--virtual` choice; called on each
+/// session's own workshop queue, so from several threads at once.
+public typealias VirtualPadFactory = @Sendable (PadArrival) throws -> VirtualPad
 
 extension VirtualPad {
     public var feedbackDeadline: MonotonicInstant? { nil }

@@ -9,6 +9,8 @@ public final class LockedBox<Value>: @unchecked Sendable {
     public init(_ value: Value) { stored = value }
     public var value: Value { lock.withLock { stored } }
     public func update(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
+    /// Runs `body` on the value under the lock and returns what it returns.
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result { try lock.withLock { try body(&stored) } }
 }
 
 /// Runs something the first time only, whichever thread asks (a notice said once per process).

@@ -129,13 +129,13 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
         case .ipv4(var a):
             var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             inet_ntop(AF_INET, &a.sin_addr, &buffer, socklen_t(buffer.count))
-            return String(cString: buffer)
+            return String(nulTerminated: buffer)
         case .ipv6(var a) where isIPv4Mapped:
             return withUnsafeBytes(of: &a.sin6_addr) { "\($0[12]).\($0[13]).\($0[14]).\($0[15])" }
         case .ipv6(var a):
             var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             inet_ntop(AF_INET6, &a.sin6_addr, &buffer, socklen_t(buffer.count))
-            let text = String(cString: buffer)
+            let text = String(nulTerminated: buffer)
             guard a.sin6_scope_id != 0 else { return text }
             return text + "%" + (Self.interfaceName(a.sin6_scope_id) ?? String(a.sin6_scope_id))
         }
@@ -189,7 +189,7 @@ public enum SocketAddress: Sendable, Equatable, Hashable, CustomStringConvertibl
     private static func interfaceName(_ index: UInt32) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(IF_NAMESIZE))
         guard if_indextoname(index, &buffer) != nil else { return nil }
-        return String(cString: buffer)
+        return String(nulTerminated: buffer)
     }
 }
 

@@ -30,6 +30,7 @@
 
 import COpenSSL
 import Foundation
+import PadSystem
 
 // MARK: - Errors
 
@@ -427,7 +428,7 @@ func openSSLError(_ operation: String) -> Spake2Error {
         if code == 0 { break }
         var buffer = [CChar](repeating: 0, count: 256)
         ERR_error_string_n(code, &buffer, buffer.count)
-        details.append(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        details.append(String(nulTerminated: buffer))
     }
     return .openSSL(operation: operation, detail: details.isEmpty ? "no OpenSSL error recorded" : details.joined(separator: "; "))
 }

@@ -1,9 +1,13 @@
 import COpenSSL
 import Foundation
+import PadSystem
 
 /// A self-signed Ed25519 identity kept in a state directory: the host's, so clients can pin it,
 /// and each client's, so a host can remember the clients it paired with.
-public final class TLSIdentity {
+///
+/// Sendable: immutable after init; OpenSSL's key and certificate objects are only read from then
+/// on (by the handshakes and pairings of any thread), which OpenSSL allows concurrently.
+public final class TLSIdentity: @unchecked Sendable {
     let key: OpaquePointer          // EVP_PKEY
     let certificate: OpaquePointer  // X509
     /// SHA-256 of the certificate (DER), as lowercase hex pairs joined by ':'.
@@ -121,7 +125,7 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
         while case let code = ERR_get_error(), code != 0 {
             var buffer = [CChar](repeating: 0, count: 256)
             ERR_error_string_n(code, &buffer, buffer.count)
-            lines.append(String(cString: buffer))
+            lines.append(String(nulTerminated: buffer))
         }
         return lines.isEmpty ? "no detail" : lines.joined(separator: "; ")
     }

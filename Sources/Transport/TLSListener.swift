@@ -4,7 +4,10 @@ import PadSystem
 
 /// The host's TCP listener; connections go through `acceptTCP` and `handshake` (or `accept` for a
 /// single peer).
-public final class TLSListener {
+///
+/// Sendable: immutable after init; connection threads complete handshakes on the one SSL_CTX,
+/// which OpenSSL lets any number of threads make connections from.
+public final class TLSListener: @unchecked Sendable {
     let context: OpaquePointer
     let socket: Socket
     public let port: UInt16
@@ -77,7 +80,7 @@ public final class TLSListener {
 }
 
 /// A TCP connection accepted but not yet through TLS; `TLSListener.handshake` takes its socket over.
-public struct PendingTCP {
+public struct PendingTCP: Sendable {
     let socket: Socket
     public let peer: SocketAddress
     public var peerHost: String { peer.host }

@@ -64,7 +64,7 @@ struct DemoCommand: ParsableCommand {
         let clientIdentity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate demo client")
 
         let ends = try useKernel ? DemoEnds.kernel(script: input) : DemoEnds.inProcess(script: input)
-        defer { ends.teardown() }
+        defer { ends.silence(); ends.teardown() }
         var configuration = PadServer.Configuration()
         configuration.address = "127.0.0.1"
         configuration.port = 0
@@ -86,10 +86,11 @@ struct DemoCommand: ParsableCommand {
         // a while on a loaded machine, and none of it should eat into the tour.
         let length = SecondsOption.duration(duration)
         let deadline = LockedBox(MonotonicInstant.now + Self.setupLimit + length)
-        let stop = { SignalTrap.fired || MonotonicInstant.now >= deadline.value }
+        let stop: @Sendable () -> Bool = { SignalTrap.fired || MonotonicInstant.now >= deadline.value }
         let serverThread = JoinableThread { server.run(tick: .milliseconds(100), until: stop) }
+        let gameWrite = ends.gameWrite, hostView = ends.hostView
         let game = JoinableThread {
-            DemoGame.play(until: { deadline.value }, write: ends.gameWrite, padUp: { deadline.update { $0 = .now + length } })
+            DemoGame.play(until: { deadline.value }, write: gameWrite, padUp: { deadline.update { $0 = .now + length } })
         }
 
         // The forwarding loop only copies what the view shows, every 100 ms; looking at the host's
@@ -107,15 +108,16 @@ struct DemoCommand: ParsableCommand {
             var view = DemoView()
             while !stop() {
                 SignalTrap.sleep(DemoView.interval)
-                if !stop(), let current = frame.value { view.draw(current, host: ends.hostView) }
+                if !stop(), let current = frame.value { view.draw(current, host: hostView) }
             }
             view.finish()
             hostUpdates.update { $0 = view.hostUpdates }
         }
         forwarder.run(until: stop)
+        ends.silence()
         // The pad side goes while the host removes its own pad: two kernel removals at once, not
         // one after the other (each takes a while on a slow or emulated machine).
-        let padSide = JoinableThread { ends.teardown() }
+        let padSide = JoinableThread(ends.teardown)
         viewThread.join()
         serverThread.join()
         game.join()
@@ -128,13 +130,17 @@ struct DemoCommand: ParsableCommand {
 struct DemoEnds {
     var source: PadSource
     var makeHostPad: VirtualPadFactory
-    /// The host's virtual pad as a game sees it (one line).
-    var hostView: () -> String
+    /// The host's virtual pad as a game sees it (one line); asked on the view's thread.
+    var hostView: @Sendable () -> String
     /// What the physical pad was last told to show (rumble, lights, triggers).
     var padFeedback: () -> DualSenseOutputState
-    /// The game writes a DualSense output report to the host's virtual pad (false: no pad yet).
-    var gameWrite: ([UInt8]) -> Bool
-    var teardown: () -> Void
+    /// The game writes a DualSense output report to the host's virtual pad (false: no pad yet);
+    /// on the game's thread.
+    var gameWrite: @Sendable ([UInt8]) -> Bool
+    /// Quiets the physical pad (motors, lights) once forwarding stopped.
+    var silence: () -> Void
+    /// Unplugs the pad side; on a thread of its own while the host removes its pad.
+    var teardown: @Sendable () -> Void
 
     static func inProcess(script: InputScript) throws -> DemoEnds {
         let source = try ScriptedPadSource(script: script, slot: PadSlot(0))
@@ -143,7 +149,6 @@ struct DemoEnds {
             source: source,
             makeHostPad: { arrival in
                 let pad = InProcessPad(arrival: arrival)
-                pad.keepsHistory = false
                 hostPads.update { $0.append(pad) }
                 return pad
             },
@@ -157,6 +162,7 @@ struct DemoEnds {
                 pad.gameWrites(report)
                 return true
             },
+            silence: {},
             teardown: {})
     }
 
@@ -166,10 +172,9 @@ struct DemoEnds {
         let feeding = LockedBox(true)
         let feederThread = JoinableThread { try? feeder.run(until: nil) { !feeding.value } }
         // From here a failure removes the pad it made before it says why.
-        func abandon(_ beforeUnplug: () -> Void = {}) {
+        @Sendable func abandon() {
             feeding.update { $0 = false }
             feederThread.join()
-            beforeUnplug()
             physical.stop()
         }
         let monitor: PadMonitor
@@ -191,23 +196,13 @@ struct DemoEnds {
         var shown = DualSenseOutputState()  // forwarder thread only (padFeedback)
         // The host's side, found through udev once `serve` made it: read as a game would, written as
         // a game would. Two threads ask (display and game); one lock serialises them and libudev.
-        let hostLock = NSLock()
-        var host: (reader: LivePadReader, hidraw: HIDRawDevice)?
-        func hostPad() -> (reader: LivePadReader, hidraw: HIDRawDevice)? {
-            hostLock.withLock {
-                if let host { return host }
-                guard let virtual = udev.pads().first(where: { $0.isHostVirtualPad && $0.hasItsInputNodes }), let node = virtual.hidraw,
-                      let reader = try? LivePadReader(pad: virtual), let hidraw = try? HIDRawDevice(path: node) else { return nil }
-                host = (reader, hidraw)
-                return host
-            }
-        }
+        let host = LockedBox(HostSide(udev: udev))
         return DemoEnds(
             source: source,
             makeHostPad: { try PlayStationVirtualPad(arrival: $0) },
             hostView: {
-                guard let pad = hostPad() else { return "(no virtual pad yet)" }
-                return hostLock.withLock {
+                host.withLock { host in
+                    guard let pad = host.pad() else { return "(no virtual pad yet)" }
                     _ = try? pad.reader.readAvailable()
                     return DemoView.describe(pad.reader.snapshot())
                 }
@@ -217,25 +212,27 @@ struct DemoEnds {
                 return shown
             },
             gameWrite: { report in
-                guard let pad = hostPad() else { return false }
-                return hostLock.withLock { (try? pad.hidraw.write(report)) != nil }
+                host.withLock { host in
+                    guard let pad = host.pad() else { return false }
+                    return (try? pad.hidraw.write(report)) != nil
+                }
             },
-            teardown: { abandon { source.silence() } })
-    }
-}
-
-/// A thread that can be waited for (Foundation's Thread has no join).
-final class JoinableThread: @unchecked Sendable {
-    private let finished = DispatchSemaphore(value: 0)
-
-    init(_ body: @escaping () -> Void) {
-        let finished = finished
-        Thread { body(); finished.signal() }.start()
+            silence: { source.silence() },
+            teardown: abandon)
     }
 
-    func join() {
-        finished.wait()
-        finished.signal()  // a second join returns at once
+    /// The host's virtual pad as the demo's game and view reach it, once udev shows it.
+    struct HostSide {
+        let udev: Udev
+        var found: (reader: LivePadReader, hidraw: HIDRawDevice)?
+
+        mutating func pad() -> (reader: LivePadReader, hidraw: HIDRawDevice)? {
+            if let found { return found }
+            guard let virtual = udev.pads().first(where: { $0.isHostVirtualPad && $0.hasItsInputNodes }), let node = virtual.hidraw,
+                  let reader = try? LivePadReader(pad: virtual), let hidraw = try? HIDRawDevice(path: node) else { return nil }
+            found = (reader, hidraw)
+            return found
+        }
     }
 }
 

@@ -64,9 +64,10 @@ struct EmulateCommand: ParsableCommand {
         // The input is read first: a typo in a file name should not cost a pad plug and unplug.
         let bus = transport == .usb ? .usb : try self.bus ?? replay.map(InputFeeder.recordingBus) ?? EmulatedDualSense.busPresentedToGames
         let source = try InputFeeder.Source(bus: bus, script: script, replay: replay, loop: loop)
-        let pad = try EmulatedDualSense(bus: bus, transport: transport, idleRepeat: EmulatedDualSense.idleReportInterval)
-        let started = MonotonicInstant.now
-        pad.onOutput = { report in OutputPrinter.print(report, json: json, since: started) }
+        let started = MonotonicInstant.now, json = json
+        let pad = try EmulatedDualSense(bus: bus, transport: transport, idleRepeat: EmulatedDualSense.idleReportInterval) { report in
+            OutputPrinter.print(report, json: json, since: started)
+        }
         SignalTrap.install { pad.stop() }
         guard pad.waitUntilOpened() else {
             pad.stop()

@@ -80,7 +80,7 @@ struct HostCommand: ParsableCommand {
             let pin = armed["pin"] as? String ?? "?"
             let seconds = armed["expires_in_seconds"] as? Int ?? 120
             print("pairing PIN \(pin): run 'padgate pair THIS-HOST --pin \(pin)' on the client (valid \(seconds) s, once)")
-            fflush(stdout)  // seen at once, also through a pipe
+            fflush(nil)  // seen at once, also through a pipe
             let outcome = try link.reply(timeout: .seconds(seconds + 5))
             if let name = outcome["paired"] as? String {
                 print("paired with \(name) (\(outcome["fingerprint"] as? String ?? ""))")

@@ -82,7 +82,7 @@ struct InspectCommand: ParsableCommand {
         try live.run(duration: duration) { event in
             let value = inspector.inspect(event.data, time: event.time)
             print(json ? value.serialized() : Self.line(value))
-            fflush(stdout)
+            fflush(nil)
         }
     }
 

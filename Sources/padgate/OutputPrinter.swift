@@ -30,7 +30,7 @@ enum OutputPrinter {
             Swift.print(String(format: "%9.3f output 0x%02x (%d bytes) ", time, report.first ?? 0, report.count)
                         + Hex.encode(report, separator: " ") + "  → " + fields)
         }
-        fflush(stdout)
+        fflush(nil)
     }
 
     static func print(_ event: UInputRumbleReceiver.Event, json: Bool, since start: MonotonicInstant) {
@@ -52,6 +52,6 @@ enum OutputPrinter {
         } else {
             Swift.print(String(format: "%9.3f ", time) + fields.dropFirst().map { "\($0.0)=\($0.1.serialized())" }.joined(separator: " "))
         }
-        fflush(stdout)
+        fflush(nil)
     }
 }

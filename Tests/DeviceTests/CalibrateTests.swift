@@ -134,13 +134,12 @@ final class CalibrateTests: XCTestCase {
 
 /// Sends the emulated pad a report every 8 ms: at rest with the test's bias and noise, or, once
 /// `moving`, turning back and forth at ±40 deg/s.
-final class MotionFeeder {
-    private let lock = NSLock()
-    private var running = true
-    private var _moving = false
+final class MotionFeeder: Sendable {
+    private let running = LockedBox(true)
+    private let isMoving = LockedBox(false)
     var moving: Bool {
-        get { lock.withLock { _moving } }
-        set { lock.withLock { _moving = newValue } }
+        get { isMoving.value }
+        set { isMoving.update { $0 = newValue } }
     }
     private let done = DispatchSemaphore(value: 0)
 
@@ -160,7 +159,7 @@ final class MotionFeeder {
                 let v = values.map { $0 + Int16.random(in: Int16(-amplitude)...Int16(amplitude), using: &random) }
                 return Vector3(x: v[0], y: v[1], z: v[2])
             }
-            while lock.withLock({ running }) {
+            while running.value {
                 var gyro = CalibrateTests.gyroBias
                 if moving { gyro[1] += (tick / 25) % 2 == 0 ? 640 : -640 }
                 input.motion.first = MotionSample(gyro: noisy(gyro, CalibrateTests.gyroNoise), accel: noisy(CalibrateTests.gravity, CalibrateTests.accelNoise))
@@ -175,7 +174,7 @@ final class MotionFeeder {
     }
 
     func stop() {
-        guard lock.withLock({ () -> Bool in defer { running = false }; return running }) else { return }
+        guard running.withLock({ running in defer { running = false }; return running }) else { return }
         done.wait()
     }
 }

@@ -111,12 +111,11 @@ func waitForState(_ reader: LivePadReader, timeout: Duration = .seconds(5), expi
 }
 
 /// A running `padgate` subprocess whose standard output is collected line by line.
-final class PadgateProcess {
+final class PadgateProcess: Sendable {
     let process = Process()
     private let pipe = Pipe()
-    private let lock = NSLock()
-    private var buffer = Data()
-    private(set) var lines: [String] = []
+    /// What came after the last newline, and the lines before it.
+    private let collected = LockedBox((rest: Data(), lines: [String]()))
 
     /// `namespace`: run inside that network namespace (`ip netns exec`, which execs padgate itself,
     /// so signals reach it). `includeStandardError`: collect diagnostics too.
@@ -134,17 +133,18 @@ final class PadgateProcess {
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
-            self.lock.lock(); defer { self.lock.unlock() }
-            self.buffer.append(data)
-            while let newline = self.buffer.firstIndex(of: 0x0a) {
-                self.lines.append(String(decoding: self.buffer[..<newline], as: UTF8.self))
-                self.buffer.removeSubrange(...newline)
+            self.collected.update { collected in
+                collected.rest.append(data)
+                while let newline = collected.rest.firstIndex(of: 0x0a) {
+                    collected.lines.append(String(decoding: collected.rest[..<newline], as: UTF8.self))
+                    collected.rest.removeSubrange(...newline)
+                }
             }
         }
         try process.run()
     }
 
-    func snapshot() -> [String] { lock.withLock { lines } }
+    func snapshot() -> [String] { collected.value.lines }
 
     /// Waits for an output line satisfying `match`.
     func waitForLine(timeout: Duration = .seconds(10), file: StaticString = #fileID, line: UInt = #line,
@@ -229,10 +229,9 @@ func dualSenseCalibrationReport(gyroBias: [Int16] = [0, 0, 0], gyroPlus: [Int16]
 /// way when udevd's rules read its power_supply, so udevd spent 20-35 s over each such pad (and the
 /// tests waited it out). GET_REPORT is answered "no such report" (EIO), as a pad without that
 /// feature report would; SET_REPORT is acknowledged.
-final class RespondingUHIDDevice {
+final class RespondingUHIDDevice: Sendable {
     let device: UHIDDevice
-    private let lock = NSLock()
-    private var running = true
+    private let running = LockedBox(true)
     private let finished = DispatchSemaphore(value: 0)
 
     init(_ identity: UHIDDevice.Identity, descriptor: [UInt8]) throws {
@@ -240,7 +239,7 @@ final class RespondingUHIDDevice {
         try device.create(identity, descriptor: descriptor)
         let device = device
         Thread { [self] in
-            while lock.withLock({ running }) {
+            while running.value {
                 _ = Poll.wait([device.descriptor], timeout: .milliseconds(50))
                 while let event = try? device.read() {
                     switch event {
@@ -258,7 +257,7 @@ final class RespondingUHIDDevice {
 
     /// Unplugs the device; the answering thread ends first.
     func destroy() {
-        guard lock.withLock({ () -> Bool in defer { running = false }; return running }) else { return }
+        guard running.withLock({ running in defer { running = false }; return running }) else { return }
         finished.wait()
         try? device.destroy()
     }

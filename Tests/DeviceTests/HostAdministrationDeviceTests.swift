@@ -44,10 +44,10 @@ final class HostAdministrationDeviceTests: XCTestCase {
 
         // Input keeps flowing while another client pairs: the host pad follows a press and a
         // release sent during the pairing.
-        var input = GamepadState.dualSenseAtRest
         let feeding = DispatchSemaphore(value: 0)
         let flip = LockedFlag()
         Thread {
+            var input = GamepadState.dualSenseAtRest
             var pressed = false
             while !flip.isSet {
                 pressed.toggle()

@@ -726,19 +726,18 @@ extension SDLClientTests {
 
 /// Answers a uinput pad's force-feedback requests on a thread of its own and keeps the uploads.
 final class ServicedRumble {
-    private let receiver: UInputRumbleReceiver
     private let lock = NSLock()
     private var uploads: [UInputRumbleReceiver.UploadedEffect] = []
     private var running = true
     private let thread: Thread
 
     init(_ pad: UInputGamepad) {
-        let receiver = UInputRumbleReceiver(uinput: pad.descriptor)
-        self.receiver = receiver
+        let descriptor = pad.descriptor
         let box = Box()
         thread = Thread {
+            let receiver = UInputRumbleReceiver(uinput: descriptor)  // this thread's alone
             while let owner = box.owner, owner.lock.withLock({ owner.running }) {
-                _ = Poll.wait([pad.descriptor], timeout: .milliseconds(50))
+                _ = Poll.wait([descriptor], timeout: .milliseconds(50))
                 for case .uploaded(let effect) in (try? receiver.service()) ?? [] { owner.lock.withLock { owner.uploads.append(effect) } }
             }
         }

@@ -9,11 +9,11 @@ import XCTest
 
 final class HostSessionTests: XCTestCase {
     let t0 = MonotonicInstant.now
-    var made: [InProcessPad] = []
+    var made: [RecordedPad] = []
 
     func session(maxPads: Int = 4) -> HostSession {
         HostSession(maxPads: maxPads, stateLease: .milliseconds(500)) { [unowned self] arrival in
-            let pad = InProcessPad(arrival: arrival)
+            let pad = RecordedPad(arrival: arrival)
             made.append(pad)
             return pad
         }
@@ -101,7 +101,7 @@ final class HostSessionTests: XCTestCase {
         var failures = 1
         let host = HostSession(maxPads: 4, stateLease: .milliseconds(500)) { [unowned self] arrival in
             if failures > 0 { failures -= 1; throw HostTestError.deviceBusy }
-            let pad = InProcessPad(arrival: arrival)
+            let pad = RecordedPad(arrival: arrival)
             made.append(pad)
             return pad
         }

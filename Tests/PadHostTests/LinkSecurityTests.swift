@@ -14,7 +14,7 @@ import XCTest
 /// attack is refused with the error a person would need, and nothing reaches a virtual pad.
 final class LinkSecurityTests: XCTestCase {
     var directory: URL!
-    var madePads: LockedList<InProcessPad>!
+    var madePads: LockedList<RecordedPad>!
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-security-\(UUID())")
@@ -39,7 +39,7 @@ final class LinkSecurityTests: XCTestCase {
         var paired = try FingerprintStore(url: directory.appendingPathComponent("paired-clients"))
         if pairClient { try paired.remember("client", fingerprint: try identity("client").fingerprint) }
         let server = try PadServer(configuration: configuration, identity: try identity("host"), pairedClients: paired,
-                                   makePad: { arrival in let pad = InProcessPad(arrival: arrival); made.append(pad); return pad })
+                                   makePad: { arrival in let pad = RecordedPad(arrival: arrival); made.append(pad); return pad })
         server.logger = CapturedLog.silent
         if let pin { server.enablePairing(pin: pin, policy: policy) { pin, why in onPIN?(pin, why) } }
         return RunningServer(server)
@@ -142,7 +142,7 @@ final class LinkSecurityTests: XCTestCase {
         running.stop()
 
         XCTAssertEqual(pad.history.map(\.buttons), [1, 2, 0, 64, 0], "only genuine, fresh states reached the pad (and the release at disconnect)")
-        let rejected = running.server.rejectedDatagrams
+        let rejected = running.server.statistics.datagramsRejected
         XCTAssertEqual(rejected[.replayed], 1)
         XCTAssertEqual(rejected[.forged], 2)
         XCTAssertEqual(rejected[.truncated], 2, "\(rejected)")

@@ -7,14 +7,12 @@ import PadSystem
 
 /// A `padgate` process left running, its standard output and error collected together, for tests
 /// that signal it or wait for what it prints.
-public final class RunningPadgate {
+public final class RunningPadgate: Sendable {
     public let process = Process()
     private let pipe = Pipe()
-    private let lock = NSLock()
-    private var collected = Data()
+    private let collected = LockedBox(Data())
     private let exited = DispatchSemaphore(value: 0)
-    private let exitLock = NSLock()
-    private var exitedAt: MonotonicInstant?
+    private let exitedAt = LockedBox<MonotonicInstant?>(nil)
 
     /// `namespace`: run inside that network namespace (`ip netns exec`, which becomes padgate).
     public init(_ arguments: [String], environment: [String: String] = [:], namespace: String? = nil) throws {
@@ -26,18 +24,18 @@ public final class RunningPadgate {
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
-            self.lock.withLock { self.collected.append(data) }
+            self.collected.update { $0.append(data) }
         }
         process.terminationHandler = { [weak self] _ in
             guard let self else { return }
-            self.exitLock.withLock { self.exitedAt = .now }
+            self.exitedAt.update { $0 = .now }
             self.exited.signal()
         }
         try process.run()
     }
 
     /// Everything printed so far, both streams.
-    public var output: String { lock.withLock { String(decoding: collected, as: UTF8.self) } }
+    public var output: String { String(decoding: collected.value, as: UTF8.self) }
 
     /// Waits until the output contains `text`; false at the deadline or if the process ended first.
     public func waitFor(_ text: String, timeout: Duration) -> Bool {
@@ -70,7 +68,7 @@ public final class RunningPadgate {
         process.waitUntilExit()
         usleep(50_000)  // the last output
         pipe.fileHandleForReading.readabilityHandler = nil
-        return exitLock.withLock { exitedAt.map { $0 - since } }
+        return exitedAt.value.map { $0 - since }
     }
 
     deinit { if process.isRunning { process.terminate() } }

@@ -14,10 +14,10 @@ final class PairingTests: XCTestCase {
         let hostIdentity = try TLSIdentity(directory: directory.appendingPathComponent("host"), commonName: "host")
         let clientIdentity = try TLSIdentity(directory: directory.appendingPathComponent("client"), commonName: "client")
         let listener = try TLSListener(identity: hostIdentity, address: "127.0.0.1", port: 0)
-        var hostResult: Result<PeerName, Error> = .failure(PairingError.protocolError("not run"))
+        let hostResult = LockedBox<Result<PeerName, Error>>(.failure(PairingError.protocolError("not run")))
         let done = expectation(description: "host side")
         Thread.detachNewThread {
-            hostResult = Result {
+            let result = Result {
                 let connection = try listener.accept()
                 guard case .pairStart(let share, let name) = try ControlMessage(decoding: connection.receive()) else {
                     throw PairingError.protocolError("no pairStart")
@@ -26,12 +26,13 @@ final class PairingTests: XCTestCase {
                                        deadline: .now + Pairing.exchangeTimeout) { true }
                 return name
             }
+            hostResult.update { $0 = result }
             done.fulfill()
         }
         let client = try TLSDialer.connect(host: "127.0.0.1", port: listener.port, identity: clientIdentity)
         let clientResult = Result { try Pairing.pairAsClient(client, clientIdentity: clientIdentity, pin: clientPIN, clientName: PeerName(local: "couch")) }
         wait(for: [done], timeout: 30)
-        return (hostResult, clientResult)
+        return (hostResult.value, clientResult)
     }
 
     func testTheRightPINPairs() throws {

@@ -50,16 +50,15 @@ final class TLSChannelTests: XCTestCase {
         let clientIdentity = try TLSIdentity(directory: directory.appendingPathComponent("client"), commonName: "client")
         let listener = try TLSListener(identity: hostIdentity, address: "127.0.0.1", port: 0)
         let accepted = expectation(description: "accepted")
-        var serverSide: TLSConnection?
-        var serverError: Error?
+        let serverSide = LockedBox<Result<TLSConnection, Error>?>(nil)
         Thread.detachNewThread {
-            do { serverSide = try listener.accept() } catch { serverError = error }
+            let result = Result { try listener.accept() }
+            serverSide.update { $0 = result }
             accepted.fulfill()
         }
         let client = try TLSDialer.connect(host: "127.0.0.1", port: listener.port, identity: clientIdentity)
         wait(for: [accepted], timeout: 10)
-        XCTAssertNil(serverError)
-        let server = try XCTUnwrap(serverSide)
+        let server = try XCTUnwrap(serverSide.value).get()
 
         XCTAssertEqual(client.peerFingerprint, hostIdentity.fingerprint)
         XCTAssertEqual(server.peerFingerprint, clientIdentity.fingerprint)

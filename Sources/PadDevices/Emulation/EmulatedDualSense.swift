@@ -10,7 +10,8 @@ import PadSystem
 /// descriptor and feature reports (`PlayStationPadProfile`).
 ///
 /// A pump thread answers the driver's probe-time GET_REPORTs and collects every output report.
-public final class EmulatedDualSense {
+// Sendable: what the pump and the senders share is behind `sending` or the channel's own lock.
+public final class EmulatedDualSense: @unchecked Sendable {
     /// How padgate presents a DualSense to games (`emulate`, the host's virtual pad): SDL 2's
     /// hidapi drops a USB-bus hidraw node with no USB device above it, which a uhid pad never
     /// has, so SDL would fall back to evdev without gyro, touchpad or lights. A Bluetooth-bus
@@ -36,15 +37,15 @@ public final class EmulatedDualSense {
     public let transport: Transport
     public let macAddress: [UInt8]
     let uhid: any HIDDeviceEnd
-    private let channel: UHIDPadChannel
-    private var pumpThread: Thread?
+    /// Package-visible for the device tests' `waitForOutput`.
+    package let channel: UHIDPadChannel
     private var encoder: PlayStationInputEncoder
     private var sequence: UInt8 = 0
     /// Readable whenever output reports are waiting in `takeOutputs()`, so a poll(2) loop can
     /// wait for them; `takeOutputs()` drains it.
     public var outputReadyDescriptor: FileDescriptor { channel.outputReadyDescriptor }
     /// Called on the pump thread for every output report the kernel or a program sends.
-    public var onOutput: (([UInt8]) -> Void)?
+    public let onOutput: (@Sendable ([UInt8]) -> Void)?
     /// True once the driver has opened the device (hid_hw_open at the end of its probe).
     public var opened: Bool { channel.opened }
 
@@ -95,10 +96,11 @@ public final class EmulatedDualSense {
     ///   DualShock 4; nil: the kind's default.
     /// - Parameter transport: `.usb` makes a DualSense or Edge a USB device on vhci-hcd (its bus
     ///   is then USB, and `phys` says only whether it is the host's pad or an emulated one).
+    /// - Parameter onOutput: called on the pump thread for every output report, from the first.
     public init(kind: PadKind = .dualSense, bus: PadBus = busPresentedToGames, transport: Transport = .uhid, name: String? = nil,
                 macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
                 calibration: [UInt8]? = nil, firmwareInfo: [UInt8]? = nil,
-                idleRepeat: Duration? = nil) throws {
+                idleRepeat: Duration? = nil, onOutput: (@Sendable ([UInt8]) -> Void)? = nil) throws {
         let bus = transport == .usb ? PadBus.usb : bus
         guard let profile = PlayStationPadProfile(kind: kind, bus: bus), let ids = kind.canonicalIDs else {
             throw DeviceError.unsupported("a virtual PlayStation pad cannot be a \(kind.displayName)")
@@ -108,6 +110,7 @@ public final class EmulatedDualSense {
         self.profile = profile
         self.bus = bus
         self.idleRepeat = idleRepeat
+        self.onOutput = onOutput
         self.calibration = calibration ?? Self.defaultIdentity(kind).calibration
         self.firmwareInfo = firmwareInfo ?? Self.defaultIdentity(kind).firmwareInfo
         self.macAddress = macAddress ?? UHIDPadChannel.randomMAC()
@@ -126,7 +129,7 @@ public final class EmulatedDualSense {
         let identity = UHIDDevice.Identity(
             name: name ?? Self.defaultName(kind), phys: phys, uniq: uniq,
             bus: bus, vendorID: ids.vendor, productID: ids.product, version: bus == .usb ? 0x8111 : Self.bluetoothVersion)
-        pumpThread = try channel.start("padgate-uhid", pump: { [weak self] in self?.pump() }, creating: identity, descriptor: profile.descriptor)
+        try channel.start("padgate-uhid", pump: { [weak self] in self?.pump() }, creating: identity, descriptor: profile.descriptor)
     }
 
     /// Microseconds as this pad's sensor clock ticks.
@@ -190,12 +193,6 @@ public final class EmulatedDualSense {
 
     /// Every output report received so far (and clears the list).
     public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
-
-    /// Waits until an output report satisfying `match` arrives, returning it; nil on timeout.
-    /// Reports that arrived before the call count too; those looked at are consumed.
-    public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
-        channel.waitForOutput(timeout: timeout, where: match)
-    }
 
     /// Waits for the driver's probe to finish (it opens the device last).
     public func waitUntilOpened(timeout: Duration = .seconds(10)) -> Bool { channel.waitUntilOpened(timeout: timeout) }

@@ -35,12 +35,14 @@ public enum SwitchProIdentityData {
 /// calibration blocks, report mode, IMU and vibration enable, player and home lights) and then
 /// reports every 15 ms (report 0x30 with three IMU samples), as a real pad does whether or not
 /// anything changed. Every output report is kept for `takeOutputs()`.
-public final class EmulatedSwitchPro {
+// Sendable: what the pump and the senders share is behind `state` or the channel's own lock.
+public final class EmulatedSwitchPro: @unchecked Sendable {
     /// A real pad's report interval in the full report mode (hid-nintendo's comment: 15 ms).
     public static let reportInterval: Duration = .milliseconds(15)
 
     let uhid: UHIDDevice
-    private let channel: UHIDPadChannel
+    /// Package-visible for the device tests' `waitForOutput`.
+    package let channel: UHIDPadChannel
     public let calibration: SwitchProCalibration
     public let macAddress: [UInt8]
     public var uniq: String { UHIDPadChannel.uniq(of: macAddress) }
@@ -93,10 +95,6 @@ public final class EmulatedSwitchPro {
     }
 
     public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
-
-    public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
-        channel.waitForOutput(timeout: timeout, where: match)
-    }
 
     /// Streams a full report every `reportInterval` once the host asked for them.
     private func pump() {

@@ -44,9 +44,11 @@ public enum XboxOneSIdentityData {
 /// node. A pump thread answers the kernel's GET_REPORTs (the battery, which hid-input reads when
 /// udev looks at the power supply; unanswered each would hold udevd for uhid's 5 s) and collects
 /// every output report.
-public final class EmulatedXboxOne {
+// Sendable: `battery` is behind `batteryLock`; the channel has its own lock.
+public final class EmulatedXboxOne: @unchecked Sendable {
     let uhid: UHIDDevice
-    private let channel: UHIDPadChannel
+    /// Package-visible for the device tests' `waitForOutput`.
+    package let channel: UHIDPadChannel
     public let productID: UInt16
     public let uniq: String
     /// Guards `battery`: the pump answers GET_REPORTs with it.
@@ -81,11 +83,6 @@ public final class EmulatedXboxOne {
 
     /// Every output report received so far (and clears the list).
     public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
-
-    /// Waits until an output report satisfying `match` arrives; those looked at are consumed.
-    public func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
-        channel.waitForOutput(timeout: timeout, where: match)
-    }
 
     private func pump() { channel.pump(handle: handle) }
 

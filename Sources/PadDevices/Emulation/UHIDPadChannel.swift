@@ -6,8 +6,10 @@ import MonotonicTime
 import PadSystem
 
 /// What every emulated pad shares, over uhid or USB: the read pump's loop, whether the driver has
-/// the pad open, and the output reports it has been sent, kept for `takeOutputs()` and `waitForOutput`.
-final class UHIDPadChannel {
+/// the pad open, and the output reports it has been sent, kept for `takeOutputs()` (and the device
+/// tests' `waitForOutput`).
+// Sendable: `running`, `isOpen` and `outputs` are behind `changed`; the rest is immutable or Sendable.
+package final class UHIDPadChannel: @unchecked Sendable {
     let uhid: any HIDDeviceEnd
     /// Guards `running`, `isOpen` and `outputs`; broadcast on open, close and every output report.
     private let changed = NSCondition()
@@ -36,7 +38,7 @@ final class UHIDPadChannel {
     /// identity and descriptor; a USB device is plugged in when it is made); if the kernel refuses
     /// it, the thread is stopped again and the error thrown.
     @discardableResult
-    func start(_ threadName: String, pump: @escaping () -> Void, creating identity: UHIDDevice.Identity, descriptor: [UInt8]) throws -> Thread {
+    func start(_ threadName: String, pump: @escaping @Sendable () -> Void, creating identity: UHIDDevice.Identity, descriptor: [UInt8]) throws -> Thread {
         let thread = Thread(block: pump)
         thread.name = threadName
         thread.start()
@@ -88,7 +90,9 @@ final class UHIDPadChannel {
         }
     }
 
-    func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
+    /// Waits until an output report satisfying `match` arrives, returning it; nil on timeout.
+    /// Reports that arrived before the call count too; those looked at are consumed, the rest stay.
+    package func waitForOutput(timeout: Duration, where match: ([UInt8]) -> Bool) -> [UInt8]? {
         let deadline = MonotonicInstant.now + timeout
         changed.lock(); defer { changed.unlock() }
         while true {

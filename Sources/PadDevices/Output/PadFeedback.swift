@@ -31,8 +31,6 @@ public final class PadFeedback {
     private var playStation: PlayStationOutput?
     private var rumbleSink: RumbleSink?
     private var closed = false
-    /// Reopens after write errors (for logs and tests).
-    public private(set) var reopenCount = 0
 
     public init(pad: Pad, options: Options = Options()) {
         self.pad = pad
@@ -140,7 +138,6 @@ public final class PadFeedback {
         } catch let error as DeviceError {
             if case .removed = error { rumbleSink = nil; throw error }
             // Escalate: reopen the output path and retry once; never leave a motor at an unknown level.
-            reopenCount += 1
             do {
                 if let ps = current as? PlayStationOutput { try ps.reopen() } else { rumbleSink = nil }
                 try sink().perform(action)

@@ -24,7 +24,8 @@ public enum UHIDEvent: Equatable, Sendable {
 ///
 /// `struct uhid_event` is a packed union, so events are laid out by byte offset here
 /// (`UHIDLayout`); a unit test checks the offsets against the kernel header.
-public final class UHIDDevice {
+// Sendable: every write is behind `writeLock`; `read()` and its buffer belong to the one pump thread.
+public final class UHIDDevice: @unchecked Sendable {
     public static let path = "/dev/uhid"
     private let owned: OwnedDescriptor
     // Reads come from one pump thread; writes (input, replies) may come from any thread.

@@ -9,7 +9,7 @@ import USBDevice
 /// The device end of an emulated pad, whichever way the kernel sees it: a uhid device, or a USB
 /// device on vhci-hcd. The pad feeds input reports and answers what the driver asks; the events
 /// it reads are uhid's, whatever the transport.
-protocol HIDDeviceEnd: AnyObject {
+protocol HIDDeviceEnd: AnyObject, Sendable {
     /// Readable while `read()` has an event.
     var descriptor: FileDescriptor { get }
     func input(_ report: [UInt8]) throws
