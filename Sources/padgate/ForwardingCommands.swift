@@ -25,6 +25,14 @@ struct HostAddress: ExpressibleByArgument, CustomStringConvertible {
 }
 
 enum VirtualChoice: String, ExpressibleByArgument, CaseIterable {
+    /// One line for a wrong kind (the parser's own message lists every value on a line of its own).
+    static func parse(_ text: String) throws -> VirtualChoice {
+        guard let choice = VirtualChoice(rawValue: text) else {
+            throw ValidationError("the kinds are \(allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return choice
+    }
+
     case auto, dualsense, xbox
     /// auto, with a DualSense or Edge always a USB device on vhci-hcd (an error where it cannot be).
     case usb
@@ -54,7 +62,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Address to listen on, IPv6 or IPv4 (the default '::' is both; 127.0.0.1 or ::1: this machine only).")
     var address = PadServer.everyAddress
     @Flag(help: "Do not announce this host on the LAN (DNS-SD through avahi-daemon).") var noAnnounce = false
-    @Option(help: "Virtual pad kind: auto (each pad as its own family: a DualSense or Edge as a USB device on vhci-hcd where it can be, else through uhid like DualShock 4, Xbox One over Bluetooth and Switch Pro; without uhid an Xbox 360 pad), usb (auto, DualSense and Edge always as USB devices), uhid (auto without USB devices), dualsense (every pad as a DualSense), xbox (every pad as an Xbox 360 pad, uinput).")
+    @Option(help: ArgumentHelp("Virtual pad kind: auto (each pad as its own family: a DualSense or Edge as a USB device on vhci-hcd where it can be, else through uhid like DualShock 4, Xbox One over Bluetooth and Switch Pro; without uhid an Xbox 360 pad), usb (auto, DualSense and Edge always as USB devices), uhid (auto without USB devices), dualsense (every pad as a DualSense), xbox (every pad as an Xbox 360 pad, uinput).",
+                               valueName: "kind"), completion: .list(VirtualChoice.allCases.map(\.rawValue)), transform: VirtualChoice.parse)
     var virtual: VirtualChoice = .auto
     @Option(parsing: .unconditional, help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
     @Option(parsing: .unconditional, help: "Most clients with a session at once.") var maxClients = PadServer.Limits().maxClients
