@@ -12,6 +12,10 @@ public struct RecordedGyroCalibration: Sendable {
         /// deg/s: the correction applied to this sample.
         public var correction: MotionVector
         public var resting: Bool
+
+        public init(time: Double, gyro: MotionVector, correction: MotionVector, resting: Bool) {
+            self.time = time; self.gyro = gyro; self.correction = correction; self.resting = resting
+        }
     }
 
     public var kind: PadKind
@@ -80,7 +84,7 @@ public struct RecordedGyroCalibration: Sendable {
     }
 
     /// The recording's PlayStation pad and its kind.
-    static func pad(in recording: HIDRecording) -> (RecordedDevice, PadKind)? {
+    public static func pad(in recording: HIDRecording) -> (RecordedDevice, PadKind)? {
         for device in recording.devices {
             if let vid = device.vendorID, let pid = device.productID, case let kind = PadKind(vendorID: vid, productID: pid), kind.isPlayStation {
                 return (device, kind)
@@ -101,19 +105,10 @@ public struct RecordedGyroCalibration: Sendable {
         }
     }
 
-    /// Gravity read at rest further than this from 1 g means the factory calibration's
-    /// accelerometer scale is off (docs/calibration.md).
-    public static let gravityTolerance = 0.03
-
-    /// What the rest windows say about the accelerometer: gravity's magnitude in each, and a
-    /// warning for each further than `gravityTolerance` from 1 g.
+    /// What the rest windows say about the accelerometer: a warning for each whose gravity is
+    /// further than `StillnessMeasurement.gravityTolerance` from 1 g.
     public var gravityWarnings: [String] {
-        restWindows.compactMap { w in
-            let error = w.gravity - 1
-            guard abs(error) > Self.gravityTolerance else { return nil }
-            return "at rest from \(fixed(w.start, 2)) s the accelerometer reads \(fixed(w.gravity, 3)) g, \(fixed(abs(error) * 100, 1)) % "
-                + "\(error > 0 ? "above" : "below") 1 g (tolerance \(fixed(Self.gravityTolerance * 100, 0)) %): its calibration's scale is off"
-        }
+        restWindows.compactMap { StillnessMeasurement.gravityWarning($0.gravity, at: " from \(fixed($0.start, 2)) s") }
     }
 }
 
