@@ -46,7 +46,7 @@ struct GyroPlot {
             out += "<defs><clipPath id=\"\(clip)\"><rect x=\"\(f(Self.left))\" y=\"\(f(y0))\" width=\"\(f(plotWidth))\" height=\"\(f(Self.panelHeight))\"/></clipPath></defs>\n"
             // Rest windows, shaded, in both panels.
             for w in windows {
-                out += "<rect x=\"\(f(x(w.start)))\" y=\"\(f(y0))\" width=\"\(f(max(1, x(w.end) - x(w.start))))\" height=\"\(f(Self.panelHeight))\" fill=\"#e8e8e8\"/>\n"
+                out += "<rect x=\"\(f(x(w.start)))\" y=\"\(f(y0))\" width=\"\(f(max(1, x(w.end) - x(w.start))))\" height=\"\(f(Self.panelHeight))\" fill=\"#e8e8e8\" class=\"rest\"/>\n"
             }
             // Grid and ticks.
             for tick in Self.ticks(-range, range) {
