@@ -148,8 +148,8 @@ public struct StillnessMeasurement: Sendable {
     public static func gravityWarning(_ gravity: Double, tolerance: Double = gravityTolerance, at place: String = "") -> String? {
         let error = gravity - 1
         guard abs(error) > tolerance else { return nil }
-        return "the accelerometer reads \(format(gravity)) g at rest\(place), \(format(abs(error) * 100)) % \(error > 0 ? "above" : "below") 1 g "
-            + "(tolerance \(format(tolerance * 100)) %): its factory calibration is off (padgate corrects only the gyro)"
+        return "the accelerometer reads \(format(gravity)) g at rest\(place), \(fixed(abs(error) * 100, 1)) % \(error > 0 ? "above" : "below") 1 g "
+            + "(tolerance \(fixed(tolerance * 100, 0)) %): its factory calibration is off (padgate corrects only the gyro)"
     }
 }
 
