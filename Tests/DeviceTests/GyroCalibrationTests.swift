@@ -2,6 +2,7 @@ import Foundation
 import HIDCodecs
 import MonotonicTime
 import PadSystem
+import PadgateRunner
 import XCTest
 @testable import PadDevices
 
@@ -73,6 +74,29 @@ final class GyroCalibrationTests: XCTestCase {
         let after = try XCTUnwrap(mean(host, for: .seconds(1)))
         for axis in 0..<3 { XCTAssertEqual(after[axis], 0, accuracy: Self.residual, "after the pan, axis \(axis): \(after)") }
         print("gyro calibration through the host's evdev node (deg/s): first \(early), at rest \(rested), 1 deg/s pan \(panned), after \(after)")
+    }
+
+    /// `watch PAD --plot` and `calibrate PAD --plot` on a resting pad: an SVG with its rest window.
+    func testWatchAndCalibratePlotARestingPad() throws {
+        let physical = try EmulatedDualSense(bus: .usb, calibration: Self.calibration)
+        defer { physical.stop() }
+        let pad = try XCTUnwrap(padFor(physical, udev: try Udev()))
+        let node = try XCTUnwrap(pad.node(.motion)?.path)
+        let feeder = BiasedMotionFeeder(physical, bias: Self.bias)
+        defer { feeder.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-plot-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        for (name, arguments) in [("watch", ["watch", node, "--json", "--duration", "3"]), ("calibrate", ["calibrate", node, "--no-save", "--seconds", "3"])] {
+            let plot = directory.appendingPathComponent("\(name).svg").path
+            let run = try padgate(arguments + ["--plot", plot], environment: ["PADGATE_STATE_DIR": directory.path])
+            XCTAssertEqual(run.status, 0, "\(name): \(run.stderr)")
+            let svg = try String(contentsOfFile: plot, encoding: .utf8)
+            XCTAssertTrue(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n"), "\(name): \(svg.prefix(200))")
+            XCTAssertGreaterThanOrEqual(svg.components(separatedBy: "class=\"rest\"").count - 1, 1, "\(name): no rest window in the plot")
+            XCTAssertEqual(svg.components(separatedBy: "<polyline").count - 1, 6, "\(name): 3 axes and 3 bias lines")
+        }
     }
 
     /// The host's evdev gyro (deg/s), averaged over every value it reported during `span`.
