@@ -49,29 +49,31 @@ final class GyroCalibrationTests: XCTestCase {
         XCTAssertNotNil(forward.waitForLine { $0.contains("gyro calibrated at rest") }, "forward did not say so: \(forward.snapshot())")
         let host = try LivePadReader(pad: virtualPad)
 
+        // Times are the pad's own (its sensor clock, 4 ms a report, which the estimator counts in),
+        // not the wall clock: in the test guest the feeder sends more slowly than 250 Hz.
         // Before any rest: the bias arrives as it is (on y, with the turn).
-        let early = try XCTUnwrap(mean(host, for: .milliseconds(500)))
+        let early = try XCTUnwrap(mean(host, feeder, reports: 125))
         let expected = [Self.biasDegrees[0], Self.biasDegrees[1] + 10, Self.biasDegrees[2]]
         for axis in 0..<3 { XCTAssertEqual(early[axis], expected[axis], accuracy: 0.1, "uncorrected before rest, axis \(axis): \(early)") }
 
-        // Put down: after 3 s of rest, ~0 on every axis.
+        // Put down: after 3 s of rest, ~0 on every axis (averaged over the fourth second).
         feeder.turn = [0, 0, 0]
-        usleep(3_000_000)
-        let rested = try XCTUnwrap(mean(host, for: .seconds(1)))
+        feeder.wait(reports: 750)
+        let rested = try XCTUnwrap(mean(host, feeder, reports: 250))
         for axis in 0..<3 { XCTAssertEqual(rested[axis], 0, accuracy: Self.residual, "at rest, axis \(axis): \(rested) (bias \(Self.biasDegrees))") }
 
         // A slow pan, 1 deg/s about y for 5 s: arrives as 1 deg/s, the others stay at 0.
         feeder.turn = [0, Int16(Self.countsPerDegree), 0]
-        usleep(1_000_000)
-        let panned = try XCTUnwrap(mean(host, for: .seconds(3)))
+        feeder.wait(reports: 250)
+        let panned = try XCTUnwrap(mean(host, feeder, reports: 750))
         feeder.turn = [0, 0, 0]
         XCTAssertEqual(panned[1], 1, accuracy: Self.residual, "the pan: \(panned)")
         XCTAssertEqual(panned[0], 0, accuracy: Self.residual, "the pan: \(panned)")
         XCTAssertEqual(panned[2], 0, accuracy: Self.residual, "the pan: \(panned)")
 
         // At rest again: still ~0 (the pan moved nothing).
-        usleep(1_500_000)
-        let after = try XCTUnwrap(mean(host, for: .seconds(1)))
+        feeder.wait(reports: 375)
+        let after = try XCTUnwrap(mean(host, feeder, reports: 250))
         for axis in 0..<3 { XCTAssertEqual(after[axis], 0, accuracy: Self.residual, "after the pan, axis \(axis): \(after)") }
         print("gyro calibration through the host's evdev node (deg/s): first \(early), at rest \(rested), 1 deg/s pan \(panned), after \(after)")
     }
@@ -99,11 +101,13 @@ final class GyroCalibrationTests: XCTestCase {
         }
     }
 
-    /// The host's evdev gyro (deg/s), averaged over every value it reported during `span`.
-    func mean(_ reader: LivePadReader, for span: Duration) throws -> [Double]? {
-        let deadline = MonotonicInstant.now + span
+    /// The host's evdev gyro (deg/s), averaged over every value it reported while the feeder sent
+    /// `reports` more reports.
+    func mean(_ reader: LivePadReader, _ feeder: BiasedMotionFeeder, reports: Int) throws -> [Double]? {
+        let end = feeder.sent + reports
+        let deadline = MonotonicInstant.now + .seconds(Int64(reports / 25 + 10))
         var sum = [0.0, 0.0, 0.0], count = 0
-        while MonotonicInstant.now < deadline {
+        while feeder.sent < end && MonotonicInstant.now < deadline {
             _ = Poll.wait(reader.descriptors, timeout: .milliseconds(20))
             guard try reader.readAvailable(), let gyro = reader.snapshot().gyro, gyro.count == 3 else { continue }
             for axis in 0..<3 { sum[axis] += Double(gyro[axis]) / Self.evdevPerDegree }
@@ -123,7 +127,16 @@ final class BiasedMotionFeeder: @unchecked Sendable {
         get { lock.withLock { _turn } }
         set { lock.withLock { _turn = newValue } }
     }
+    private var _sent = 0
+    /// Reports sent so far: the pad's clock, in 4 ms steps.
+    var sent: Int { lock.withLock { _sent } }
     private let done = DispatchSemaphore(value: 0)
+
+    /// Waits until `reports` more reports have been sent (at most 60 s).
+    func wait(reports: Int) {
+        let end = sent + reports, deadline = MonotonicInstant.now + .seconds(60)
+        while sent < end && MonotonicInstant.now < deadline { usleep(2000) }
+    }
 
     init(_ virtual: EmulatedDualSense, bias: [Int16]) {
         let thread = Thread { [self] in
@@ -138,6 +151,7 @@ final class BiasedMotionFeeder: @unchecked Sendable {
                 input.motion.first = MotionSample(gyro: noisy(zip(bias, t).map { $0 + $1 }, 3), accel: noisy([0, 8192, 0], 2))
                 input.sensorTimestamp &+= 4000 * 3  // 4 ms in 1/3 µs
                 try? virtual.send(input)
+                lock.withLock { _sent += 1 }
                 usleep(4000)
             }
             done.signal()
