@@ -16,6 +16,11 @@ tools/build-sdl-probe.sh
 tools/build-sdl3.sh
 all=$("$bundle" --list-tests | grep -E '^ *DeviceTests\.' | sed -E 's/^ *//; s#/.*##' | sort -u | paste -sd, -)
 [ -n "$all" ] || { echo "no device tests found in $bundle" >&2; exit 1; }
+# PADGATE_DEVICE_CLASSES=GyroCalibrationTests,ForwardingTests runs only those classes (on every kernel chosen).
+if [ -n "${PADGATE_DEVICE_CLASSES:-}" ]; then
+    all=$(tr , '\n' <<< "$all" | grep -xF -f <(tr , '\n' <<< "$PADGATE_DEVICE_CLASSES" | sed 's/^/DeviceTests./') | paste -sd, - || true)
+    [ -n "$all" ] || { echo "PADGATE_DEVICE_CLASSES names no device test class: $PADGATE_DEVICE_CLASSES" >&2; exit 1; }
+fi
 # On the newest line: what drivers and games touch (forwarding, each family, SDL, feedback, the
 # demo and the udev rules); the link, LAN and administration classes do not depend on the kernel's
 # HID drivers and run on the other two.

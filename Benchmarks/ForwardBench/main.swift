@@ -1,6 +1,8 @@
 // Forwarding costs, measured in one run (`make bench`, tools/bench-forward.sh):
 //  1. client pipeline per input report: decode + snapshot diff + wire encode + AES-GCM seal, in ns
-//     and heap allocations (malloc interposed), over a real DualSense Edge USB recording;
+//     and heap allocations (malloc interposed), over a real DualSense Edge USB recording; once with
+//     the continuous gyro calibration `forward` runs by default and once with the stored correction
+//     only (no estimator), and the ratio of the two;
 //  2. loopback latency from a report entering the client to the host's virtual-pad write, p50/p99
 //     over N reports, with the real PadForwarder and PadServer (TLS 1.3 + sealed UDP) on 127.0.0.1;
 //  3. idle cost of both ends with the pad connected and untouched: CPU and datagrams per second.
@@ -44,10 +46,10 @@ guard !reports.isEmpty else { print("no DualSense USB reports in \(arguments[1])
 final class RecordedReportSource: PadSource {
     let arrival: PadArrival
     @exclusivity(unchecked) var input: DecodedReportInput  // as HidrawPadSource's
-    init(kind: PadKind, slot: PadSlot) {
+    init(kind: PadKind, slot: PadSlot, gyroCalibration: GyroCalibrationMode = .continuous) {
         arrival = PadArrival(slot: slot, type: kind, vendorID: 0x054c, productID: kind.canonicalIDs?.product ?? 0,
                              capabilities: [.analogTriggers, .touchpad, .gyro, .accelerometer, .battery], name: "recorded \(kind.displayName)")
-        input = DecodedReportInput(decoder: ControllerInputDecoder(kind: kind)!, slot: slot, calibration: .nominal)
+        input = DecodedReportInput(decoder: ControllerInputDecoder(kind: kind)!, slot: slot, calibration: .nominal, gyroCalibration: gyroCalibration)
     }
     var descriptors: [FileDescriptor] { [] }
     func readInput() throws -> Bool { true }
@@ -75,8 +77,8 @@ final class ClientLoopState {
     @exclusivity(unchecked) var ticks: [[UInt64]]
     @exclusivity(unchecked) var sealedBytes = 0, datagrams = 0
 
-    init(reports: Int) throws {
-        source = RecordedReportSource(kind: .dualSenseEdge, slot: PadSlot(0))
+    init(reports: Int, gyroCalibration: GyroCalibrationMode) throws {
+        source = RecordedReportSource(kind: .dualSenseEdge, slot: PadSlot(0), gyroCalibration: gyroCalibration)
         pad = ForwardedPad(source)
         let keys = DirectionKeys(key: [UInt8](repeating: 7, count: 32), iv: [UInt8](repeating: 9, count: 12))
         sealer = try DatagramSealer(keys: keys, session: 1)
@@ -110,9 +112,11 @@ final class ClientLoopState {
 /// the typed decoder and the conversion to wire snapshots), diff and encode (`ForwardedPad.collect`
 /// into `OutgoingPayloads`: what changed, motion thinning, the messages written into the payload,
 /// with the loop's clock read) and seal (`DatagramSealer.seal`). The send(2) after it is the kernel's, not ours.
-func clientPipeline() throws {
+@discardableResult
+func clientPipeline(gyroCalibration: GyroCalibrationMode) throws -> (medianSent: Double, mean: Double) {
     let passes = Int(ProcessInfo.processInfo.environment["PADGATE_BENCH_PASSES"] ?? "") ?? 20, n = passes * reports.count
-    let loop = try ClientLoopState(reports: n)
+    let loop = try ClientLoopState(reports: n, gyroCalibration: gyroCalibration)
+    var result = (0.0, 0.0)
     var packed = [UInt8](repeating: 0, count: reports.count * 64)
     for (i, r) in reports.enumerated() { packed.replaceSubrange(i * 64..<(i + 1) * 64, with: r) }
 
@@ -136,10 +140,12 @@ func clientPipeline() throws {
         let total = median(totals)
         let sentTotal = median((0..<n).map { ticks[2][$0] > 0 ? totals[$0] : 0 })
         let mean = Double(elapsed / .nanoseconds(1)) / Double(n)
-        print(String(format: "client_pipeline reports=%d median_ns=%.1f median_sent_ns=%.1f mean_ns=%.1f budget_ratio=%.2f (of 450 ns) decode_ns=%.1f diff_encode_ns=%.1f seal_ns=%.1f allocations_per_report=%.4f datagrams=%d bytes_sealed=%d",
+        result = (sentTotal, mean)
+        print("client_pipeline gyro=\(gyroCalibration.rawValue) " + String(format: "reports=%d median_ns=%.1f median_sent_ns=%.1f mean_ns=%.1f budget_ratio=%.2f (of 450 ns) decode_ns=%.1f diff_encode_ns=%.1f seal_ns=%.1f allocations_per_report=%.4f datagrams=%d bytes_sealed=%d",
                      n, total, sentTotal, mean, sentTotal / 450, median(ticks[0]), median(ticks[1]), median(ticks[2]),
                      allocs, loop.datagrams, loop.sealedBytes))
     }
+    return result
 }
 
 // MARK: 2 and 3. Loopback latency and idle cost, through the real client and host
@@ -316,5 +322,15 @@ final class ForwarderFigures: Sendable {
     }
 }
 
-try clientPipeline()
+// The continuous gyro calibration's cost: the same pipeline without the estimator (stored correction
+// only, none stored), then with it, alternated so both see the same machine; medians of 3 runs each.
+var costs: [GyroCalibrationMode: [(medianSent: Double, mean: Double)]] = [:]
+for _ in 0..<3 {
+    for mode in [GyroCalibrationMode.stored, .continuous] { costs[mode, default: []].append(try clientPipeline(gyroCalibration: mode)) }
+}
+func middle(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+let (before, after) = (costs[.stored]!, costs[.continuous]!)
+print(String(format: "gyro_calibration_cost median_sent_ns stored=%.1f continuous=%.1f ratio=%.3f mean_ns stored=%.1f continuous=%.1f ratio=%.3f",
+             middle(before.map(\.medianSent)), middle(after.map(\.medianSent)), middle(after.map(\.medianSent)) / middle(before.map(\.medianSent)),
+             middle(before.map(\.mean)), middle(after.map(\.mean)), middle(after.map(\.mean)) / middle(before.map(\.mean))))
 try loopback()

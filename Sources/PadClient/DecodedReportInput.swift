@@ -9,8 +9,10 @@ public struct DecodedReportInput {
     public private(set) var decoded = GamepadState()
     public let slot: PadSlot
     public let calibration: MotionCalibration
-    /// The gyro bias `padgate calibrate` measured for this pad (deg/s), taken off every sample.
+    /// The gyro bias `padgate calibrate` measured for this pad (deg/s), applied unless the mode is off.
     public let motionCorrection: MotionCorrection?
+    /// What is taken off every gyro sample: the stored bias, or the continuous estimate (`GyroCorrection`).
+    public private(set) var gyroCorrection: GyroCorrection
     public private(set) var controls: PadStateSnapshot
     public private(set) var touch: TouchSnapshot
     public private(set) var battery: BatteryReport?
@@ -19,11 +21,13 @@ public struct DecodedReportInput {
     /// Reports refused by the decoder (cut short, bad CRC, unknown id): dropped, counted.
     public private(set) var rejectedReports = 0
 
-    public init(decoder: ControllerInputDecoder, slot: PadSlot, calibration: MotionCalibration, motionCorrection: MotionCorrection? = nil) {
+    public init(decoder: ControllerInputDecoder, slot: PadSlot, calibration: MotionCalibration, motionCorrection: MotionCorrection? = nil,
+                gyroCalibration: GyroCalibrationMode = .stored) {
         self.decoder = decoder
         self.slot = slot
         self.calibration = calibration
-        self.motionCorrection = motionCorrection
+        gyroCorrection = GyroCorrection(mode: gyroCalibration, stored: motionCorrection)
+        self.motionCorrection = gyroCorrection.stored
         controls = .neutral(slot)
         touch = TouchSnapshot(slot: slot)
     }
@@ -44,7 +48,7 @@ public struct DecodedReportInput {
         if decoded.hasMotion, time != lastSensorTime {
             lastSensorTime = time
             var sample = PadSnapshots.motion(decoded.motion.first, timestampMicros: time, calibration: calibration)
-            if let motionCorrection { motionCorrection.correct(&sample) }
+            gyroCorrection.correct(&sample)
             motion.append(sample)
         }
         return true

@@ -22,17 +22,24 @@ public final class EvdevPadSource: PhysicalPadSource {
     let motionUnits: MotionUnits?
     /// What `padgate calibrate` stored for this pad, applied to every motion sample; nil: none.
     public let motionCorrection: MotionCorrection?
+    /// The stored bias or the continuous estimate, taken off every gyro sample.
+    private(set) var gyroCorrection: GyroCorrection
+    public var gyroCalibration: GyroCalibrationMode { gyroCorrection.mode }
 
-    /// Applies the motion correction stored for the pad's serial, if there is one.
-    public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init()) throws {
-        try self.init(pad: pad, slot: slot, options: options, motionCorrection: MotionCorrectionStore.forwardingCorrection(for: pad))
+    /// As `forward` opens a pad: the gyro calibrated as `gyroCalibration` says, from the bias stored for its serial.
+    public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), gyroCalibration: GyroCalibrationMode = .continuous) throws {
+        try self.init(pad: pad, slot: slot, options: options,
+                      motionCorrection: gyroCalibration == .off ? nil : MotionCorrectionStore.forwardingCorrection(for: pad), gyroCalibration: gyroCalibration)
     }
 
-    public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?) throws {
+    /// `motionCorrection` applied as `gyroCalibration` says (by default, as given: no continuous estimate).
+    public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?,
+                gyroCalibration: GyroCalibrationMode = .stored) throws {
         self.pad = pad
         reader = try LivePadReader(pad: pad)
         motionUnits = reader.motion.map(MotionUnits.init)
-        self.motionCorrection = motionCorrection
+        gyroCorrection = GyroCorrection(mode: gyroCalibration, stored: motionCorrection)
+        self.motionCorrection = gyroCorrection.stored
         sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
                              capabilities: pad.wireCapabilities, name: pad.name, identity: Self.identity(of: pad))
@@ -85,7 +92,7 @@ public final class EvdevPadSource: PhysicalPadSource {
             var sample = WireMotionSample(timestampMicros: UInt32(bitPattern: frame.sensorTime ?? 0),
                                           gyroX: Float(g.x), gyroY: Float(g.y), gyroZ: Float(g.z),
                                           accelX: Float(a.x), accelY: Float(a.y), accelZ: Float(a.z))
-            motionCorrection?.correct(&sample)
+            gyroCorrection.correct(&sample)
             motion.append(sample)
         }
     }

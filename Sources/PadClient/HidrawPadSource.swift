@@ -26,6 +26,7 @@ public final class HidrawPadSource: PhysicalPadSource {
     public var touch: TouchSnapshot { input.touch }
     public var battery: BatteryReport? { input.battery }
     public var motionCorrection: MotionCorrection? { input.motionCorrection }
+    public var gyroCalibration: GyroCalibrationMode { input.gyroCorrection.mode }
     /// Reports the decoder refused (bad CRC, cut short): dropped and counted.
     public var rejectedReports: Int { input.rejectedReports }
 
@@ -38,11 +39,15 @@ public final class HidrawPadSource: PhysicalPadSource {
     /// Xbox has a hidraw node only over Bluetooth, and is read through that node's descriptor.
     static let hidrawKinds: Set<PadKind> = [.dualSense, .dualSenseEdge, .dualShock4, .xbox]
 
-    public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init()) throws {
-        try self.init(pad: pad, slot: slot, options: options, motionCorrection: MotionCorrectionStore.forwardingCorrection(for: pad))
+    /// As `forward` opens a pad: the gyro calibrated as `gyroCalibration` says, from the bias stored for its serial.
+    public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), gyroCalibration: GyroCalibrationMode = .continuous) throws {
+        try self.init(pad: pad, slot: slot, options: options,
+                      motionCorrection: gyroCalibration == .off ? nil : MotionCorrectionStore.forwardingCorrection(for: pad), gyroCalibration: gyroCalibration)
     }
 
-    public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?) throws {
+    /// `motionCorrection` applied as `gyroCalibration` says (by default, as given: no continuous estimate).
+    public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?,
+                gyroCalibration: GyroCalibrationMode = .stored) throws {
         guard let path = pad.hidraw, Self.hidrawKinds.contains(pad.kind),
               let decoder = ControllerInputDecoder(kind: pad.kind, descriptor: try Self.descriptor(of: pad.kind, hidraw: path)) else {
             throw DeviceError.unsupported("\(pad.name) has no hidraw node with a decoder padgate knows; read it through evdev")
@@ -52,7 +57,8 @@ public final class HidrawPadSource: PhysicalPadSource {
         descriptor = try device.pollDescriptor()
         try device.setNonBlocking()
         let identity = Self.identity(device, kind: pad.kind, bus: pad.bus)
-        input = DecodedReportInput(decoder: decoder, slot: slot, calibration: identity.calibration, motionCorrection: motionCorrection)
+        input = DecodedReportInput(decoder: decoder, slot: slot, calibration: identity.calibration, motionCorrection: motionCorrection,
+                                   gyroCalibration: gyroCalibration)
         sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
                              capabilities: pad.wireCapabilities, name: pad.name, identity: identity.wire)

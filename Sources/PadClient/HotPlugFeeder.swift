@@ -27,8 +27,8 @@ public final class HotPlugFeeder: @unchecked Sendable {
         self.open = open
     }
 
-    public convenience init(policy: HotPlugPolicy, forwarder: PadForwarder) {
-        self.init(policy: policy, post: { [changes = forwarder.changes] in changes.post($0) })
+    public convenience init(policy: HotPlugPolicy, forwarder: PadForwarder, open: @escaping Opener = HotPlugFeeder.openDevice) {
+        self.init(policy: policy, post: { [changes = forwarder.changes] in changes.post($0) }, open: open)
     }
 
     /// Forwards the pads already there, then follows `monitor` until `stop`.
@@ -76,7 +76,12 @@ public final class HotPlugFeeder: @unchecked Sendable {
             policy.opened()
             sources[pad.id] = source
             post(.add(source))
-            let correction = source.motionCorrection != nil ? " (with the gyro correction 'padgate calibrate' stored)" : ""
+            let stored = source.motionCorrection != nil
+            let correction = switch source.gyroCalibration {
+            case .continuous: stored ? " (gyro calibrated at rest, from the bias 'padgate calibrate' stored)" : " (gyro calibrated at rest)"
+            case .stored: stored ? " (with the gyro correction 'padgate calibrate' stored)" : ""
+            case .off: ""
+            }
             // Said, not silent (docs/pad-families.md): its calibration travels, read from its SPI flash.
             let through = pad.kind == .switchPro && pad.hidraw != nil
                 ? " (through evdev: hid-nintendo owns its handshake; its SPI calibration goes to the host)" : ""
@@ -98,11 +103,18 @@ public final class HotPlugFeeder: @unchecked Sendable {
         return (try open(pad, slot, .evdev), pad.gamepadNode?.path ?? "evdev")
     }
 
-    /// The real devices: hidraw through its typed decoder, evdev through its nodes.
+    /// The real devices: hidraw through its typed decoder, evdev through its nodes; the gyro calibrated continuously.
     public static func openDevice(_ pad: Pad, slot: PadSlot, reading: HotPlugPolicy.Reading) throws -> PadSource {
-        switch reading {
-        case .hidraw: return try HidrawPadSource(pad: pad, slot: slot)
-        case .evdev: return try EvdevPadSource(pad: pad, slot: slot)
+        try opener(gyroCalibration: .continuous)(pad, slot, reading)
+    }
+
+    /// The real devices, their gyro corrected as `gyroCalibration` says.
+    public static func opener(gyroCalibration: GyroCalibrationMode) -> Opener {
+        { pad, slot, reading in
+            switch reading {
+            case .hidraw: return try HidrawPadSource(pad: pad, slot: slot, gyroCalibration: gyroCalibration)
+            case .evdev: return try EvdevPadSource(pad: pad, slot: slot, gyroCalibration: gyroCalibration)
+            }
         }
     }
 }

@@ -27,9 +27,12 @@ public protocol PadSource: AnyObject {
     func silence()
     /// The gyro correction 'padgate calibrate' stored for the pad, if it is applied.
     var motionCorrection: MotionCorrection? { get }
+    /// How the gyro bias is corrected (`forward --gyro-calibration`).
+    var gyroCalibration: GyroCalibrationMode { get }
 }
 
 extension PadSource {
     public var battery: BatteryReport? { nil }
     public var motionCorrection: MotionCorrection? { nil }
+    public var gyroCalibration: GyroCalibrationMode { .off }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HIDCodecs
+import PadClient
 import PadDevices
 
 /// `--bus usb|bt`, by the bus's short name.
@@ -12,6 +13,7 @@ extension PadBus: ExpressibleByArgument {
 extension PadFeedback.RumblePath: ExpressibleByArgument {}
 
 extension CalibrationConvention: ExpressibleByArgument {}
+extension GyroCalibrationMode: ExpressibleByArgument {}
 
 /// `--model` where there is no pad to ask: which PlayStation pad's reports to build or read, named
 /// as `PadKind` names it. A DualSense Edge speaks the DualSense's reports.

@@ -256,6 +256,9 @@ struct ForwardCommand: ParsableCommand {
     @Flag(help: "No live status line.") var quiet = false
     @Flag(help: "Read every pad through evdev, even the DualSense, DualSense Edge, DualShock 4 and Xbox over Bluetooth pads padgate would read from hidraw (their raw reports: paddles, battery, the pad's own calibration; the Xbox's buttons as its descriptor names them).")
     var evdev = false
+    @Option(name: .customLong("gyro-calibration"),
+            help: "continuous (the default: the gyro's bias re-measured whenever the pad rests, starting from what 'padgate calibrate' stored), stored (only the stored bias) or off (docs/calibration.md).")
+    var gyroCalibration: GyroCalibrationMode = .continuous
 
     func validate() throws {
         if all && pad != nil { throw ValidationError("use --pad or --all, not both") }
@@ -273,7 +276,8 @@ struct ForwardCommand: ParsableCommand {
         let selector = try pad.map(PadSelector.init)
         // Hot-plug on a thread of its own: opening a pad (and reading its calibration) can wait on
         // the kernel, and the forwarding loop must not (a stall there would expire the host's lease).
-        let plugging = HotPlugFeeder(policy: HotPlugPolicy(selector: selector, preferHidraw: !evdev), forwarder: forwarder)
+        let plugging = HotPlugFeeder(policy: HotPlugPolicy(selector: selector, preferHidraw: !evdev), forwarder: forwarder,
+                                     open: HotPlugFeeder.opener(gyroCalibration: gyroCalibration))
         let pluggingThread = JoinableThread { plugging.run(monitor: monitor) }
         defer { plugging.stop(); pluggingThread.join() }
         if !quiet {

@@ -38,7 +38,7 @@ struct LiveCalibration {
         }
     }
 
-    func measure(seconds: Double, save: Bool) throws {
+    func measure(seconds: Double, save: Bool, plot: String? = nil) throws {
         let reader = try MotionReader(pad: pad)
         // Refuse before making the user hold still for nothing.
         if save && pad.uniq.isEmpty { throw MotionCorrectionError.noSerial }
@@ -50,7 +50,15 @@ struct LiveCalibration {
         warnings += factory?.result.warnings ?? []
         for warning in warnings { console.warning("warning: \(warning)") }
 
-        let sampled = try sample(reader, seconds: seconds)
+        var trace = plot.map { _ in PlotTrace() }
+        let sampled = try sample(reader, seconds: seconds) { gyro, accel, at in trace?.add(gyro: gyro, accel: accel, at: at) }
+        if let plot, var trace {
+            // Drawn whatever the result: a refused measurement is what a person wants to see.
+            if let last = trace.estimator.finish() { trace.windows.append(last) }
+            try GyroPlot(title: "\(pad.kind.displayName) \(pad.uniq): gyro at rest, as 'padgate calibrate' measured it",
+                         subtitle: "\(reader.device.path), \(trace.points.count) samples; shaded: rest windows 'padgate forward' would calibrate from",
+                         points: trace.points, windows: trace.windows).write(to: plot)
+        }
         let result = try sampled.measurement.result()
         for warning in result.warnings { console.warning("warning: \(warning)") }
 
@@ -65,7 +73,8 @@ struct LiveCalibration {
     }
 
     /// Reads samples for `seconds` from the first one; stops early when the pad moves.
-    func sample(_ reader: MotionReader, seconds: Double) throws -> (measurement: StillnessMeasurement, span: Double) {
+    func sample(_ reader: MotionReader, seconds: Double,
+                each: (MotionVector, MotionVector, MonotonicInstant) -> Void = { _, _, _ in }) throws -> (measurement: StillnessMeasurement, span: Double) {
         var measurement = StillnessMeasurement()
         var progress = ProgressReport(total: seconds)
         defer { progress.end() }
@@ -86,6 +95,7 @@ struct LiveCalibration {
                 if first == nil { first = at }
                 last = at
                 measurement.add(gyro: gyro, accel: accel)
+                each(gyro, accel, at)
             }
             if let movement = measurement.movement { throw movement }
             if let first { progress.show(done: (last - first).seconds, samples: measurement.samples) }
@@ -112,6 +122,24 @@ struct LiveCalibration {
 
     static func decimal(_ value: Double, _ places: Int, signed: Bool = false) -> String {
         String(format: signed ? "%+.\(places)f" : "%.\(places)f", value)
+    }
+}
+
+/// A live pad's samples for `calibrate PAD --plot`, with the continuous calibration run over them
+/// (stamped by the reading time: evdev's own clock is not at hand here).
+struct PlotTrace {
+    var estimator = GyroBiasEstimator()
+    var points: [RecordedGyroCalibration.Point] = []
+    var windows: [GyroBiasEstimator.RestWindow] = []
+    var start: MonotonicInstant?
+
+    mutating func add(gyro: MotionVector, accel: MotionVector, at: MonotonicInstant) {
+        let first = start ?? at
+        start = first
+        let applied = estimator.correction
+        let micros = UInt32(truncatingIfNeeded: (at - first).wholeNanoseconds / 1000)
+        if let w = estimator.add(gyro: gyro.simd, accel: accel.simd, timestampMicros: micros) { windows.append(w) }
+        points.append(.init(time: (at - first).seconds, gyro: gyro, correction: applied, resting: estimator.isResting))
     }
 }
 

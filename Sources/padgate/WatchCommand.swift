@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HIDCodecs
 import MonotonicTime
 import PadDevices
 import PadSystem
@@ -29,6 +30,9 @@ struct WatchCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Stop after this many seconds.", transform: SecondsOption.parse)
     var duration: Double?
 
+    @Option(help: "On exit, draw the gyro over the time watched, the rest windows and the bias 'padgate forward' would subtract, as an SVG image (docs/calibration.md).")
+    var plot: String?
+
     struct Event: Encodable {
         var event: String
         var time: Double
@@ -48,6 +52,21 @@ struct WatchCommand: ParsableCommand {
         var reader: LivePadReader?
         var uniq: String?
         var last: LivePadState?
+        // --plot: every new motion sample, and the continuous calibration run over them.
+        var trace = plot.map { _ in PlotTrace() }
+        var units: MotionUnits?
+        var lastMotion: EvdevPadFrame?
+        var plotted: Pad?
+        defer {
+            if let plot, var trace, let pad = plotted {
+                if let window = trace.estimator.finish() { trace.windows.append(window) }
+                do {
+                    try GyroPlot(title: "\(pad.kind.displayName) \(pad.uniq): gyro as watched",
+                                 subtitle: "\(pad.node(.motion)?.path ?? ""), \(trace.points.count) samples; shaded: rest windows 'padgate forward' would calibrate from",
+                                 points: trace.points, windows: trace.windows).write(to: plot)
+                } catch { console.warning("warning: \(error)") }
+            }
+        }
 
         func now() -> Double {
             (MonotonicInstant.now - start).seconds
@@ -70,6 +89,8 @@ struct WatchCommand: ParsableCommand {
             guard let found else { return }
             let opened = try LivePadReader(pad: found)
             reader = opened; uniq = found.uniq; last = nil
+            units = opened.motion.map(MotionUnits.init)
+            if trace != nil && units != nil { plotted = found }
             emit("arrived", found)
             last = snapshot(opened)
             emit("state", found, last)
@@ -107,6 +128,14 @@ struct WatchCommand: ParsableCommand {
                 reader = nil
                 emit("removed", current.pad)
                 continue
+            }
+            if trace != nil, let units {
+                let frame = current.frame()
+                if let gyro = frame.gyro, let accel = frame.accel,
+                   lastMotion.map({ $0.sensorTime != frame.sensorTime || $0.gyro != gyro || $0.accel != accel }) ?? true {
+                    lastMotion = frame
+                    trace?.add(gyro: units.gyro(gyro), accel: units.accel(accel), at: .now)
+                }
             }
             let state = snapshot(current)
             if state != last {
