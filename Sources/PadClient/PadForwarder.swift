@@ -152,7 +152,8 @@ public final class PadForwarder {
     func connect() throws {
         let typed = HostAndPort(host: configuration.host, port: configuration.port).description
         let discovered = !configuration.discoveredAddresses.isEmpty
-        let name = discovered ? "\(configuration.announcedName ?? configuration.host) (\(configuration.discoveredAddresses[0]))" : typed
+        // An announced name is a stranger's bytes: escaped wherever it is shown.
+        let name = discovered ? "\(PeerName.escaped(configuration.announcedName ?? configuration.host)) (\(configuration.discoveredAddresses[0]))" : typed
         let tls = try TLSDialer.connect(host: configuration.host, port: configuration.port, discovered: configuration.discoveredAddresses,
                                         named: name, identity: identity)
         guard let fingerprint = tls.peerFingerprint else { throw TLSError.handshake("the host sent no certificate") }

@@ -320,7 +320,8 @@ final class ControlPlane: @unchecked Sendable {
         guard let id else {
             return refuse(connection, "this host serves at most \(limits.maxClients) clients at once (serve --max-clients)", counted: "too many clients")
         }
-        let session = try input.makeSession(id: id, name: name, address: connection.peerAddress, keys: keys)
+        let pairedName = connection.peerFingerprint.flatMap(paired.name(for:))
+        let session = try input.makeSession(id: id, name: name, pairedName: pairedName, address: connection.peerAddress, keys: keys)
         session.fingerprint = connection.peerFingerprint ?? ""
         input.mailbox.post(.add(session))
         do {

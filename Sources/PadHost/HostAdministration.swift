@@ -139,16 +139,19 @@ public final class HostAdministration: @unchecked Sendable {
         return done.wait(timeout: .now() + 1) == .success ? result.value : nil
     }
 
+    /// A session, named by the paired record its certificate matches: the name in its hello is
+    /// the peer's own claim, so it is kept apart (`helloName`) and never stands for who it is.
     struct SessionSummary {
-        var id: UInt32, name: String, address: String, fingerprint: String, pads: [String], lastHeardMilliseconds: Int, received: UInt64, rejected: Int
+        var id: UInt32, name: String?, helloName: String, address: String, fingerprint: String, pads: [String], lastHeardMilliseconds: Int, received: UInt64, rejected: Int
         var link: LinkFigures?
     }
 
     private func sessions() -> [SessionSummary] {
-        onInputPath { input in
+        let names = Dictionary(server.paired.entries.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+        return onInputPath { input in
             let now = MonotonicInstant.now
             return input.sessions.values.sorted { $0.id < $1.id }.map { session in
-                SessionSummary(id: session.id, name: session.name.raw, address: session.address, fingerprint: session.fingerprint,
+                SessionSummary(id: session.id, name: names[session.fingerprint], helloName: session.name.raw, address: session.address, fingerprint: session.fingerprint,
                                pads: session.pads.virtualPadsBySlot.map { "\($0.slot): \($0.pad.arrival.type.displayName) (\($0.pad.presentation))" },
                                lastHeardMilliseconds: Int((now - session.lastAuthentic) / .milliseconds(1)),
                                received: session.opener.window.highest,
@@ -166,7 +169,8 @@ public final class HostAdministration: @unchecked Sendable {
             "identity": server.identity.fingerprint,
             "pairing_pin_armed": server.control.gate != nil,
             "sessions": live.map { session -> [String: Any] in
-                ["session": String(session.id, radix: 16), "client": session.name, "address": session.address,
+                ["session": String(session.id, radix: 16), "client": session.name ?? NSNull(), "paired": session.name != nil,
+                 "hello_name": session.helloName, "address": session.address,
                  "fingerprint": session.fingerprint, "pads": session.pads, "last_heard_ms": session.lastHeardMilliseconds,
                  "datagrams_received": session.received, "datagrams_rejected": session.rejected,
                  // As the client measures it (its pings carry the figures): the host only echoes.
@@ -198,7 +202,7 @@ public final class HostAdministration: @unchecked Sendable {
     private func revoke(_ who: String) -> [String: Any] {
         let forgotten: (name: String, fingerprint: String)?
         do { forgotten = try server.paired.forget(who) } catch { return ["error": "could not rewrite the paired clients: \(error)"] }
-        guard let forgotten else { return ["error": "no paired client '\(who.prefix(80))' (see 'padgate host clients')"] }
+        guard let forgotten else { return ["error": "no paired client '\(PeerName.echoed(who))' (see 'padgate host clients')"] }
         let control = server.control
         let ended = onInputPath { input -> Int in
             let ids = input.sessions.values.filter { $0.fingerprint == forgotten.fingerprint }.map(\.id)
@@ -208,7 +212,7 @@ public final class HostAdministration: @unchecked Sendable {
             }
             return ids.count
         } ?? 0
-        logger.notice("revoked \(forgotten.name) (\(forgotten.fingerprint)); \(ended) session(s) ended")
+        logger.notice("revoked \(PeerName.escaped(forgotten.name)) (\(forgotten.fingerprint)); \(ended) session(s) ended")
         return ["revoked": forgotten.name, "fingerprint": forgotten.fingerprint, "sessions_ended": ended]
     }
 

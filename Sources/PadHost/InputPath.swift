@@ -73,7 +73,10 @@ final class InputPath {
     }
 
     /// A session for a client the control plane accepted. Safe from any thread.
-    func makeSession(id: UInt32, name: PeerName, address: String, keys: (clientToHost: DirectionKeys, hostToClient: DirectionKeys)) throws -> ClientSession {
+    /// `pairedName`: the paired record the client's certificate matches, which names it in the log
+    /// (the hello's name is only the peer's claim; without a record it is shown as such).
+    func makeSession(id: UInt32, name: PeerName, pairedName: String? = nil, address: String,
+                     keys: (clientToHost: DirectionKeys, hostToClient: DirectionKeys)) throws -> ClientSession {
         let opener = try DatagramOpener(keys: keys.clientToHost, session: id)
         let link = DatagramLink(socket: udp, sealer: try DatagramSealer(keys: keys.hostToClient, session: id), opener: opener)
         let workshop = makesPadsInBackground
@@ -82,7 +85,7 @@ final class InputPath {
         let pads = HostSession(maxPads: configuration.limits.maxPadsPerClient, stateLease: configuration.stateLease,
                                padGrace: configuration.padGrace, maker: workshop ?? InlinePadMaker(makePad))
         var sessionLogger = logger
-        sessionLogger[metadataKey: "client"] = "\(name)"
+        sessionLogger[metadataKey: "client"] = "\(pairedName.map { "'\(PeerName.escaped($0))'" } ?? "unpaired, calls itself \(name)")"
         sessionLogger[metadataKey: "session"] = "\(String(id, radix: 16))"
         pads.logger = sessionLogger
         // Runs on the input path's thread, the only one that adds or removes a session's pads.

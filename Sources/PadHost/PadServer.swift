@@ -181,6 +181,9 @@ final class LockedStore: @unchecked Sendable {
 
     var entries: [String: String] { lock.withLock { store.entries } }
 
+    /// The name a paired client is stored under, found by its certificate's fingerprint.
+    func name(for fingerprint: String) -> String? { lock.withLock { store.entries.first { $0.value == fingerprint }?.key } }
+
     /// Forgets the client named `nameOrFingerprint` (or holding that fingerprint); its entry, or nil.
     func forget(_ nameOrFingerprint: String) throws -> (name: String, fingerprint: String)? {
         try lock.withLock {

@@ -64,3 +64,44 @@ public struct PeerName: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension PeerName {
+    /// Any text a peer or the LAN chose (a name, a service, an argument echoed back), for a
+    /// terminal: escaped as `displayed` escapes a name, whatever its length.
+    public static func escaped(_ text: some StringProtocol) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isSafeToShow(scalar) { out.unicodeScalars.append(scalar) } else { out += "\\u{\(String(scalar.value, radix: 16))}" }
+        }
+        return out
+    }
+
+    /// What a message may echo of text it refuses (docs/command-line.md): at most `limit`
+    /// characters of it, escaped, with "…" when there was more.
+    public static func echoed(_ text: some StringProtocol, limit: Int = 40) -> String {
+        escaped(text.prefix(limit)) + (text.count > limit ? "…" : "")
+    }
+
+    /// JSON text made safe for a terminal without changing what it means: every character a
+    /// terminal could act on (controls, C1, format and bidirectional marks, unassigned) as a
+    /// `\uXXXX` escape, which every JSON reader turns back into the same string.
+    public static func terminalSafeJSON(_ json: String) -> String {
+        var out = ""
+        out.reserveCapacity(json.utf8.count)
+        for scalar in json.unicodeScalars {
+            if scalar == "\n" || isSafeInJSON(scalar) { out.unicodeScalars.append(scalar); continue }
+            for unit in String(scalar).utf16 {
+                let hex = String(unit, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+        }
+        return out
+    }
+
+    static func isSafeInJSON(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: return false
+        default: return true
+        }
+    }
+}

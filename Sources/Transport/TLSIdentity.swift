@@ -105,7 +105,8 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
         case .handshake(let why): return "TLS handshake failed: \(why)"
         case .closed: return "the connection was closed"
         case .interrupted: return "stopped by a signal while waiting for the peer"
-        case .fingerprintChanged(let host, let expected, let got):
+        case .fingerprintChanged(let rawHost, let expected, let got):
+            let host = PeerName.escaped(rawHost)  // an announced name is a stranger's bytes
             return """
                 the identity of \(host) has changed: expected \(expected), got \(got). \
                 Someone may be intercepting the connection, or the host's state directory was reset. \

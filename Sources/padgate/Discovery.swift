@@ -51,9 +51,10 @@ enum Discovery {
         switch candidate.standing {
         case .paired: status = "paired"
         case .unknown: status = "not paired"
-        case .changed: status = "CHANGED identity: refused until 'padgate hosts forget \(host.advert.hostName)'"
+        case .changed: status = "CHANGED identity: refused until 'padgate hosts forget \(PeerName.escaped(host.advert.hostName))'"
         }
-        return "\(host.advert.hostName)  \(host.addresses.map(\.host).joined(separator: ", ")) port \(host.port)  \(status)"
+        // Every field is a stranger's bytes: escaped for the terminal.
+        return "\(PeerName.escaped(host.advert.hostName))  \(host.addresses.map(\.host).joined(separator: ", ")) port \(host.port)  \(status)"
             + (host.advert.pairingOpen ? "  (PIN armed)" : "") + "  \(host.advert.fingerprint)"
     }
 
@@ -81,15 +82,15 @@ enum Discovery {
             let answer = readLine()?.trimmingCharacters(in: .whitespaces) ?? ""
             guard let pick = Int(answer).flatMap({ suitable.indices.contains($0 - 1) ? suitable[$0 - 1] : nil })
                     ?? suitable.first(where: { $0.host.advert.hostName == answer || $0.host.instanceName == answer }) else {
-                throw InputFile.ReadError("'\(answer.prefix(80))' is none of them")
+                throw InputFile.ReadError("'\(PeerName.echoed(answer))' is none of them")
             }
             chosen = pick
         } else {
-            throw InputFile.ReadError("several hosts could \(verb); name one:\n" + suitable.map { "  padgate \(verb) \($0.address)    # \($0.host.advert.hostName)" }.joined(separator: "\n"))
+            throw InputFile.ReadError("several hosts could \(verb); name one:\n" + suitable.map { "  padgate \(verb) \($0.address)    # \(PeerName.escaped($0.host.advert.hostName))" }.joined(separator: "\n"))
         }
-        commandLog.info("found \(chosen.host.advert.hostName) on the LAN at \(chosen.address)")
+        commandLog.info("found \(PeerName.escaped(chosen.host.advert.hostName)) on the LAN at \(chosen.address)")
         return Target(host: chosen.host.domainName, port: chosen.host.port, addresses: chosen.host.addresses,
-                      announcedName: chosen.host.advert.hostName, display: chosen.host.advert.hostName)
+                      announcedName: chosen.host.advert.hostName, display: PeerName.escaped(chosen.host.advert.hostName))
     }
 
     struct Target {

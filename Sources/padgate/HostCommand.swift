@@ -64,7 +64,8 @@ struct HostCommand: ParsableCommand {
 
     static func printJSON(_ value: Any) throws {
         let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        print(String(decoding: data, as: UTF8.self))
+        // The host's answer carries names peers chose: escaped for the terminal, the same JSON.
+        print(PeerName.terminalSafeJSON(String(decoding: data, as: UTF8.self)))
     }
 
     struct Pair: ParsableCommand {
@@ -83,7 +84,7 @@ struct HostCommand: ParsableCommand {
             fflush(nil)  // seen at once, also through a pipe
             let outcome = try link.reply(timeout: .seconds(seconds + 5))
             if let name = outcome["paired"] as? String {
-                print("paired with \(name) (\(outcome["fingerprint"] as? String ?? ""))")
+                print("paired with \(PeerName.escaped(name)) (\(PeerName.escaped(outcome["fingerprint"] as? String ?? "")))")
             } else {
                 throw InputFile.ReadError("the PIN expired before a client paired; run 'padgate host pair' again")
             }
@@ -101,8 +102,8 @@ struct HostCommand: ParsableCommand {
             if clients.isEmpty { return print("no paired clients: 'padgate host pair' pairs one") }
             for client in clients {
                 let connected = client["connected"] as? Bool == true
-                let pads = (client["pads"] as? [String] ?? []).joined(separator: ", ")
-                print("\(client["name"] as? String ?? "?")  \(client["fingerprint"] as? String ?? "")")
+                let pads = PeerName.escaped((client["pads"] as? [String] ?? []).joined(separator: ", "))
+                print("\(PeerName.escaped(client["name"] as? String ?? "?"))  \(PeerName.escaped(client["fingerprint"] as? String ?? ""))")
                 print("    paired \(client["paired_at"] as? String ?? "before this was recorded"), last seen \(client["last_seen"] as? String ?? "never"), "
                       + (connected ? "connected now" + (pads.isEmpty ? "" : ": \(pads)") : "not connected"))
             }
@@ -117,7 +118,7 @@ struct HostCommand: ParsableCommand {
         func run() throws {
             let done = try Link.ask(["command": "revoke", "client": client])
             let ended = done["sessions_ended"] as? Int ?? 0
-            print("revoked \(done["revoked"] as? String ?? client)" + (ended > 0 ? "; its session was ended and its pads removed" : ""))
+            print("revoked \(PeerName.escaped(done["revoked"] as? String ?? client)) (\(PeerName.escaped(done["fingerprint"] as? String ?? "")))" + (ended > 0 ? "; its session was ended and its pads removed" : ""))
         }
     }
 
@@ -134,8 +135,12 @@ struct HostCommand: ParsableCommand {
             print("pairing: " + (status["pairing_pin_armed"] as? Bool == true ? "a PIN is armed" : "off"))
             print("sessions: \(sessions.count)")
             for session in sessions {
-                let pads = (session["pads"] as? [String] ?? []).joined(separator: ", ")
-                print("  \(session["client"] as? String ?? "?") from \(session["address"] as? String ?? "?"): \(pads.isEmpty ? "no pads" : pads); "
+                let pads = PeerName.escaped((session["pads"] as? [String] ?? []).joined(separator: ", "))
+                // Named by the paired record its certificate matches, never by the name it sent.
+                let fingerprint = PeerName.escaped(session["fingerprint"] as? String ?? "?")
+                let who = (session["client"] as? String).map { "'\(PeerName.escaped($0))' (\(fingerprint))" }
+                    ?? "an unpaired client calling itself '\(PeerName.escaped(session["hello_name"] as? String ?? ""))' (\(fingerprint))"
+                print("  \(who) from \(PeerName.escaped(session["address"] as? String ?? "?")): \(pads.isEmpty ? "no pads" : pads); "
                       + "last heard \(session["last_heard_ms"] as? Int ?? 0) ms ago, \(session["datagrams_received"] as? Int ?? 0) datagrams received, "
                       + "\(session["datagrams_rejected"] as? Int ?? 0) rejected")
                 if let link = session["link"] as? [String: Any] {

@@ -41,7 +41,8 @@ struct HostsCommand: ParsableCommand {
             } else {
                 for host in hosts {
                     let also = host.addresses.dropFirst()
-                    print("\(host.addresses.first ?? host.name)  \(host.fingerprint)\(also.isEmpty ? "" : "  (also \(also.joined(separator: ", ")))")")
+                    // A name may have come from a LAN advert: escaped for the terminal.
+                    print("\(PeerName.escaped(host.addresses.first ?? host.name))  \(host.fingerprint)\(also.isEmpty ? "" : "  (also \(PeerName.escaped(also.joined(separator: ", "))))")")
                 }
             }
         }
@@ -56,9 +57,9 @@ struct HostsCommand: ParsableCommand {
             var store = try HostsCommand.store
             let typed = HostAndPort(host, defaultPort: ServeCommand.defaultPort)?.description
             guard let forgotten = try store.forget(host) ?? typed.flatMap({ try store.forget($0) }) else {
-                throw InputFile.ReadError("no pinned host '\(host.prefix(80))' (see 'padgate hosts')")
+                throw InputFile.ReadError("no pinned host '\(PeerName.echoed(host))' (see 'padgate hosts')")
             }
-            let again = forgotten.addresses.first ?? forgotten.name
+            let again = PeerName.escaped(forgotten.addresses.first ?? forgotten.name)
             print("forgot \(again) (\(forgotten.fingerprint)); 'padgate pair \(again)' pins its identity again")
         }
     }

@@ -134,6 +134,78 @@ final class HostAdministrationTests: XCTestCase {
         XCTAssertEqual(try hostCommand(["status"]).status, 0)
     }
 
+    // MARK: Names peers choose (issue 31)
+
+    /// What a hostile machine calls itself: set the terminal's title, clear the screen, home the
+    /// cursor, then a second line.
+    static let hostileName: [UInt8] = Array("\u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}[Hevil\nline".utf8)
+
+    private func assertNoTerminalControl(_ text: String, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        let bad = text.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7f...0x9f).contains($0.value) }
+        XCTAssertTrue(bad.isEmpty, "\(what) printed raw control characters \(bad.map { String($0.value, radix: 16) }): \(text.debugDescription)", file: file, line: line)
+    }
+
+    /// Pairs a client that calls itself `name` (as its machine's host name); the `host pair` run.
+    private func pairClient(_ client: ScratchState, calling itself: [UInt8]) throws -> RunningPadgate {
+        let (pairing, pin) = try armPIN()
+        let (program, arguments) = try XCTUnwrap(underHostName(itself, ["pair", "127.0.0.1:\(port)", "--pin", pin]))
+        let paired = try padgate(arguments, environment: client.environment, timeLimit: .seconds(30), executable: program)
+        XCTAssertEqual(paired.status, 0, paired.stderr)
+        XCTAssertNotNil(pairing.waitForExit(limit: .seconds(10)), "host pair did not end once the PIN was used")
+        return pairing
+    }
+
+    func testNamesPeersChooseArePrintedEscapedAndSessionsAreNamedByTheirPairedRecord() throws {
+        guard underHostName([], []) != nil else { throw XCTSkip("SKIPPED LOUDLY: naming a client needs root, unshare and python3") }
+        // Alice pairs under a name that would take over the administrator's terminal.
+        let alice = try ScratchState("admin-alice")
+        let pairing = try pairClient(alice, calling: Self.hostileName)
+        assertNoTerminalControl(pairing.output, "host pair")
+        XCTAssertTrue(pairing.output.contains("paired with \\u{1b}]0;owned\\u{7}"), pairing.output)
+
+        let clients = try hostCommand(["clients"])
+        XCTAssertEqual(clients.status, 0, clients.stderr)
+        assertNoTerminalControl(clients.stdout, "host clients")
+        XCTAssertEqual(clients.stdout.split(separator: "\n").count, 2, "one client, two lines: \(clients.stdout)")
+        let listed = try hostCommand(["clients", "--json"])
+        assertNoTerminalControl(listed.stdout, "host clients --json")
+        let decoded = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual((decoded.first?["name"] as? String).map { Array($0.utf8) }, Self.hostileName, "JSON keeps the exact name")
+
+        // Bob pairs as "bob", then connects calling himself what Alice is called: the host names
+        // his session by his own record and shows his fingerprint.
+        let bob = try ScratchState("admin-bob")
+        _ = try pairClient(bob, calling: Array("bob".utf8))
+        let bobFingerprint = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(try hostCommand(["clients", "--json"]).stdout.utf8)) as? [[String: Any]])?
+            .first { $0["name"] as? String == "bob" }?["fingerprint"] as? String)
+        let (program, arguments) = try XCTUnwrap(underHostName(Self.hostileName, ["forward", "127.0.0.1:\(port)", "--quiet"]))
+        let forward = try RunningPadgate(arguments, environment: bob.environment, executable: program)
+        defer { _ = forward.stopOutcome(after: SIGTERM) }
+        XCTAssertNotNil(within(.seconds(15)) { try? sessions().count == 1 ? true : nil }, "bob never got a session: \(forward.output)")
+
+        let text = try hostCommand(["status"])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        assertNoTerminalControl(text.stdout, "host status")
+        XCTAssertTrue(text.stdout.contains("'bob' (\(bobFingerprint))"), "named by its record, with its fingerprint: \(text.stdout)")
+        XCTAssertFalse(text.stdout.contains("owned"), "the hello's name does not name the session: \(text.stdout)")
+        let json = try hostCommand(["status", "--json"])
+        assertNoTerminalControl(json.stdout, "host status --json")
+        let session = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["sessions"] as? [[String: Any]]).first
+        XCTAssertEqual(session?["client"] as? String, "bob")
+        XCTAssertEqual(session?["fingerprint"] as? String, bobFingerprint)
+        XCTAssertEqual((session?["hello_name"] as? String).map { Array($0.utf8) }, Self.hostileName, "what it claimed, kept apart")
+        assertNoTerminalControl(serve.output, "the serve log")
+
+        // What an administrator types is echoed escaped, at most 40 characters.
+        let newline = try hostCommand(["revoke", "a\nb"])
+        XCTAssertNotEqual(newline.status, 0)
+        XCTAssertEqual(newline.stderr.split(separator: "\n").count, 1, newline.stderr)
+        XCTAssertTrue(newline.stderr.contains("'a\\u{a}b'"), newline.stderr)
+        let long = try hostCommand(["revoke", String(repeating: "x", count: 80)])
+        XCTAssertTrue(long.stderr.contains("'" + String(repeating: "x", count: 40) + "…'"), long.stderr)
+        XCTAssertFalse(long.stderr.contains(String(repeating: "x", count: 41)), long.stderr)
+    }
+
     /// `condition`'s value once it has one, or nil after `timeout`.
     private func within<T>(_ timeout: Duration, _ condition: () -> T?) -> T? {
         let deadline = MonotonicInstant.now + timeout

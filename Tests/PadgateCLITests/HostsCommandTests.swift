@@ -50,4 +50,17 @@ final class HostsCommandTests: XCTestCase {
         XCTAssertEqual(repaired.status, 0, repaired.stderr)
         XCTAssertTrue(try padgate(["hosts"], environment: client.environment).stdout.contains(newIdentity))
     }
+
+    /// What a person typed is echoed escaped and at most 40 characters long (docs/command-line.md).
+    func testForgetEchoesWhatItRefusesEscapedAndShort() throws {
+        let client = try ScratchState("hosts-echo")
+        let newline = try padgate(["hosts", "forget", "\n"], environment: client.environment, timeLimit: .seconds(30))
+        XCTAssertNotEqual(newline.status, 0)
+        XCTAssertEqual(newline.stderr.split(separator: "\n").count, 1, newline.stderr)
+        XCTAssertTrue(newline.stderr.contains("'\\u{a}'"), newline.stderr)
+        let escape = try padgate(["hosts", "forget", "\u{1b}[2J" + String(repeating: "y", count: 80)], environment: client.environment, timeLimit: .seconds(30))
+        XCTAssertFalse(escape.stderr.contains("\u{1b}"), escape.stderr)
+        XCTAssertTrue(escape.stderr.contains("\\u{1b}[2J"), escape.stderr)
+        XCTAssertFalse(escape.stderr.contains(String(repeating: "y", count: 37)), "at most 40 characters: \(escape.stderr)")
+    }
 }

@@ -84,3 +84,15 @@ private final class KillSwitch: @unchecked Sendable {
     var fired: Bool { lock.withLock { value } }
     func fire() { lock.withLock { value = true } }
 }
+
+/// `padgate ARGUMENTS` under the host name `name` (any bytes, as a hostile machine may call itself),
+/// in a UTS namespace of its own: the program and arguments for `padgate(executable:)` or
+/// `RunningPadgate(executable:)`. The process becomes padgate (same pid, same signals). Nil
+/// without root or python3 (the tests then skip loudly).
+public func underHostName(_ name: [UInt8], _ arguments: [String]) -> (URL, [String])? {
+    let unshare = "/usr/bin/unshare", python = "/usr/bin/python3"
+    guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: unshare), FileManager.default.isExecutableFile(atPath: python) else { return nil }
+    let hex = name.map { String(format: "%02x", $0) }.joined()
+    let program = "import os, socket, sys; socket.sethostname(bytes.fromhex(sys.argv[1])); os.execv(sys.argv[2], sys.argv[2:])"
+    return (URL(fileURLWithPath: unshare), ["-u", python, "-c", program, hex, padgateExecutable.path] + arguments)
+}

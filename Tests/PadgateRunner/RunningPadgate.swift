@@ -15,8 +15,14 @@ public final class RunningPadgate: Sendable {
     private let exitedAt = LockedBox<MonotonicInstant?>(nil)
 
     /// `namespace`: run inside that network namespace (`ip netns exec`, which becomes padgate).
-    public init(_ arguments: [String], environment: [String: String] = [:], namespace: String? = nil) throws {
-        (process.executableURL, process.arguments) = launch(arguments, namespace: namespace)
+    /// `executable`: another program that becomes padgate (as `padgate(executable:)` runs one).
+    public init(_ arguments: [String], environment: [String: String] = [:], namespace: String? = nil, executable: URL? = nil) throws {
+        if let executable {
+            process.executableURL = executable
+            process.arguments = arguments
+        } else {
+            (process.executableURL, process.arguments) = launch(arguments, namespace: namespace)
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = pipe
         process.standardError = pipe
