@@ -34,8 +34,8 @@ final class ControlPlane: @unchecked Sendable {
     struct Observers {
         /// Whether a PIN is armed, each time that changes (the LAN announcement says so).
         var pairingChanged: ((Bool) -> Void)?
-        /// Each client that paired: its stored name and fingerprint.
-        var paired: ((String, String) -> Void)?
+        /// Each client that paired: its stored name and fingerprint, and the gate whose PIN it used.
+        var paired: ((String, String, PairingGate) -> Void)?
         /// Each session's client fingerprint as the session starts.
         var sessionStarted: ((String) -> Void)?
     }
@@ -360,7 +360,7 @@ final class ControlPlane: @unchecked Sendable {
             }
             let stored = try paired.remember(name, fingerprint: fingerprint)
             logger.notice("paired with \(name) (\(fingerprint)) from \(address)")
-            observers.paired?(stored, fingerprint)
+            observers.paired?(stored, fingerprint, gate)
         } catch {
             if !settled { gate.fail(ticket, now: .now) }
             note("pairing", "pairing from \(address) failed: \(error)")

@@ -38,12 +38,15 @@ public final class HostAdministration: @unchecked Sendable {
     private let wake = WakePipe()
     private let lock = NSLock()
     private var stopping = false
-    private var pending: [PendingPairing] = []
+    /// The `host pair` whose PIN is armed, if any: at most one, since one PIN is armed at a time
+    /// (docs/service.md, "Pairing from the control socket"). Under `lock`.
+    private var requester: Requester?
+    private var requesters = 0
     private let finished = DispatchSemaphore(value: 0)
     public var logger = Logger(label: "padgate.host.admin")
 
-    /// A `host pair` waiting for its PIN to be used.
-    private struct PendingPairing { let connection: OwnedDescriptor; let pin: String; let expires: MonotonicInstant }
+    /// A `host pair` waiting for its PIN to be used: its connection, who it is, its own gate.
+    private struct Requester { let id: Int; let connection: OwnedDescriptor; let who: String; let gate: PairingGate }
 
     /// Listens at `<directory>/control.sock`. `activity`: where paired-at and last-seen are kept.
     public init(server: PadServer, directory: URL, access: Access, activityFile: URL) throws {
@@ -55,7 +58,7 @@ public final class HostAdministration: @unchecked Sendable {
         // reach the directory (systemd's RuntimeDirectoryMode narrows that further).
         listener = try LocalSocket.listening(at: path, mode: 0o666)
         activity = ClientActivity(file: activityFile)
-        server.control.observers.paired = { [weak self] name, fingerprint in self?.paired(name: name, fingerprint: fingerprint) }
+        server.control.observers.paired = { [weak self] name, fingerprint, gate in self?.paired(name: name, fingerprint: fingerprint, gate: gate) }
         server.control.observers.sessionStarted = { [activity] fingerprint in activity.seen(fingerprint) }
     }
 
@@ -76,12 +79,11 @@ public final class HostAdministration: @unchecked Sendable {
 
     private func serve() {
         while !lock.withLock({ stopping }) {
-            let now = MonotonicInstant.now
-            let waits = lock.withLock { pending.map(\.expires) }
-            let timeout = waits.min().map { max($0 - now, .zero) } ?? .seconds(1)
-            let ready = Poll.wait([listener.descriptor, wake.descriptor], timeout: timeout)
+            // The waiting `host pair` is watched too: its hanging up (Ctrl-C, a kill) disarms its PIN.
+            let waiting = lock.withLock { requester.map { ($0.id, $0.connection) } }
+            let ready = Poll.wait([listener.descriptor, wake.descriptor] + (waiting.map { [$0.1.descriptor] } ?? []), timeout: .seconds(1))
             wake.drain()
-            expirePairings(now: .now)
+            if let waiting, ready.count > 2, ready[2].readable || ready[2].hungUp { requesterHungUp(waiting.0, waiting.1) }
             guard ready[0].readable else { continue }
             while let (connection, peer) = try? LocalSocket.accept(listener) {
                 guard access.allows(peer) else {
@@ -92,13 +94,16 @@ public final class HostAdministration: @unchecked Sendable {
                     logger.warning("control socket: refused uid \(peer.uid) (pid \(peer.pid))")
                     continue
                 }
-                handle(connection)
+                handle(connection, peer: peer)
             }
         }
-        lock.withLock { for waiting in pending { reply(waiting.connection, ["error": "the host is stopping"]) }; pending = [] }
+        lock.withLock {
+            if let waiting = requester { reply(waiting.connection, ["error": "the host is stopping"]) }
+            requester = nil
+        }
     }
 
-    private func handle(_ connection: OwnedDescriptor) {
+    private func handle(_ connection: OwnedDescriptor, peer: PeerCredentials) {
         guard let request = readRequest(connection) else {
             return reply(connection, ["error": "expected one JSON request line of at most \(Self.maxRequestBytes) bytes within \(Self.requestDeadline)"])
         }
@@ -108,7 +113,7 @@ public final class HostAdministration: @unchecked Sendable {
         case "revoke":
             guard let who = request["client"] as? String, !who.isEmpty else { return reply(connection, ["error": "revoke needs a client name or fingerprint"]) }
             reply(connection, revoke(who))
-        case "pair": armPairing(connection)
+        case "pair": armPairing(connection, peer: peer)
         default: reply(connection, ["error": "unknown command; the commands are status, clients, revoke, pair"])
         }
     }
@@ -163,11 +168,14 @@ public final class HostAdministration: @unchecked Sendable {
     private func status() -> [String: Any] {
         let statistics = server.statistics
         let live = sessions()
+        let pairing = pairingState()
         return [
             "uptime_seconds": Int((MonotonicInstant.now - started) / .seconds(1)),
             "listening": "port \(server.port)",
             "identity": server.identity.fingerprint,
-            "pairing_pin_armed": server.control.gate != nil,
+            "pairing_pin_armed": pairing.armed,
+            "pairing_armed_by": pairing.by ?? NSNull(),
+            "pairing_expires_in_seconds": pairing.expiresIn ?? NSNull(),
             "sessions": live.map { session -> [String: Any] in
                 ["session": String(session.id, radix: 16), "client": session.name ?? NSNull(), "paired": session.name != nil,
                  "hello_name": session.helloName, "address": session.address,
@@ -216,35 +224,91 @@ public final class HostAdministration: @unchecked Sendable {
         return ["revoked": forgotten.name, "fingerprint": forgotten.fingerprint, "sessions_ended": ended]
     }
 
-    private func armPairing(_ connection: OwnedDescriptor) {
-        let pin = Pairing.newPIN()
-        let gate = PairingGate(policy: PairingGate.Policy(), pin: pin, makePIN: Pairing.newPIN, onNewPIN: { _, _ in })
-        server.control.gate = gate
-        let expires = MonotonicInstant.now + gate.policy.pinLifetime
-        reply(connection, ["pin": pin, "expires_in_seconds": Int(gate.policy.pinLifetime / .seconds(1))])
-        lock.withLock { pending.append(PendingPairing(connection: connection, pin: pin, expires: expires)) }
-        wake.wake()
-    }
+    // MARK: pairing: one PIN armed at a time
 
-    /// A client paired (control plane's thread): the waiting `host pair` hears who, and the PIN is
-    /// spent: pairing closes again until the next `host pair`.
-    private func paired(name: String, fingerprint: String) {
-        activity.paired(fingerprint)
-        let waiting = lock.withLock { () -> [PendingPairing] in defer { pending = [] }; return pending }
-        if waiting.isEmpty { return }  // `serve --pair` keeps its own rotation
-        server.control.gate = nil
-        for pairing in waiting { reply(pairing.connection, ["paired": name, "fingerprint": fingerprint]) }
-    }
-
-    private func expirePairings(now: MonotonicInstant) {
-        let expired = lock.withLock { () -> [PendingPairing] in
-            let gone = pending.filter { $0.expires <= now }
-            pending.removeAll { $0.expires <= now }
-            return gone
+    /// Which PIN is armed, by whom, for how long: what `host status` shows (the serve log says
+    /// the same as each change happens).
+    private func pairingState() -> (armed: Bool, by: String?, expiresIn: Int?) {
+        lock.withLock {
+            guard let gate = server.control.gate, !gate.isRetired else { return (false, nil, nil) }
+            let left = max(0, Int(((gate.nextExpiry - .now) / .milliseconds(1) + 999) / 1000))
+            return (true, requester?.who ?? "serve --pair", left)
         }
-        guard !expired.isEmpty else { return }
-        if lock.withLock({ pending.isEmpty }) { server.control.gate = nil }
-        for pairing in expired { reply(pairing.connection, ["expired": true]) }
+    }
+
+    /// `host pair`: a fresh single-use PIN of its own, armed in place of whatever was armed, which
+    /// is told so: a waiting `host pair` ends ("replaced"), `serve --pair`'s PIN is retired with a
+    /// line in the serve log and comes back, with a new PIN, when this one ends.
+    private func armPairing(_ connection: OwnedDescriptor, peer: PeerCredentials) {
+        let who = "'padgate host pair' (uid \(peer.uid), pid \(peer.pid))"
+        let id = lock.withLock { requesters += 1; return requesters }
+        let gate = PairingGate(policy: PairingGate.Policy(), makePIN: Pairing.newPIN) { [weak self] pin, why in self?.rotated(id, pin: pin, why: why) }
+        lock.withLock {
+            let previous = requester
+            let standing = previous == nil ? server.control.gate : nil
+            previous?.gate.retire()
+            standing?.retire()
+            requester = Requester(id: id, connection: connection, who: who, gate: gate)
+            server.control.gate = gate
+            if let previous {
+                reply(previous.connection, ["replaced": true, "by": who])
+                logger.notice("pairing: the PIN of \(previous.who) was replaced by a new one of \(who); it no longer works")
+            } else if let standing {
+                logger.notice("pairing: serve --pair's PIN \(standing.currentPIN) was replaced by the PIN of \(who); it no longer works, and serve --pair's pairing comes back when that one ends")
+            }
+            logger.notice("pairing: a PIN armed by \(who), valid \(gate.policy.pinLifetime), once")
+            reply(connection, ["pin": gate.currentPIN, "expires_in_seconds": Int(gate.policy.pinLifetime / .seconds(1))])
+        }
+        wake.wake()  // the loop watches the new requester's connection
+    }
+
+    /// Ends the waiting `host pair` `id` (if it is still the one): its PIN is retired, it hears
+    /// `answer`, and `serve --pair`'s own pairing comes back (or pairing closes).
+    private func endRequest(_ id: Int, answer: [String: Any], log: String) {
+        lock.withLock {
+            guard let current = requester, current.id == id else { return }
+            requester = nil
+            current.gate.retire()
+            reply(current.connection, answer)
+            current.connection.descriptor.shutdownSocket()
+            let resumed = server.standingPairing.value != nil
+            logger.notice("pairing: \(log); \(resumed ? "serve --pair's pairing again" : "pairing closed")")
+            if server.control.gate === current.gate || server.control.gate == nil { server.resumeStandingPairing() }
+        }
+    }
+
+    /// A waiting `host pair`'s connection became readable: it hung up (Ctrl-C, killed) or sent
+    /// something it should not. Either way its PIN goes at once.
+    private func requesterHungUp(_ id: Int, _ connection: OwnedDescriptor) {
+        var byte: UInt8 = 0
+        _ = try? connection.descriptor.setNonBlocking()
+        let read = (try? withUnsafeMutableBytes(of: &byte) { try connection.descriptor.read(into: $0) }) ?? 0
+        guard read >= 0 else { return }
+        let who = lock.withLock { requester?.id == id ? requester?.who : nil } ?? "a 'padgate host pair'"
+        endRequest(id, answer: ["cancelled": true], log: "\(who) ended before a client paired: its PIN no longer works")
+    }
+
+    /// A rotation of a `host pair`'s gate (control plane's thread).
+    private func rotated(_ id: Int, pin: String, why: PairingGate.Rotation) {
+        switch why {
+        case .first, .resumed, .used: return  // shown by the reply; a use is told by `paired`
+        case .expired:
+            endRequest(id, answer: ["expired": true], log: "the PIN of a 'padgate host pair' expired before a client paired")
+        case .tooManyFailures:
+            lock.withLock {
+                guard let current = requester, current.id == id else { return }
+                reply(current.connection, ["pin": pin, "reason": "too many wrong PINs"])
+                logger.notice("pairing: too many wrong PINs; \(current.who) shows a new PIN")
+            }
+        }
+    }
+
+    /// A client paired (a connection thread): if with a `host pair`'s PIN, that one hears who and
+    /// ends; `serve --pair`'s own PINs rotate by themselves.
+    private func paired(name: String, fingerprint: String, gate: PairingGate) {
+        activity.paired(fingerprint)
+        guard let id = lock.withLock({ requester?.gate === gate ? requester?.id : nil }) else { return }
+        endRequest(id, answer: ["paired": name, "fingerprint": fingerprint], log: "a client paired with the PIN of a 'padgate host pair'")
     }
 }
 

@@ -130,7 +130,25 @@ public final class PadServer: @unchecked Sendable {
     /// Turns pairing on: a PIN (given, or drawn) that `onPIN` shows each time it changes.
     public func enablePairing(pin: String? = nil, policy: PairingGate.Policy = PairingGate.Policy(),
                               onPIN: @escaping (String, PairingGate.Rotation) -> Void) {
+        standingPairing.update { $0 = (policy, onPIN) }
         control.gate = PairingGate(policy: policy, pin: pin, makePIN: Pairing.newPIN, onNewPIN: onPIN)
+    }
+
+    /// `serve --pair`'s own pairing (its policy and where its PINs are shown), kept so that it
+    /// comes back, with a new PIN shown as `resumed`, after a `padgate host pair` that replaced it.
+    let standingPairing = LockedBox<(policy: PairingGate.Policy, onPIN: (String, PairingGate.Rotation) -> Void)?>(nil)
+
+    /// Arms `serve --pair`'s pairing again with a fresh PIN, or closes pairing when the host was
+    /// started without it. The gate now armed, if any.
+    @discardableResult
+    func resumeStandingPairing() -> PairingGate? {
+        guard let standing = standingPairing.value else {
+            control.gate = nil
+            return nil
+        }
+        let gate = PairingGate(policy: standing.policy, makePIN: Pairing.newPIN) { pin, why in standing.onPIN(pin, why == .first ? .resumed : why) }
+        control.gate = gate
+        return gate
     }
 
     public var pairing: PairingGate? { control.gate }

@@ -48,7 +48,9 @@ public final class PairingGate: @unchecked Sendable {
         }
     }
 
-    public enum Rotation: Equatable, Sendable { case first, used, expired, tooManyFailures }
+    /// Why `onNewPIN` shows a PIN. `resumed`: `serve --pair`'s own pairing armed again after a
+    /// `padgate host pair` that had replaced it ended.
+    public enum Rotation: Equatable, Sendable { case first, used, expired, tooManyFailures, resumed }
 
     struct AddressRecord {
         var failures = 0
@@ -62,6 +64,7 @@ public final class PairingGate: @unchecked Sendable {
     private let lock = NSLock()
     private var pin: String
     private var generation = 0
+    private var retired = false
     private var issuedAt: MonotonicInstant
     private var failuresOfThisPIN = 0
     private var attempts: TokenBucket
@@ -86,10 +89,22 @@ public final class PairingGate: @unchecked Sendable {
 
     public var currentPIN: String { lock.withLock { pin } }
 
+    /// Whether `retire` ended this gate.
+    public var isRetired: Bool { lock.withLock { retired } }
+
+    /// Ends this gate for good (another PIN replaced it, or pairing closed): attempts already
+    /// admitted can no longer succeed with its PIN, new ones are refused, and it never rotates again.
+    public func retire() {
+        lock.withLock {
+            retired = true
+            generation += 1
+        }
+    }
+
     /// Replaces a PIN that outlived `pinLifetime`. Called from the host's control loop.
     public func tick(now: MonotonicInstant) {
         let rotated: String? = lock.withLock {
-            guard now - issuedAt >= policy.pinLifetime else { return nil }
+            guard !retired, now - issuedAt >= policy.pinLifetime else { return nil }
             return rotateLocked(now: now)
         }
         if let rotated { onNewPIN(rotated, .expired) }
@@ -103,6 +118,7 @@ public final class PairingGate: @unchecked Sendable {
     public func admit(address: String, now: MonotonicInstant) -> Result<Ticket, Refusal> {
         lock.withLock {
             let known = addresses[address]
+            if retired { counters.refusedBusy += 1; return .failure(.busy) }
             if known?.inFlight == true || inFlight >= policy.maxConcurrent { counters.refusedBusy += 1; return .failure(.busy) }
             if let known, now < known.notBefore {
                 counters.refusedRateLimited += 1
@@ -130,7 +146,7 @@ public final class PairingGate: @unchecked Sendable {
     public func succeed(_ ticket: Ticket, now: MonotonicInstant) -> Bool {
         let rotated: String? = lock.withLock {
             finishLocked(ticket)
-            guard ticket.generation == generation else { return nil }
+            guard !retired, ticket.generation == generation else { return nil }
             counters.successes += 1
             addresses[ticket.address]?.failures = 0
             return rotateLocked(now: now)
@@ -152,7 +168,7 @@ public final class PairingGate: @unchecked Sendable {
                 record.notBefore = now + min(policy.backoffBase * factor, policy.maxBackoff)
                 addresses[ticket.address] = record
             }
-            guard ticket.generation == generation else { return nil }
+            guard !retired, ticket.generation == generation else { return nil }
             failuresOfThisPIN += 1
             return failuresOfThisPIN >= policy.failuresPerPIN ? rotateLocked(now: now) : nil
         }

@@ -124,6 +124,7 @@ struct ServeCommand: ParsableCommand {
                 case .used: commandLog.info("the PIN was used; next pairing PIN \(pin)")
                 case .expired: commandLog.info("the PIN expired; new pairing PIN \(pin)")
                 case .tooManyFailures: commandLog.info("too many wrong PINs; new pairing PIN \(pin)")
+                case .resumed: commandLog.info("pairing PIN \(pin) (serve --pair again; valid 2 minutes, once)")
                 }
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import MonotonicTime
 import PadHost
 import PadSystem
@@ -43,7 +44,7 @@ struct HostCommand: ParsableCommand {
             switch reader.next(until: .now + timeout) {
             case .line(let bytes): line = bytes
             case .timedOut:
-                if SignalTrap.fired { throw ExitCode(130) }
+                if SignalTrap.fired { throw Interrupted() }
                 throw InputFile.ReadError("the host did not answer within \(timeout)")
             case .closed: throw InputFile.ReadError("the host closed the control connection")
             case .tooLong: throw InputFile.ReadError("the host's answer is longer than \(reader.limit) bytes")
@@ -53,6 +54,23 @@ struct HostCommand: ParsableCommand {
             }
             if let error = object["error"] as? String { throw InputFile.ReadError(error) }
             return object
+        }
+
+        /// A signal arrived while waiting for the host.
+        struct Interrupted: Error {}
+
+        /// Tells the host this end is done (it drops what this end asked for, a `host pair`'s PIN)
+        /// and waits briefly for it to say so: once this returns, the host has acted on it. Waits
+        /// without the signal trap (it is what a signal runs), well within the trap's watchdog.
+        func hangUp() {
+            _ = Glibc.shutdown(socket.descriptor.rawValue, Int32(SHUT_WR))
+            let deadline = MonotonicInstant.now + .milliseconds(500)
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while MonotonicInstant.now < deadline {
+                guard Poll.wait([socket.descriptor], timeout: deadline - .now).first.map({ $0.readable || $0.hungUp }) == true else { return }
+                let count = (try? buffer.withUnsafeMutableBytes { try socket.descriptor.read(into: $0) }) ?? 0
+                if count <= 0 { return }
+            }
         }
 
         static func ask(_ request: [String: Any]) throws -> [String: Any] {
@@ -77,16 +95,35 @@ struct HostCommand: ParsableCommand {
             SignalTrap.install {}
             var link = try Link()
             try link.send(["command": "pair"])
-            let armed = try link.reply(timeout: .seconds(5))
-            let pin = armed["pin"] as? String ?? "?"
-            let seconds = armed["expires_in_seconds"] as? Int ?? 120
-            print("pairing PIN \(pin): run 'padgate pair THIS-HOST --pin \(pin)' on the client (valid \(seconds) s, once)")
-            fflush(nil)  // seen at once, also through a pipe
-            let outcome = try link.reply(timeout: .seconds(seconds + 5))
-            if let name = outcome["paired"] as? String {
-                print("paired with \(PeerName.escaped(name)) (\(PeerName.escaped(outcome["fingerprint"] as? String ?? "")))")
-            } else {
-                throw InputFile.ReadError("the PIN expired before a client paired; run 'padgate host pair' again")
+            // The first signal ends this run in order, exit 0 (docs/command-line.md): the host is told
+            // first, and the PIN no longer works once this returns.
+            var pin = "?"
+            do {
+                let armed = try link.reply(timeout: .seconds(5))
+                pin = armed["pin"] as? String ?? "?"
+                let seconds = armed["expires_in_seconds"] as? Int ?? 120
+                print("pairing PIN \(pin): run 'padgate pair THIS-HOST --pin \(pin)' on the client (valid \(seconds) s, once)")
+                fflush(nil)  // seen at once, also through a pipe
+                while true {
+                    let outcome = try link.reply(timeout: .seconds(seconds + 5))
+                    if let name = outcome["paired"] as? String {
+                        print("paired with \(PeerName.escaped(name)) (\(PeerName.escaped(outcome["fingerprint"] as? String ?? "")))")
+                        return
+                    } else if let next = outcome["pin"] as? String {
+                        pin = next
+                        print("\(outcome["reason"] as? String ?? "the PIN was replaced"); new pairing PIN \(pin) (the previous one no longer works)")
+                        fflush(nil)
+                    } else if outcome["replaced"] as? Bool == true {
+                        throw InputFile.ReadError("another \(PeerName.escaped(outcome["by"] as? String ?? "'padgate host pair'")) armed a new PIN: PIN \(pin) no longer works")
+                    } else if outcome["expired"] as? Bool == true {
+                        throw InputFile.ReadError("the PIN expired before a client paired; run 'padgate host pair' again")
+                    } else if outcome["cancelled"] as? Bool == true {
+                        throw InputFile.ReadError("the host ended this pairing request")
+                    }
+                }
+            } catch is Link.Interrupted {
+                link.hangUp()
+                TerminalOutput.write("pairing cancelled: PIN \(pin) no longer works\n")
             }
         }
     }
@@ -132,7 +169,12 @@ struct HostCommand: ParsableCommand {
             if json { return try HostCommand.printJSON(status) }
             let sessions = status["sessions"] as? [[String: Any]] ?? []
             print("up \(status["uptime_seconds"] as? Int ?? 0) s, listening on \(status["listening"] as? String ?? "?"), identity \(status["identity"] as? String ?? "?")")
-            print("pairing: " + (status["pairing_pin_armed"] as? Bool == true ? "a PIN is armed" : "off"))
+            if status["pairing_pin_armed"] as? Bool == true {
+                let by = PeerName.escaped(status["pairing_armed_by"] as? String ?? "?")
+                print("pairing: a PIN is armed by \(by)" + ((status["pairing_expires_in_seconds"] as? Int).map { ", for \($0) s more" } ?? ""))
+            } else {
+                print("pairing: off")
+            }
             print("sessions: \(sessions.count)")
             for session in sessions {
                 let pads = PeerName.escaped((session["pads"] as? [String] ?? []).joined(separator: ", "))

@@ -76,4 +76,18 @@ final class PairingGateTests: XCTestCase {
         _ = try ticket(gate.admit(address: "b", now: t0))
         guard case .failure(.busy) = gate.admit(address: "c", now: t0) else { return XCTFail("more attempts than maxConcurrent ran") }
     }
+
+    /// A replaced PIN no longer works: an attempt admitted before the replacement cannot succeed,
+    /// none is admitted after it, and the retired gate never shows a new PIN.
+    func testARetiredGateAdmitsNothingAndItsPendingAttemptsCannotSucceed() throws {
+        let gate = gate()
+        let before = try ticket(gate.admit(address: "a", now: t0))
+        gate.retire()
+        XCTAssertTrue(gate.isRetired)
+        XCTAssertFalse(gate.succeed(before, now: t0 + .seconds(1)))
+        guard case .failure = gate.admit(address: "b", now: t0 + .seconds(1)) else { return XCTFail("a retired gate admitted an attempt") }
+        let shown = rotations.count
+        gate.tick(now: t0 + .seconds(600))
+        XCTAssertEqual(rotations.count, shown, "a retired gate rotated")
+    }
 }

@@ -134,6 +134,86 @@ final class HostAdministrationTests: XCTestCase {
         XCTAssertEqual(try hostCommand(["status"]).status, 0)
     }
 
+    // MARK: One PIN armed at a time (issue 31)
+
+    private func pairing() throws -> (armed: Bool, by: String?) {
+        let now = try status()
+        return (now["pairing_pin_armed"] as? Bool ?? false, now["pairing_armed_by"] as? String)
+    }
+
+    private func tryPairing(_ pin: String, state: ScratchState? = nil, port: Int? = nil) throws -> PadgateRun {
+        try padgate(["pair", "127.0.0.1:\(port ?? self.port)", "--pin", pin], environment: (state ?? ScratchState("admin-try")).environment, timeLimit: .seconds(60))
+    }
+
+    func testASecondHostPairReplacesTheFirstWhichEndsAndASignalledOneDisarmsItsPIN() throws {
+        let (first, firstPIN) = try armPIN()
+        let (second, secondPIN) = try armPIN()
+        // The first is told at once and ends: it does not wait on a PIN that is gone.
+        XCTAssertNotNil(first.waitForExit(limit: .seconds(10)), "the replaced host pair kept waiting: \(first.output)")
+        XCTAssertNotEqual(first.process.terminationStatus, 0)
+        XCTAssertTrue(first.output.contains("no longer works"), first.output)
+        XCTAssertTrue(serve.waitFor("was replaced by a new one", timeout: .seconds(10)), serve.output)
+        let armed = try pairing()
+        XCTAssertTrue(armed.armed)
+        XCTAssertTrue(armed.by?.contains("pid \(second.process.processIdentifier)") == true, "status names the request whose PIN is armed: \(armed)")
+
+        let paired = try tryPairing(secondPIN)
+        XCTAssertEqual(paired.status, 0, paired.stderr)
+        XCTAssertNotNil(second.waitForExit(limit: .seconds(10)))
+        XCTAssertTrue(second.output.contains("paired with "), second.output)
+        XCTAssertEqual(try pairing().armed, false, "a host without --pair closes pairing again")
+        let stale = try tryPairing(firstPIN)
+        XCTAssertNotEqual(stale.status, 0, "the replaced PIN paired: \(stale.stderr)")
+
+        // Ctrl-C on a waiting host pair: it exits 0 at once, and its PIN is gone when it has.
+        let (third, thirdPIN) = try armPIN()
+        let stop = third.stopOutcome(after: SIGINT)
+        XCTAssertTrue(stop.orderly(within: .seconds(1)), "\(stop)")
+        XCTAssertEqual(third.process.terminationStatus, 0, "the first signal exits 0: \(third.output)")
+        XCTAssertTrue(third.output.contains("no longer works"), third.output)
+        XCTAssertEqual(try pairing().armed, false)
+        let late = try tryPairing(thirdPIN)
+        XCTAssertNotEqual(late.status, 0, "the signalled host pair's PIN still paired")
+        XCTAssertTrue(late.stderr.contains("pairing is not enabled"), late.stderr)
+        XCTAssertTrue(serve.output.contains("ended before a client paired"), serve.output)
+    }
+
+    func testHostPairReplacesServePairsPINWithAMessageAndServePairComesBackAfterIt() throws {
+        let state = try ScratchState("admin-serve-pair")
+        let runtime = state.appendingPathComponent("run")
+        let port = self.port + 300
+        var environment = state.environment
+        environment["PADGATE_RUNTIME_DIR"] = runtime.path
+        let host = try RunningPadgate(["serve", "--pair", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "in-process"], environment: environment)
+        defer { _ = host.stopOutcome(after: SIGTERM) }
+        XCTAssertTrue(host.waitFor("pairing PIN", timeout: .seconds(30)), host.output)
+        func shownPIN() -> String? { host.output.components(separatedBy: "pairing PIN ").dropFirst().last.map { String($0.prefix(6)) } }
+        let servePIN = try XCTUnwrap(shownPIN())
+        func status() throws -> [String: Any] {
+            let run = try padgate(["host", "status", "--json"], environment: environment, timeLimit: .seconds(30))
+            return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], run.stderr)
+        }
+        XCTAssertEqual(try status()["pairing_armed_by"] as? String, "serve --pair")
+
+        let request = try RunningPadgate(["host", "pair"], environment: environment)
+        defer { _ = request.stopOutcome(after: SIGTERM) }
+        XCTAssertTrue(request.waitFor("pairing PIN", timeout: .seconds(30)), request.output)
+        let requestPIN = try XCTUnwrap(request.output.components(separatedBy: "pairing PIN ").dropFirst().first.map { String($0.prefix(6)) })
+        XCTAssertTrue(host.waitFor("serve --pair's PIN \(servePIN) was replaced", timeout: .seconds(10)), "the serve log says its PIN went: \(host.output)")
+        XCTAssertTrue((try status()["pairing_armed_by"] as? String)?.contains("host pair") == true)
+
+        XCTAssertEqual(try tryPairing(requestPIN, port: port).status, 0)
+        XCTAssertNotNil(request.waitForExit(limit: .seconds(10)))
+        // serve --pair's pairing is back with a new PIN, shown in its log, and the status agrees.
+        XCTAssertTrue(host.waitFor("serve --pair again", timeout: .seconds(10)), host.output)
+        let resumedPIN = try XCTUnwrap(shownPIN())
+        XCTAssertNotEqual(resumedPIN, servePIN)
+        XCTAssertEqual(try status()["pairing_armed_by"] as? String, "serve --pair")
+        XCTAssertEqual(try tryPairing(resumedPIN, port: port).status, 0, "the PIN the serve log shows pairs")
+        let old = try tryPairing(servePIN, port: port)
+        XCTAssertNotEqual(old.status, 0, "the replaced serve --pair PIN paired: \(old.stderr)")
+    }
+
     // MARK: Names peers choose (issue 31)
 
     /// What a hostile machine calls itself: set the terminal's title, clear the screen, home the
