@@ -30,6 +30,8 @@ public final class HostAdministration: @unchecked Sendable {
 
     private let server: PadServer
     private let listener: OwnedDescriptor
+    /// Held until the host ends: the socket is this host's alone.
+    private let claim: RuntimeDirectoryClaim
     public let path: String
     private let access: Access
     private let activity: ClientActivity
@@ -48,12 +50,14 @@ public final class HostAdministration: @unchecked Sendable {
     /// A `host pair` waiting for its PIN to be used: its connection, who it is, its own gate.
     private struct Requester { let id: Int; let connection: OwnedDescriptor; let who: String; let gate: PairingGate }
 
-    /// Listens at `<directory>/control.sock`. `activity`: where paired-at and last-seen are kept.
-    public init(server: PadServer, directory: URL, access: Access, activityFile: URL) throws {
+    /// Listens at `<directory>/control.sock` of the directory this host claimed (no other host
+    /// runs there, so a socket file found there is stale and replaced). `activity`: where
+    /// paired-at and last-seen are kept.
+    public init(server: PadServer, claim: RuntimeDirectoryClaim, access: Access, activityFile: URL) throws {
         self.server = server
         self.access = access
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
-        path = directory.appendingPathComponent(Self.socketName).path
+        self.claim = claim
+        path = claim.directory.appendingPathComponent(Self.socketName).path
         // The kernel's credentials decide, so the socket itself may be reached by anyone who can
         // reach the directory (systemd's RuntimeDirectoryMode narrows that further).
         listener = try LocalSocket.listening(at: path, mode: 0o666)
@@ -309,6 +313,60 @@ public final class HostAdministration: @unchecked Sendable {
         activity.paired(fingerprint)
         guard let id = lock.withLock({ requester?.gate === gate ? requester?.id : nil }) else { return }
         endRequest(id, answer: ["paired": name, "fingerprint": fingerprint], log: "a client paired with the PIN of a 'padgate host pair'")
+    }
+}
+
+/// One host per runtime directory: the host holds an exclusive `flock(2)` on `serve.lock` there for
+/// as long as it runs, so a second `serve` given the same directory refuses to start instead of
+/// taking the control socket over (which left the first host running but unreachable). The
+/// kernel drops the lock when the process ends however it ends, so a socket left by a host that
+/// crashed is stale exactly when the lock is free, and the next host replaces it.
+public final class RuntimeDirectoryClaim: @unchecked Sendable {
+    public static let lockName = "serve.lock"
+
+    public enum Failure: Error, CustomStringConvertible {
+        /// Another host holds the directory (its pid, as it wrote it, if readable).
+        case held(directory: String, pid: Int32?)
+        case cannot(String)
+
+        public var description: String {
+            switch self {
+            case .held(let directory, let pid):
+                return "another 'padgate serve'\(pid.map { " (pid \($0))" } ?? "") is running with the runtime directory \(directory), "
+                    + "and one host per directory can own its control socket: stop that one (e.g. 'systemctl stop padgate-serve'), "
+                    + "or start this one with PADGATE_RUNTIME_DIR set to a directory of its own"
+            case .cannot(let why): return why
+            }
+        }
+    }
+
+    public let directory: URL
+    private let lock: OwnedDescriptor
+
+    /// Creates `directory` (0750) if needed and takes its lock, or throws `.held` at once.
+    public init(directory: URL) throws(Failure) {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        } catch {
+            throw .cannot("cannot create \(directory.path): \(error.localizedDescription)")
+        }
+        let path = directory.appendingPathComponent(Self.lockName).path
+        let opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard opened >= 0 else { throw .cannot("cannot open \(path): \(Errno(rawValue: errno))") }
+        lock = OwnedDescriptor(FileDescriptor(rawValue: opened))
+        guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
+            let why = errno
+            guard why == EWOULDBLOCK else { throw .cannot("cannot lock \(path): \(Errno(rawValue: why))") }
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let count = pread(opened, &buffer, buffer.count, 0)
+            let pid = count > 0 ? Int32(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) : nil
+            throw .held(directory: directory.path, pid: pid)
+        }
+        // Who holds it, for the next one's message (advisory: the lock itself is what counts).
+        let text = Array("\(getpid())\n".utf8)
+        _ = ftruncate(opened, 0)
+        _ = pwrite(opened, text, text.count, 0)
     }
 }
 

@@ -93,6 +93,17 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         SignalTrap.install {}  // first: a signal during start-up ends the command in order, not by default death
         let state = PadgatePaths.stateDirectory
+        // One host per runtime directory, decided before anything is bound or announced: a second
+        // one refuses rather than take the control socket over.
+        let runtime = PadgatePaths.runtimeDirectory
+        var claim: RuntimeDirectoryClaim?
+        do {
+            claim = try RuntimeDirectoryClaim(directory: runtime)
+        } catch .held(let directory, let pid) {
+            throw InputFile.ReadError(RuntimeDirectoryClaim.Failure.held(directory: directory, pid: pid).description)
+        } catch {
+            commandLog.warning("no control socket in \(runtime.path) (\(error)): 'padgate host' cannot reach this host; set PADGATE_RUNTIME_DIR to a writable directory")
+        }
         let identity = try TLSIdentity(directory: state.appendingPathComponent("host"), commonName: "padgate host")
         let paired = try FingerprintStore(url: state.appendingPathComponent("paired-clients"))
         if !paired.unreadableLines.isEmpty {
@@ -138,12 +149,14 @@ struct ServeCommand: ParsableCommand {
         // The local control socket (padgate host …); without one the host serves as before.
         var administration: HostAdministration?
         do {
-            administration = try HostAdministration(server: server, directory: PadgatePaths.runtimeDirectory,
-                                                    access: .init(uid: ProcessIdentity.userID, adminGroup: ProcessIdentity.group(named: Self.adminGroup)),
-                                                    activityFile: state.appendingPathComponent("client-activity"))
-            administration?.start()
+            if let claim {
+                administration = try HostAdministration(server: server, claim: claim,
+                                                        access: .init(uid: ProcessIdentity.userID, adminGroup: ProcessIdentity.group(named: Self.adminGroup)),
+                                                        activityFile: state.appendingPathComponent("client-activity"))
+                administration?.start()
+            }
         } catch {
-            commandLog.warning("no control socket in \(PadgatePaths.runtimeDirectory.path) (\(error)): 'padgate host' cannot reach this host; set PADGATE_RUNTIME_DIR to a writable directory")
+            commandLog.warning("no control socket in \(runtime.path) (\(error)): 'padgate host' cannot reach this host; set PADGATE_RUNTIME_DIR to a writable directory")
         }
         server.run { SignalTrap.fired || deadline.map { MonotonicInstant.now >= $0 } ?? false }
         service.notify("STOPPING=1")

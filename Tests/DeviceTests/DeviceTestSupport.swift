@@ -120,7 +120,7 @@ final class PadgateProcess: Sendable {
     /// `namespace`: run inside that network namespace (`ip netns exec`, which execs padgate itself,
     /// so signals reach it). `includeStandardError`: collect diagnostics too.
     init(_ arguments: [String], namespace: String? = nil, includeStandardError: Bool = false, environment: [String: String] = [:]) throws {
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        process.environment = testEnvironment(environment)
         if let namespace {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
             process.arguments = ["netns", "exec", namespace, padgateExecutable.path] + arguments

@@ -134,6 +134,31 @@ final class HostAdministrationTests: XCTestCase {
         XCTAssertEqual(try hostCommand(["status"]).status, 0)
     }
 
+    // MARK: One host per runtime directory (issue 31)
+
+    func testASecondServeOnTheSameRuntimeDirectoryRefusesAndAStaleSocketIsReclaimed() throws {
+        let other = port + 1
+        let second = try padgate(["serve", "--address", "127.0.0.1", "--port", "\(other)", "--virtual", "in-process", "--duration", "20"],
+                                 environment: environment, timeLimit: .seconds(60))
+        XCTAssertEqual(second.status, 1, "a second host on one runtime directory must refuse: \(second.stderr)")
+        XCTAssertTrue(second.stderr.contains("another 'padgate serve' (pid \(serve.process.processIdentifier)) is running with the runtime directory \(runtime.path)"),
+                      second.stderr)
+        XCTAssertTrue(second.stderr.contains("PADGATE_RUNTIME_DIR"), "it says what to do: \(second.stderr)")
+        XCTAssertFalse(second.stderr.contains("listening on"), "it refused before binding its port: \(second.stderr)")
+        // The first host is still the one the control socket reaches, after the second is gone.
+        XCTAssertEqual(try status()["listening"] as? String, "port \(port)")
+
+        // A host that dies leaves its socket behind; the next host on the directory replaces it.
+        kill(serve.process.processIdentifier, SIGKILL)
+        XCTAssertNotNil(serve.waitForExit(limit: .seconds(10)))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: runtime.appendingPathComponent("control.sock").path), "the stale socket is there")
+        let third = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(other)", "--virtual", "in-process"], environment: environment)
+        defer { _ = third.stopOutcome(after: SIGTERM) }
+        XCTAssertTrue(third.waitFor("listening on", timeout: .seconds(30)), third.output)
+        XCTAssertNotNil(within(.seconds(15)) { (try? status())?["listening"] as? String == "port \(other)" ? true : nil },
+                        "the new host did not take over the stale socket: \(third.output)")
+    }
+
     // MARK: One PIN armed at a time (issue 31)
 
     private func pairing() throws -> (armed: Bool, by: String?) {

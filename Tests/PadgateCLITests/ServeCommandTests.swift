@@ -99,7 +99,7 @@ final class Background {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = executable
         process.arguments = executable == padgateExecutable ? arguments : Array(arguments.dropFirst())
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = testEnvironment(environment)
         let handle = try FileHandle(forWritingTo: log)
         process.standardError = handle
         process.standardOutput = handle

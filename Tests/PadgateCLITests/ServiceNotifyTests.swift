@@ -70,8 +70,8 @@ final class ServiceNotifyTests: XCTestCase {
             let process = Process()
             process.executableURL = padgateExecutable
             process.arguments = ["serve", "--address", "127.0.0.1", "--port", "0", "--duration", "0.5"] + extra
-            process.environment = ProcessInfo.processInfo.environment.merging(
-                ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)", "PADGATE_STATE_DIR": directory.appendingPathComponent("state").path]) { $1 }
+            process.environment = testEnvironment(
+                ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)", "PADGATE_STATE_DIR": directory.appendingPathComponent("state").path])
             let handle = try FileHandle(forWritingTo: log)
             defer { try? handle.close() }
             process.standardError = handle

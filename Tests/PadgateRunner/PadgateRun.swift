@@ -21,6 +21,18 @@ func launch(_ arguments: [String], namespace: String?) -> (URL, [String]) {
     return (ip, ["netns", "exec", namespace, padgateExecutable.path] + arguments)
 }
 
+/// The environment a test's padgate runs with: this process's, then `environment`. One host per
+/// runtime directory (`serve` refuses a directory another host holds), so a run that names no
+/// runtime directory gets its state directory's `run` beside it: tests, and other test runs on
+/// the machine, never share `/run/padgate` or `$XDG_RUNTIME_DIR/padgate`.
+public func testEnvironment(_ environment: [String: String]) -> [String: String] {
+    var merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    if merged["PADGATE_RUNTIME_DIR"] == nil, let state = merged["PADGATE_STATE_DIR"], !state.isEmpty {
+        merged["PADGATE_RUNTIME_DIR"] = URL(fileURLWithPath: state).appendingPathComponent("run").path
+    }
+    return merged
+}
+
 /// A finished `padgate` run: its exit status and both output streams.
 public struct PadgateRun {
     public var status: Int32
@@ -46,7 +58,7 @@ public func padgate(_ arguments: [String], environment: [String: String] = [:], 
     } else {
         (process.executableURL, process.arguments) = launch(arguments, namespace: namespace)
     }
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.environment = testEnvironment(environment)
     let out = Pipe()
     process.standardOutput = out
     // Standard error to a file: a second pipe could fill up while we wait on the first.

@@ -23,7 +23,7 @@ public final class RunningPadgate: Sendable {
         } else {
             (process.executableURL, process.arguments) = launch(arguments, namespace: namespace)
         }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = testEnvironment(environment)
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
