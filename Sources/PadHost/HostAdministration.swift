@@ -27,6 +27,14 @@ public final class HostAdministration: @unchecked Sendable {
     public static let maxRequestBytes = 4096
     public static let requestDeadline: Duration = .seconds(2)
     public static let socketName = "control.sock"
+    /// Connections still sending their request, at once and per uid (docs/service.md): beyond the
+    /// per-uid limit the uid's oldest makes room; beyond the overall one, the oldest of the uid
+    /// that holds the most, if it holds more than the newcomer's. Idle connections cannot keep an
+    /// administrator out, and one uid cannot crowd out the others.
+    public static let maxConnections = 32
+    public static let maxConnectionsPerUID = 8
+    /// Accepts per wake-up, so that a flood of connections cannot keep the loop from its deadlines.
+    static let acceptsPerWake = 16
 
     private let server: PadServer
     private let listener: OwnedDescriptor
@@ -45,7 +53,27 @@ public final class HostAdministration: @unchecked Sendable {
     private var requester: Requester?
     private var requesters = 0
     private let finished = DispatchSemaphore(value: 0)
-    public var logger = Logger(label: "padgate.host.admin")
+    public var logger = Logger(label: "padgate.host.admin") {
+        didSet { peers = ControlPlane.rateLimited(logger) }
+    }
+    /// For what local peers do (refusals, evictions, accept failures): a few lines per reason per
+    /// window, with a count of the rest, as on the network side.
+    private var peers = ControlPlane.rateLimited(Logger(label: "padgate.host.admin"))
+
+    /// A connection still sending its request; only the loop's thread touches these.
+    private final class Reading {
+        let connection: OwnedDescriptor
+        let peer: PeerCredentials
+        let since: MonotonicInstant
+        var received: [UInt8] = []
+        init(_ connection: OwnedDescriptor, _ peer: PeerCredentials, since: MonotonicInstant) {
+            self.connection = connection; self.peer = peer; self.since = since
+        }
+    }
+    private var reading: [Int: Reading] = [:]
+    private var nextReading = 0
+    /// When accepting may go on: the same pause after running out of descriptors as the network side.
+    private var throttle: AcceptThrottle
 
     /// A `host pair` waiting for its PIN to be used: its connection, who it is, its own gate.
     private struct Requester { let id: Int; let connection: OwnedDescriptor; let who: String; let gate: PairingGate }
@@ -62,6 +90,7 @@ public final class HostAdministration: @unchecked Sendable {
         // reach the directory (systemd's RuntimeDirectoryMode narrows that further).
         listener = try LocalSocket.listening(at: path, mode: 0o666)
         activity = ClientActivity(file: activityFile)
+        throttle = AcceptThrottle(limits: server.configuration.limits, now: .now)
         server.control.observers.paired = { [weak self] name, fingerprint, gate in self?.paired(name: name, fingerprint: fingerprint, gate: gate) }
         server.control.observers.sessionStarted = { [activity] fingerprint in activity.seen(fingerprint) }
     }
@@ -81,36 +110,143 @@ public final class HostAdministration: @unchecked Sendable {
 
     // MARK: the loop
 
+    enum Wake { case wake, listener, reading(Int), requester(Int) }
+
+    /// One poll(2) over the listener, every connection still sending its request and the waiting
+    /// `host pair`: no peer waits on another, and none can hold the loop (each has its deadline).
     private func serve() {
+        var pollSet = PollSet<Wake>()
+        var readyReads: [Int] = []
         while !lock.withLock({ stopping }) {
+            let now = MonotonicInstant.now
+            let paused = throttle.isPaused(now: now)
             // The waiting `host pair` is watched too: its hanging up (Ctrl-C, a kill) disarms its PIN.
             let waiting = lock.withLock { requester.map { ($0.id, $0.connection) } }
-            let ready = Poll.wait([listener.descriptor, wake.descriptor] + (waiting.map { [$0.1.descriptor] } ?? []), timeout: .seconds(1))
-            wake.drain()
-            if let waiting, ready.count > 2, ready[2].readable || ready[2].hungUp { requesterHungUp(waiting.0, waiting.1) }
-            guard ready[0].readable else { continue }
-            while let (connection, peer) = try? LocalSocket.accept(listener) {
-                guard access.allows(peer) else {
-                    // Read what it sent (briefly) before answering: closing on unread bytes resets the
-                    // connection, and the refusal would be lost.
-                    _ = readRequest(connection, within: .milliseconds(200))
-                    reply(connection, ["error": "permission denied: uid \(peer.uid) may not manage this host (root, the host's user or its admin group may)"])
-                    logger.warning("control socket: refused uid \(peer.uid) (pid \(peer.pid))")
-                    continue
+            pollSet.removeAll()
+            pollSet.add(wake.descriptor, .wake)
+            if !paused { pollSet.add(listener.descriptor, .listener) }
+            for (id, entry) in reading { pollSet.add(entry.connection.descriptor, .reading(id)) }
+            if let waiting { pollSet.add(waiting.1.descriptor, .requester(waiting.0)) }
+            var deadline = now + .seconds(1)
+            if let oldest = reading.values.map(\.since).min() { deadline = min(deadline, oldest + Self.requestDeadline) }
+            if let until = throttle.pausedUntil { deadline = min(deadline, until) }
+            var accepting = false, hungUp: Int?
+            readyReads.removeAll(keepingCapacity: true)
+            pollSet.wait(timeout: max(deadline - now, .zero)) { wake, _ in
+                switch wake {
+                case .wake: break
+                case .listener: accepting = true
+                case .reading(let id): readyReads.append(id)
+                case .requester(let id): hungUp = id
                 }
-                handle(connection, peer: peer)
             }
+            wake.drain()
+            if let hungUp, let waiting, waiting.0 == hungUp { requesterHungUp(waiting.0, waiting.1) }
+            for id in readyReads { readMore(id) }
+            expireReading(now: .now)
+            if accepting { acceptConnections() }
         }
+        for entry in reading.values { reply(entry.connection, ["error": "the host is stopping"]) }
+        reading = [:]
         lock.withLock {
             if let waiting = requester { reply(waiting.connection, ["error": "the host is stopping"]) }
             requester = nil
         }
     }
 
-    private func handle(_ connection: OwnedDescriptor, peer: PeerCredentials) {
-        guard let request = readRequest(connection) else {
-            return reply(connection, ["error": "expected one JSON request line of at most \(Self.maxRequestBytes) bytes within \(Self.requestDeadline)"])
+    private func acceptConnections() {
+        for _ in 0..<Self.acceptsPerWake {
+            let accepted: (OwnedDescriptor, PeerCredentials)?
+            do {
+                accepted = try LocalSocket.accept(listener)
+            } catch where error.errno.isResourceShortage {
+                // As the network side does: leave the backlog to the kernel for a while, not spin on it.
+                let pause = throttle.outOfResources(now: .now)
+                note("control accept", "control socket: cannot accept (\(error.errno)): pausing its accepts for \(pause)")
+                return
+            } catch {
+                note("control accept", "control socket: accept failed: \(error)")
+                return
+            }
+            guard let (connection, peer) = accepted else { return }
+            throttle.accepted()
+            guard access.allows(peer) else {
+                // Answered without reading: a local stream socket keeps the reply for the peer to
+                // read even when its request stays unread, and reading would let it make us wait.
+                note("control uid \(peer.uid)", "control socket: refused uid \(peer.uid) (pid \(peer.pid))")
+                reply(connection, ["error": "permission denied: uid \(peer.uid) may not manage this host (root, the host's user or its admin group may)"])
+                continue
+            }
+            admit(connection, peer)
         }
+    }
+
+    /// A place among the connections still sending their request, made by the per-uid and
+    /// overall limits (see `maxConnections`).
+    private func admit(_ connection: OwnedDescriptor, _ peer: PeerCredentials) {
+        let mine = reading.filter { $0.value.peer.uid == peer.uid }
+        if mine.count >= Self.maxConnectionsPerUID, let oldest = mine.min(by: { $0.value.since < $1.value.since }) {
+            drop(oldest.key, "dropped: uid \(peer.uid) has more than \(Self.maxConnectionsPerUID) control connections waiting",
+                 log: "control socket: uid \(peer.uid) holds \(Self.maxConnectionsPerUID) idle connections; dropped its oldest")
+        } else if reading.count >= Self.maxConnections {
+            let counts = Dictionary(grouping: reading.values, by: { $0.peer.uid }).mapValues(\.count)
+            guard let (crowded, held) = counts.max(by: { $0.value < $1.value }), held > mine.count + 1,
+                  let oldest = reading.filter({ $0.value.peer.uid == crowded }).min(by: { $0.value.since < $1.value.since }) else {
+                note("control busy", "control socket: refused uid \(peer.uid): \(Self.maxConnections) connections waiting")
+                reply(connection, ["error": "the control socket is busy (\(Self.maxConnections) connections waiting); try again"])
+                return
+            }
+            drop(oldest.key, "dropped to make room for another user's request",
+                 log: "control socket: uid \(crowded) holds \(held) idle connections; dropped its oldest for uid \(peer.uid)")
+        }
+        try? connection.descriptor.setNonBlocking()
+        nextReading += 1
+        reading[nextReading] = Reading(connection, peer, since: .now)
+        readMore(nextReading)  // a request usually comes with the connection
+    }
+
+    private func drop(_ id: Int, _ answer: String, log: Logger.Message) {
+        guard let entry = reading.removeValue(forKey: id) else { return }
+        note("control limit", log)
+        reply(entry.connection, ["error": answer])
+    }
+
+    /// Reads what connection `id` has sent; a whole line is its request, handled at once.
+    private func readMore(_ id: Int) {
+        guard let entry = reading[id] else { return }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while true {
+            let count: Int
+            do { count = try buffer.withUnsafeMutableBytes { try entry.connection.descriptor.read(into: $0) } } catch let error as SystemCallError where error.errno == .wouldBlock { return } catch { count = 0 }
+            guard count > 0 else { reading[id] = nil; return }  // gone before asking
+            entry.received += buffer[..<count]
+            if let end = entry.received.firstIndex(of: 0x0a) {
+                reading[id] = nil
+                guard end <= Self.maxRequestBytes, let request = (try? JSONSerialization.jsonObject(with: Data(entry.received[..<end]))) as? [String: Any] else {
+                    return reply(entry.connection, ["error": "expected one JSON request line of at most \(Self.maxRequestBytes) bytes within \(Self.requestDeadline)"])
+                }
+                return handle(entry.connection, request, peer: entry.peer)
+            }
+            guard entry.received.count <= Self.maxRequestBytes else {
+                reading[id] = nil
+                return reply(entry.connection, ["error": "expected one JSON request line of at most \(Self.maxRequestBytes) bytes within \(Self.requestDeadline)"])
+            }
+        }
+    }
+
+    private func expireReading(now: MonotonicInstant) {
+        for (id, entry) in reading where now - entry.since >= Self.requestDeadline {
+            reading[id] = nil
+            reply(entry.connection, ["error": "expected one JSON request line of at most \(Self.maxRequestBytes) bytes within \(Self.requestDeadline)"])
+        }
+    }
+
+    /// A line about what a local peer did, limited per reason.
+    private func note(_ reason: String, _ message: Logger.Message) {
+        peers.warning(message, metadata: [RateLimitedLogHandler.reasonKey: "\(reason)"])
+    }
+
+    private func handle(_ connection: OwnedDescriptor, _ request: [String: Any], peer: PeerCredentials) {
         switch request["command"] as? String {
         case "status": reply(connection, status())
         case "clients": reply(connection, ["clients": clients()])
@@ -120,14 +256,6 @@ public final class HostAdministration: @unchecked Sendable {
         case "pair": armPairing(connection, peer: peer)
         default: reply(connection, ["error": "unknown command; the commands are status, clients, revoke, pair"])
         }
-    }
-
-    /// One line, bounded in size and time: a local peer that dawdles or floods is dropped.
-    private func readRequest(_ connection: OwnedDescriptor, within limit: Duration = HostAdministration.requestDeadline) -> [String: Any]? {
-        try? connection.descriptor.setNonBlocking()
-        var reader = LineReader(connection.descriptor, limit: Self.maxRequestBytes)
-        guard case .line(let line) = reader.next(until: .now + limit) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
     }
 
     private func reply(_ connection: OwnedDescriptor, _ object: [String: Any]) {

@@ -159,6 +159,92 @@ final class HostAdministrationTests: XCTestCase {
                         "the new host did not take over the stale socket: \(third.output)")
     }
 
+    // MARK: The control socket under load (issue 31)
+
+    /// Connections to the control socket that send nothing, held open (those the backlog did not take are left out).
+    private func holdConnections(_ count: Int) -> [Int32] {
+        let path = runtime.appendingPathComponent("control.sock").path
+        var held: [Int32] = []
+        for _ in 0..<count {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { for (index, byte) in path.utf8.enumerated() { $0[index] = byte } }
+            let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+            if connected == 0 { held.append(fd) } else { close(fd) }
+        }
+        return held
+    }
+
+    private func lines(_ text: String, containing needle: String) -> Int { text.split(separator: "\n").filter { $0.contains(needle) }.count }
+
+    func testAHeldBacklogAndAFloodFromAnotherUserDoNotKeepTheAdministratorOut() throws {
+        // Root holding every place it can, and another user knocking as fast as it can.
+        var held = holdConnections(64)
+        defer { held.forEach { close($0) } }
+        XCTAssertGreaterThan(held.count, 8, "the test could not hold the backlog")
+        let flood = """
+            import socket, sys
+            for _ in range(300):
+                s = socket.socket(socket.AF_UNIX)
+                try:
+                    s.connect(sys.argv[1]); s.sendall(b'{"command":"status"}\\n'); s.recv(4096)
+                except OSError:
+                    pass
+                s.close()
+            print("flood done")
+            """
+        let flooder = try RunningPadgate(["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", flood,
+                                          runtime.appendingPathComponent("control.sock").path],
+                                         executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+        defer { _ = flooder.stopOutcome(after: SIGKILL) }
+        for round in 0..<3 {
+            let run = try hostCommand(["status", "--json"])
+            XCTAssertEqual(run.status, 0, "round \(round): \(run.stderr)")
+            XCTAssertFalse(run.timedOut)
+            held += holdConnections(16)  // and root keeps filling its places
+        }
+        XCTAssertTrue(flooder.waitFor("flood done", timeout: .seconds(60)), flooder.output)
+        XCTAssertEqual(try hostCommand(["status"]).status, 0)
+        // Every refusal and drop was handled; the log says a few of each and counts the rest.
+        let log = serve.output
+        XCTAssertGreaterThan(lines(log, containing: "refused uid 65534"), 0, log)
+        XCTAssertLessThanOrEqual(lines(log, containing: "refused uid 65534"), 3 * 4, "refusals are rate-limited: \(log.suffix(2000))")
+        XCTAssertLessThanOrEqual(lines(log, containing: "dropped its oldest"), 3 * 4, "drops are rate-limited: \(log.suffix(2000))")
+        XCTAssertLessThan(log.utf8.count, 20_000, "the log stays small")
+    }
+
+    func testOutOfDescriptorsTheControlSocketBacksOffInsteadOfSpinning() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { throw XCTSkip("SKIPPED LOUDLY: no prlimit (util-linux)") }
+        let pid = serve.process.processIdentifier
+        // Room for two more descriptors in the running host: the lowest free number, plus two.
+        let open = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap(Int.init))
+        let lowestFree = (0...).first { !open.contains($0) }!
+        let limit = try padgate(["--pid", "\(pid)", "--nofile=\(lowestFree + 2):"], timeLimit: .seconds(30), executable: URL(fileURLWithPath: "/usr/bin/prlimit"))
+        XCTAssertEqual(limit.status, 0, limit.stderr)
+        var held = holdConnections(12)
+        defer { held.forEach { close($0) } }
+
+        let before = cpuSeconds(pid)
+        Thread.sleep(forTimeInterval: 3)
+        let spent = cpuSeconds(pid) - before
+        XCTAssertLessThan(spent, 0.6, "the control socket spun for \(spent) s of 3 s")
+        XCTAssertTrue(serve.output.contains("control socket: cannot accept"), serve.output)
+        XCTAssertLessThanOrEqual(lines(serve.output, containing: "cannot accept"), 4, "rate-limited: \(serve.output)")
+
+        // Descriptors back: the administrator is served again.
+        held.forEach { close($0) }
+        held.removeAll()
+        _ = try padgate(["--pid", "\(pid)", "--nofile=1024:"], timeLimit: .seconds(30), executable: URL(fileURLWithPath: "/usr/bin/prlimit"))
+        XCTAssertNotNil(within(.seconds(20)) { (try? hostCommand(["status"]))?.status == 0 ? true : nil }, serve.output)
+    }
+
+    private func cpuSeconds(_ pid: pid_t) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     // MARK: One PIN armed at a time (issue 31)
 
     private func pairing() throws -> (armed: Bool, by: String?) {
