@@ -28,14 +28,32 @@ public enum DiscoveryError: Error, Equatable, CustomStringConvertible {
 
 /// Browses for padgate hosts through avahi-daemon for a short window, resolving each service to
 /// its addresses. Runs on the calling thread; a signal ends the window early.
+///
+/// A LAN full of adverts costs a bound, and is not first come, first kept: every service name is
+/// remembered (up to `maxServices`), resolved at most `maxResolvers` at a time, those the caller
+/// prefers (the names of hosts it paired with) first, so a stranger announcing hundreds of
+/// services can delay the real host's resolution but not push it out.
 public enum AvahiBrowser {
-    /// The most services and resolutions one browse keeps: a LAN full of adverts costs a bound.
-    static let maxServices = 64
+    /// The most service names one browse keeps (each at most 63 bytes, DNS's label limit).
+    static let maxServices = 1024
+    /// Resolutions running at once.
+    static let maxResolvers = 16
+    /// The most resolved answers kept (a host answers once per address family and interface).
+    static let maxAnswers = 4096
 
     public static func browse(for window: Duration) throws(DiscoveryError) -> [DiscoveredHost] {
+        try browse(for: window, preferring: { _ in false }, enough: { !$0.isEmpty })
+    }
+
+    /// `preferring`: service names to resolve before the others. `enough`: once the daemon has
+    /// given every answer it had and all are resolved, whether what was found lets the browse end
+    /// before `window` (else it waits the window out: a host may answer late, and "none answered
+    /// within N s" must be true).
+    public static func browse(for window: Duration, preferring: @escaping (String) -> Bool,
+                              enough: ([DiscoveredHost]) -> Bool) throws(DiscoveryError) -> [DiscoveredHost] {
         guard let poll = avahi_simple_poll_new() else { throw .failed("out of memory") }
         defer { avahi_simple_poll_free(poll) }
-        let state = BrowseState()
+        let state = BrowseState(preferring: preferring)
         let me = Unmanaged.passUnretained(state).toOpaque()
         var error: Int32 = 0
         guard let client = avahi_client_new(avahi_simple_poll_get(poll), AvahiClientFlags(0), { _, _, _ in }, nil, &error) else {
@@ -50,9 +68,11 @@ public enum AvahiBrowser {
             throw .failed(String(cString: avahi_strerror(avahi_client_errno(client))))
         }
         let deadline = MonotonicInstant.now + window
-        while MonotonicInstant.now < deadline, !SignalTrap.fired, !state.done {
+        while MonotonicInstant.now < deadline, !SignalTrap.fired {
+            if state.done && enough(state.hosts()) { break }
             let step = min(deadline - .now, .milliseconds(100))
             guard avahi_simple_poll_iterate(poll, Int32(max(1, step / .milliseconds(1)))) == 0 else { break }
+            state.startResolvers()
         }
         return state.hosts()
     }
@@ -60,32 +80,51 @@ public enum AvahiBrowser {
 
 /// What one browse has seen so far; touched only by the browsing thread (avahi's simple poll).
 private final class BrowseState {
+    struct Service: Hashable { var interface: AvahiIfIndex; var proto: AvahiProtocol; var name: String; var type: String; var domain: String }
     var client: OpaquePointer?
+    let preferring: (String) -> Bool
     var resolved: [(name: String, domainName: String, port: UInt16, address: SocketAddress, advert: HostAdvert)] = []
+    /// Every service seen (bounded), and those still to resolve, preferred ones first.
+    var seen: Set<Service> = []
+    var waiting: [Service] = []
     var pendingResolvers = 0
-    var startedResolvers = 0
     var cacheExhausted = false
-    /// Every answer the daemon had is in and resolved: no reason to wait out the window.
-    var done: Bool { cacheExhausted && pendingResolvers == 0 }
+    /// Every answer the daemon had is in and resolved.
+    var done: Bool { cacheExhausted && pendingResolvers == 0 && waiting.isEmpty }
+
+    init(preferring: @escaping (String) -> Bool) { self.preferring = preferring }
 
     func browsed(_ event: AvahiBrowserEvent, _ interface: AvahiIfIndex, _ proto: AvahiProtocol,
                  _ name: UnsafePointer<CChar>?, _ type: UnsafePointer<CChar>?, _ domain: UnsafePointer<CChar>?) {
         switch event {
         case AVAHI_BROWSER_NEW:
-            guard let client, startedResolvers < AvahiBrowser.maxServices else { return }
+            guard let name, let type, let domain, seen.count < AvahiBrowser.maxServices else { return }
+            let service = Service(interface: interface, proto: proto, name: String(cString: name), type: String(cString: type), domain: String(cString: domain))
+            guard seen.insert(service).inserted else { return }
+            if preferring(service.name) { waiting.insert(service, at: 0) } else { waiting.append(service) }
+            startResolvers()
+        case AVAHI_BROWSER_ALL_FOR_NOW:
+            cacheExhausted = true
+        default:
+            break
+        }
+    }
+
+    /// Starts resolutions up to the limit, from the front of the queue.
+    func startResolvers() {
+        guard let client else { return }
+        while pendingResolvers < AvahiBrowser.maxResolvers, !waiting.isEmpty {
+            let service = waiting.removeFirst()
             let me = Unmanaged.passUnretained(self).toOpaque()
             // The address in the family this answer came in, so a host on both gets both.
-            let resolver = avahi_service_resolver_new(client, interface, proto, name, type, domain, proto, AvahiLookupFlags(0), {
+            let resolver = avahi_service_resolver_new(client, service.interface, service.proto, service.name, service.type, service.domain,
+                                                      service.proto, AvahiLookupFlags(0), {
                 resolver, interface, _, event, name, _, _, hostName, address, port, txt, _, me in
                 let state = Unmanaged<BrowseState>.fromOpaque(me!).takeUnretainedValue()
                 state.resolvedOne(event, interface, name, hostName, address, port, txt)
                 avahi_service_resolver_free(resolver)
             }, me)
-            if resolver != nil { pendingResolvers += 1; startedResolvers += 1 }
-        case AVAHI_BROWSER_ALL_FOR_NOW:
-            cacheExhausted = true
-        default:
-            break
+            if resolver != nil { pendingResolvers += 1 }
         }
     }
 
@@ -102,7 +141,8 @@ private final class BrowseState {
             }
             item = avahi_string_list_get_next(current)
         }
-        guard let advert = HostAdvert(entries: entries), let socketAddress = Self.socketAddress(address, interface: interface, port: port) else { return }
+        guard resolved.count < AvahiBrowser.maxAnswers, let advert = HostAdvert(entries: entries),
+              let socketAddress = Self.socketAddress(address, interface: interface, port: port) else { return }
         resolved.append((String(cString: name), String(cString: hostName), port, socketAddress, advert))
     }
 

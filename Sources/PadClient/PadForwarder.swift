@@ -17,6 +17,10 @@ public final class PadForwarder {
         /// name the host announced: trust still comes from the pinned identity alone.
         public var discoveredAddresses: [SocketAddress] = []
         public var announcedName: String?
+        /// Whether a host this client has no entry for is pinned on first use (`forward`'s
+        /// documented default). `probe` turns it off: a link test never makes a host trusted;
+        /// trust comes from pairing.
+        public var pinsUnknownHosts = true
         public var clientName = ProcessInfo.processInfo.hostName
         public var resendSchedule: SnapshotSender.Schedule = .standard
         public var pingInterval: Duration = .seconds(1)
@@ -157,7 +161,12 @@ public final class PadForwarder {
         let tls = try TLSDialer.connect(host: configuration.host, port: configuration.port, discovered: configuration.discoveredAddresses,
                                         named: name, identity: identity)
         guard let fingerprint = tls.peerFingerprint else { throw TLSError.handshake("the host sent no certificate") }
-        if try knownHosts.check(address: discovered ? nil : typed, name: configuration.announcedName, presented: fingerprint) == .firstUse {
+        if !configuration.pinsUnknownHosts {
+            // A known identity or a changed one is judged as always; an unknown one is not pinned.
+            if try knownHosts.verdict(address: discovered ? nil : typed, name: configuration.announcedName, presented: fingerprint) == .firstUse {
+                logger.notice("\(name) (\(fingerprint)) is not a host this client paired with: its identity is not pinned")
+            }
+        } else if try knownHosts.check(address: discovered ? nil : typed, name: configuration.announcedName, presented: fingerprint) == .firstUse {
             logger.notice("trusting \(name) on first use: \(fingerprint)")
         }
         try tls.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: PeerName(local: configuration.clientName)).encoded())

@@ -284,6 +284,11 @@ final class ControlPlane: @unchecked Sendable {
             }
         } catch let error as ControlMessage.DecodingError {
             refuse(connection, "malformed control frame: \(error)", counted: "malformed control frame")
+        } catch TLSError.closed {
+            // What a client checking this host's identity does (`hosts --discover`, host-less
+            // `forward`): the handshake, then goodbye. Counted; not worth a warning.
+            statistics.refuse("closed after the handshake")
+            logger.debug("\(address) closed the connection after the TLS handshake")
         } catch TLSError.timedOut {
             statistics.refuse("no hello in time")
             note("hello", "\(address) sent no hello within \(limits.handshakeTimeout); disconnected")

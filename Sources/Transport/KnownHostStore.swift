@@ -77,6 +77,20 @@ public struct KnownHostStore {
         return .firstUse
     }
 
+    /// What `check` would say, changing nothing: a host this client knows is `.known`, one at an
+    /// address or name pinned to another identity throws as changed, anything else is `.firstUse`
+    /// (and stays unpinned).
+    public func verdict(address: String?, name: String?, presented: String) throws -> Verdict {
+        if host(fingerprint: presented) != nil { return .known }
+        if let address, let pinned = host(at: address) {
+            throw TLSError.fingerprintChanged(host: address, expected: pinned.fingerprint, got: presented)
+        }
+        if let name, let pinned = host(named: name) {
+            throw TLSError.fingerprintChanged(host: name, expected: pinned.fingerprint, got: presented)
+        }
+        return .firstUse
+    }
+
     /// Pins a host (pairing proved it): `address` and `name` now mean this identity alone.
     public mutating func pin(fingerprint: String, name: String, address: String?) throws {
         var entry = host(fingerprint: fingerprint) ?? KnownHost(fingerprint: fingerprint, name: name, addresses: [])

@@ -30,12 +30,13 @@ public enum TLSDialer {
     }
 
     /// Connects to the first of `addresses` that answers (those a discovery found, say).
+    /// `within`: how long TCP may take (`connectTimeout` unless a caller has less to spend).
     public static func connect(_ addresses: [SocketAddress], named name: String, identity: TLSIdentity?,
-                               timeout: Duration = TLSConnection.stepTimeout, from: String? = nil) throws -> TLSConnection {
+                               timeout: Duration = TLSConnection.stepTimeout, from: String? = nil, within: Duration = connectTimeout) throws -> TLSConnection {
         let context = try TLSContext.make(server: false, identity: identity, requirePeerCertificate: false)
         defer { SSL_CTX_free(context) }
         let local = try from.map { text throws(NetworkError) in try NetworkError.parse(text, port: 0) }
-        let (socket, address) = try connectTCP(addresses, named: name, deadline: .now + connectTimeout, from: local)
+        let (socket, address) = try connectTCP(addresses, named: name, deadline: .now + within, from: local)
         let deadline = MonotonicInstant.now + timeout
         do {
             return try TLSConnection(context: context, socket: socket, server: false, peer: address, deadline: deadline)

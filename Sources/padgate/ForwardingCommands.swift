@@ -283,7 +283,7 @@ struct ForwardCommand: ParsableCommand {
         SignalTrap.install {}  // first: a signal during start-up ends the command in order, not by default death
         let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
         let knownHosts = try KnownHostStore(url: PadgatePaths.knownHostsFile)
-        let target = try Discovery.target(host, for: .forward)
+        let target = try Discovery.target(host, for: .forward, identity: identity)
         let configuration = target.forwarding
         let forwarder = PadForwarder(configuration: configuration, identity: identity, knownHosts: knownHosts)
         let monitor = try PadMonitor()
@@ -328,7 +328,7 @@ struct PairCommand: ParsableCommand {
     func run() throws {
         let state = PadgatePaths.stateDirectory
         let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
-        let target = try Discovery.target(host, for: .pair)
+        let target = try Discovery.target(host, for: .pair, identity: identity)
         var pin = self.pin
         if pin == nil {
             TerminalOutput.write("PIN shown by the host: ")

@@ -30,8 +30,9 @@ struct ProbeCommand: ParsableCommand {
         SignalTrap.install {}
         let state = PadgatePaths.stateDirectory
         let identity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "padgate client")
-        let target = try Discovery.target(host, for: .forward)
+        let target = try Discovery.target(host, for: .forward, identity: identity)
         var configuration = target.forwarding
+        configuration.pinsUnknownHosts = false  // trust comes from pairing, never from a link test
         configuration.pingInterval = .seconds(1) / Self.probeRate
         configuration.urgentPingInterval = configuration.pingInterval
         configuration.pingPadding = Probe.inputSizedPadding

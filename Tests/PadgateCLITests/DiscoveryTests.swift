@@ -152,6 +152,76 @@ final class DiscoveryTests: XCTestCase {
         XCTAssertTrue(typed.stderr.contains("has changed") && typed.stderr.contains("padgate hosts forget"), typed.stderr)
         XCTAssertFalse(reinstalled.output.contains("connected from"), reinstalled.output)
     }
+
+    // MARK: Strangers on the LAN (issue 31)
+
+    static func randomFingerprint() -> String { (0..<32).map { _ in String(format: "%02x", Int.random(in: 0...255)) }.joined(separator: ":") }
+
+    /// Characters a terminal acts on, that a record may carry past the advert's own checks.
+    static func terminalControls(_ text: String) -> [UInt32] {
+        text.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7f...0x9f).contains($0.value) || (0x202a...0x202e).contains($0.value) }.map(\.value)
+    }
+
+    func testStrangersAdvertsNeitherCrowdOutNorImpersonateNorBlockThePairedHost() throws {
+        try rig.startAvahi(.host)
+        try rig.startAvahi(.client)
+        let host = try serve(["--pair"])
+        defer { _ = host.stopOutcome(after: SIGTERM) }
+        XCTAssertTrue(host.waitFor("announced on the LAN", timeout: .seconds(30)), host.output)
+        let identity = try XCTUnwrap(Self.identity(host))
+        let name = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "padgate"
+
+        // 100 records beside the real one: a copy of its identity at another port, an impostor
+        // under its name, and 98 strangers (half with a PIN armed), named to act on a terminal.
+        var records = [
+            LANRig.Record(instance: "padgate on \(name) (copy)", port: port + 1, txt: ["v=1", "id=\(identity)", "pin=1", "name=\(name)"]),
+            LANRig.Record(instance: "padgate on \(name) (impostor)", port: port + 2, txt: ["v=1", "id=\(Self.randomFingerprint())", "pin=1", "name=\(name)"]),
+        ]
+        for index in 0..<98 {
+            records.append(LANRig.Record(instance: "padgate \u{9b}2J stranger \(index) \u{202e}", port: 40_000 + index,
+                                         txt: ["v=1", "id=\(Self.randomFingerprint())", "pin=\(index % 2)", "name=stranger\u{9b}31m\u{202e}\(index)"]))
+        }
+        try rig.publish(records, on: .host)
+
+        // Pairing without an address: the strangers' armed PINs and the copy do not get in the way.
+        let pin = try XCTUnwrap(Self.pin(host))
+        let paired = try client(["pair", "--pin", pin])
+        XCTAssertEqual(paired.status, 0, paired.stderr)
+        XCTAssertTrue(paired.stdout.contains(identity), paired.stdout)
+
+        // Listed: the real host as paired (its identity checked), the copy as unverified, the
+        // strangers bounded and escaped.
+        let found = try discover()
+        XCTAssertEqual(found.filter { $0.status == "paired" }.map(\.port), [port], "\(found.map { ($0.port, $0.status) })")
+        XCTAssertEqual(found.first { $0.port == port + 1 }?.status, "unverified", "a copied identity is not called paired")
+        XCTAssertEqual(found.first { $0.port == port + 2 }?.status, "changed", "an impostor under the paired name")
+        XCTAssertLessThanOrEqual(found.count, 2 + 64, "strangers are bounded")
+        let listed = try client(["hosts", "--discover"])
+        XCTAssertEqual(Self.terminalControls(listed.stdout), [], listed.stdout)
+        let json = try client(["hosts", "--discover", "--json"])
+        XCTAssertEqual(Self.terminalControls(json.stdout), [], "JSON escapes them too")
+
+        // Forwarding and probing without an address reach the real host, and only it.
+        let forward = try RunningPadgate(["forward", "--quiet"], environment: clientState.environment.merging(rig.environment(.client)) { $1 },
+                                         namespace: rig.namespace(.client))
+        XCTAssertTrue(forward.waitFor("connected to", timeout: .seconds(60)), forward.output)
+        XCTAssertEqual(Self.terminalControls(forward.output), [], forward.output)
+        _ = forward.stopOutcome(after: SIGTERM)
+        let probe = try client(["probe", "--seconds", "1", "--json"])
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+
+        // A client that paired with nothing is told so truthfully, after the whole window, briefly.
+        let stranger = try ScratchState("lan-stranger")
+        let started = MonotonicInstant.now
+        let lost = try padgate(["forward", "--duration", "5", "--quiet"], environment: stranger.environment.merging(rig.environment(.client)) { $1 },
+                               timeLimit: .seconds(60), namespace: rig.namespace(.client))
+        XCTAssertNotEqual(lost.status, 0)
+        XCTAssertGreaterThanOrEqual(MonotonicInstant.now - started, .seconds(2), "'within 2 s' must be true: \(lost.stderr)")
+        XCTAssertTrue(lost.stderr.contains("no paired padgate host answered on the LAN within 2 s"), lost.stderr)
+        XCTAssertTrue(lost.stderr.contains("pair with one first"), lost.stderr)
+        XCTAssertLessThanOrEqual(lost.stderr.split(separator: "\n").count, 12, "the error stays short: \(lost.stderr)")
+        XCTAssertEqual(Self.terminalControls(lost.stderr), [], lost.stderr)
+    }
 }
 
 /// IPv6 alone: a LAN with no IPv4 address at all, not even on loopback. Pairing, the sealed

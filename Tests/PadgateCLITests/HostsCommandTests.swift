@@ -63,4 +63,24 @@ final class HostsCommandTests: XCTestCase {
         XCTAssertTrue(escape.stderr.contains("\\u{1b}[2J"), escape.stderr)
         XCTAssertFalse(escape.stderr.contains(String(repeating: "y", count: 37)), "at most 40 characters: \(escape.stderr)")
     }
+
+    /// Trust comes from pairing alone: a link test to a host this client never paired with, even
+    /// one that lets it in, pins nothing.
+    func testProbeOfAnUnpairedHostPinsNothing() throws {
+        let client = try ScratchState("hosts-probe")
+        let state = try ScratchState("hosts-probe-host")
+        let port = 48_100 + Int.random(in: 300..<400)
+        for open in [false, true] {
+            let serve = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "in-process"]
+                                           + (open ? ["--accept-unpaired-clients"] : []), environment: state.environment)
+            defer { _ = serve.stopOutcome(after: SIGTERM) }
+            XCTAssertTrue(serve.waitFor("listening on", timeout: .seconds(30)), serve.output)
+            let probe = try padgate(["probe", "127.0.0.1:\(port)", "--seconds", "1", "--json"], environment: client.environment, timeLimit: .seconds(60))
+            XCTAssertEqual(probe.status, open ? 0 : 1, probe.stderr)
+            XCTAssertTrue(probe.stderr.contains("not a host this client paired with"), probe.stderr)
+            let hosts = try padgate(["hosts", "--json"], environment: client.environment)
+            XCTAssertEqual(hosts.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "[]", "probe pinned the host (accepting unpaired: \(open))")
+            _ = serve.stopOutcome(after: SIGTERM)
+        }
+    }
 }

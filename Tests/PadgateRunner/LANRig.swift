@@ -47,6 +47,23 @@ public final class LANRig {
     public func startAvahi(_ side: Side) throws { try run(["avahi", side.rawValue]) }
     public func stopAvahi(_ side: Side) throws { try run(["stop-avahi", side.rawValue]) }
 
+    /// A stranger's DNS-SD record on that side's LAN, as anyone there can publish one.
+    public struct Record {
+        public var instance: String
+        public var port: Int
+        public var txt: [String]
+        public init(instance: String, port: Int, txt: [String]) { self.instance = instance; self.port = port; self.txt = txt }
+    }
+
+    /// Publishes `records` (`_padgate._udp`) through that side's avahi-daemon and returns once
+    /// every one is established; they stay until `down`.
+    public func publish(_ records: [Record], on side: Side) throws {
+        let file = directory.appendingPathComponent("\(side.rawValue)-records-\(UUID())")
+        let text = records.map { ([$0.instance, "\($0.port)"] + $0.txt).joined(separator: "\t") }.joined(separator: "\n") + "\n"
+        try Data(text.utf8).write(to: file)
+        try run(["publish", side.rawValue, file.path])
+    }
+
     public func down() {
         _ = try? run(["down"])
         try? FileManager.default.removeItem(at: directory)

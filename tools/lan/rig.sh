@@ -5,6 +5,10 @@
 #   tools/lan/rig.sh up NAME DIR [ipv6-only]   # prints nothing; each side's system bus is DIR/h-bus and DIR/c-bus
 #   tools/lan/rig.sh avahi NAME DIR h|c        # (re)starts one side's avahi-daemon
 #   tools/lan/rig.sh stop-avahi NAME DIR h|c
+#   tools/lan/rig.sh publish NAME DIR h|c FILE     # one DNS-SD service per line of FILE, through that side's
+#                                                  # avahi-daemon: INSTANCE<TAB>PORT<TAB>TXT<TAB>TXT…
+#                                                  # (_padgate._udp; any bytes but tab and newline); waits
+#                                                  # until every one is established
 #   tools/lan/rig.sh down NAME DIR
 set -euo pipefail
 # The daemons started here must hold none of the caller's descriptors: a test runner that learns a
@@ -69,6 +73,33 @@ start_avahi() {
     echo "lan: avahi-daemon ($side) did not come up:" >&2; cat "$dir/$side-avahi.log" >&2; return 1
 }
 
+# Strangers' adverts: one avahi-publish each (avahi-utils), detached like the daemons, their pids
+# kept for `down`.
+publish() {
+    local side=$1 file=$2 count=0
+    local log="$dir/$side-publish.log"
+    : > "$log"
+    while IFS=$'\t' read -r -a fields; do
+        [ "${#fields[@]}" -ge 2 ] || continue
+        DBUS_SYSTEM_BUS_ADDRESS="unix:path=$dir/$side-bus" setsid avahi-publish -s "${fields[0]}" _padgate._udp "${fields[1]}" "${fields[@]:2}" \
+            >> "$log" 2>&1 < /dev/null &
+        echo $! >> "$dir/$side-publish.pids"
+        count=$((count + 1))
+    done < "$file"
+    for _ in $(seq 1 600); do
+        [ "$(grep -c "^Established" "$log")" -ge "$count" ] && return 0
+        sleep 0.1
+    done
+    echo "lan: only $(grep -c "^Established" "$log") of $count services were established:" >&2; tail -20 "$log" >&2; return 1
+}
+
+stop_publishing() {
+    local pids="$dir/$1-publish.pids"
+    [ -f "$pids" ] || return 0
+    kill $(cat "$pids") 2>/dev/null || true
+    rm -f "$pids"
+}
+
 stop_avahi() {
     local pidfile="$dir/$1-avahi.pid"
     [ -f "$pidfile" ] || return 0
@@ -108,9 +139,11 @@ up)
     done
     ;;
 avahi) start_avahi "$1" ;;
+publish) publish "$1" "$2" ;;
 stop-avahi) stop_avahi "$1" ;;
 down)
     for side in h c; do
+        stop_publishing "$side"
         stop_avahi "$side"
         [ -f "$dir/$side-bus.pid" ] && kill "$(cat "$dir/$side-bus.pid")" 2>/dev/null || true
         ip netns del "$name-$side" 2>/dev/null || true
