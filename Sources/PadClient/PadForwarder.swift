@@ -198,18 +198,41 @@ public final class PadForwarder {
     /// `configuration.pingInterval` for `length`, then stops pinging and waits for the last pongs.
     /// Throws as `forward` would (not paired, changed identity, no answer); never reconnects.
     public func measureLink(for length: Duration, until stop: () -> Bool) throws -> LinkReport {
+        let measured = try measureLinkToItsEnd(for: length, until: stop)
+        if let ending = measured.ending { throw ending }
+        return measured.report
+    }
+
+    /// A link test and how it ended: `ending` is nil when it ran its length (or `stop` said so),
+    /// else why the host was lost (it stalled, or its connection closed), and `report` is what
+    /// was measured until then either way. Connecting throws as `forward` would.
+    public struct LinkMeasurement {
+        public var report: LinkReport
+        public var ending: Error?
+        /// From the first ping to the end.
+        public var measured: Duration
+    }
+
+    public func measureLinkToItsEnd(for length: Duration, until stop: () -> Bool) throws -> LinkMeasurement {
         try connect()
         defer { dropLink() }
-        let end = MonotonicInstant.now + length
-        try forward { stop() || MonotonicInstant.now >= end }
-        pinging = false
-        // Long enough for a pong of the last ping to come back on a slow link, short of the
-        // host-silence limit that would end the loop.
-        let drain = min(max(.milliseconds(500), (status.roundTrip ?? .zero) * 4), configuration.hostSilenceLimit / 2)
-        let drainEnd = MonotonicInstant.now + drain
-        try forward { stop() || MonotonicInstant.now >= drainEnd }
+        let started = MonotonicInstant.now
+        let end = started + length
+        var ending: Error?
+        do {
+            try forward { stop() || MonotonicInstant.now >= end }
+            pinging = false
+            // Long enough for a pong of the last ping to come back on a slow link, short of the
+            // host-silence limit that would end the loop.
+            let drain = min(max(.milliseconds(500), (status.roundTrip ?? .zero) * 4), configuration.hostSilenceLimit / 2)
+            let drainEnd = MonotonicInstant.now + drain
+            try forward { stop() || MonotonicInstant.now >= drainEnd }
+        } catch {
+            ending = error
+        }
         pinging = true
-        return linkMeter.report(duplicatesToClient: link?.rejected[.replayed] ?? 0)
+        return LinkMeasurement(report: linkMeter.report(duplicatesToClient: link?.rejected[.replayed] ?? 0), ending: ending,
+                               measured: MonotonicInstant.now - started)
     }
 
     func dropLink() {

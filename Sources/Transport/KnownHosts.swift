@@ -69,6 +69,23 @@ public enum PadgatePaths {
     /// Where the running host's control socket lives: `$PADGATE_RUNTIME_DIR`, else systemd's
     /// `$RUNTIME_DIRECTORY` (the unit's RuntimeDirectory=), else `$XDG_RUNTIME_DIR/padgate`, else
     /// `/run/padgate`. `serve` and `padgate host` resolve it alike.
+    /// `runtimeDirectory`, refusing a `$PADGATE_RUNTIME_DIR` that is set but not absolute: the host
+    /// and `padgate host` would each read it against their own working directory, and silently
+    /// using another directory instead hides the mistake.
+    public static func checkedRuntimeDirectory(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> URL {
+        if let explicit = env["PADGATE_RUNTIME_DIR"], !explicit.isEmpty, !explicit.hasPrefix("/") {
+            throw RelativeRuntimeDirectory(value: explicit)
+        }
+        return runtimeDirectory(env)
+    }
+
+    public struct RelativeRuntimeDirectory: Error, CustomStringConvertible {
+        public var value: String
+        public var description: String {
+            "PADGATE_RUNTIME_DIR='\(PeerName.echoed(value))' is not an absolute path; give the directory from / (e.g. PADGATE_RUNTIME_DIR=$PWD/\(PeerName.echoed(value)))"
+        }
+    }
+
     public static func runtimeDirectory(_ env: [String: String]) -> URL {
         if let explicit = env["PADGATE_RUNTIME_DIR"], explicit.hasPrefix("/") { return URL(fileURLWithPath: explicit) }
         // systemd lists one path per RuntimeDirectory= entry, colon-separated; the unit has one.

@@ -95,7 +95,7 @@ struct ServeCommand: ParsableCommand {
         let state = PadgatePaths.stateDirectory
         // One host per runtime directory, decided before anything is bound or announced: a second
         // one refuses rather than take the control socket over.
-        let runtime = PadgatePaths.runtimeDirectory
+        let runtime = try PadgatePaths.checkedRuntimeDirectory()
         var claim: RuntimeDirectoryClaim?
         do {
             claim = try RuntimeDirectoryClaim(directory: runtime)

@@ -22,7 +22,7 @@ struct HostCommand: ParsableCommand {
         var reader: LineReader
 
         init() throws {
-            let path = PadgatePaths.runtimeDirectory.appendingPathComponent(HostAdministration.socketName).path
+            let path = try PadgatePaths.checkedRuntimeDirectory().appendingPathComponent(HostAdministration.socketName).path
             do { socket = try LocalSocket.connect(to: path) } catch {
                 throw InputFile.ReadError("cannot reach a running host at \(path) (\(error.errno)): is 'padgate serve' running, as this user or with PADGATE_RUNTIME_DIR set alike?")
             }

@@ -59,6 +59,10 @@ struct InspectCommand: ParsableCommand {
                                         hint: "; a raw report descriptor goes with --descriptor", limit: InputFile.recordingLimit)
         let recording: HIDRecording
         do { recording = try HIDRecording(text: text) } catch { throw ValidationError("\(source): \(error)") }
+        // Nothing to decode is not success: an empty file is no recording (hid-recorder writes a device first).
+        guard !recording.devices.isEmpty || !recording.events.isEmpty else {
+            throw InputFile.ReadError("\(source) holds no device and no report: not a hid-recorder recording ('padgate record PAD -o FILE.hid' writes one)")
+        }
         var inspectors: [Int: ReportInspector] = [:]
         for device in recording.devices { inspectors[device.index] = ReportInspector(device: device) }
         if !json {

@@ -39,9 +39,37 @@ struct ProbeCommand: ParsableCommand {
         configuration.keptRoundTrips = Int(seconds.rounded(.up)) * Self.probeRate
         let forwarder = PadForwarder(configuration: configuration, identity: identity, knownHosts: try KnownHostStore(url: PadgatePaths.knownHostsFile))
         if !json { commandLog.info("probing \(target.display) for \(SecondsOption.text(seconds)) at \(Self.probeRate) datagrams/s each way") }
-        let report = try forwarder.measureLink(for: SecondsOption.duration(seconds)) { SignalTrap.fired }
-        if SignalTrap.fired && report.answered == 0 { throw TLSError.interrupted }
-        json ? print(Self.json(report, host: target.display).serialized(pretty: true)) : print(Self.text(report, host: target.display))
+        let measured = try forwarder.measureLinkToItsEnd(for: SecondsOption.duration(seconds)) { SignalTrap.fired }
+        let report = measured.report
+        if SignalTrap.fired && report.answered == 0 && measured.ending == nil { throw TLSError.interrupted }
+        // What was measured is reported however the test ended, and how it ended with it.
+        let after = String(format: "%.1f s", Double(measured.measured / .milliseconds(1)) / 1000)
+        let ended: (how: String, text: String)
+        if let ending = measured.ending {
+            let how: String
+            switch ending as? TLSError {
+            case .hostSilent?: how = "host-silent"
+            case .closed?: how = "host-closed"
+            default: how = "failed"
+            }
+            ended = (how, "ended early after \(after): \(ending)")
+        } else if SignalTrap.fired {
+            ended = ("signal", "stopped by a signal after \(after)")
+        } else {
+            ended = ("completed", "ran its \(SecondsOption.text(seconds))")
+        }
+        if json {
+            var object = Self.json(report, host: target.display)
+            if case .object(var members) = object {
+                members.append(("ended", .object([("how", .string(ended.how)), ("after_seconds", .double(Double(measured.measured / .milliseconds(1)) / 1000)),
+                                                  ("message", .string(ended.text))])))
+                object = .object(members)
+            }
+            print(object.serialized(pretty: true))
+        } else {
+            print(Self.text(report, host: target.display) + "\nthe test \(ended.text)")
+        }
+        if measured.ending != nil { throw InputFile.ReadError("the link test \(ended.text); the figures above are until then") }
     }
 
     static func text(_ r: LinkReport, host: String) -> String {

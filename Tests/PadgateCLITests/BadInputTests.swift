@@ -68,7 +68,7 @@ final class BadInputTests: XCTestCase {
         Case(["inspect", "{dir}/not-utf8"], .refused("is not UTF-8 text")),
         Case(["inspect", "{dir}/negative-device.hid"], .refused("line 1: D: needs a device index from 0 to 255")),
         Case(["inspect", "{dir}/huge"], .refused("line 1")),
-        Case(["inspect", "{dir}/empty"], .succeeds("")),
+        Case(["inspect", "{dir}/empty"], .refused("holds no device and no report")),
         Case(["inspect", "/dev/zero"], .refused("no game controller found for '/dev/zero'")),
         Case(["inspect", "{dir}/fifo"], .refused("is not a regular file")),
         Case(["inspect", "--descriptor", "{dir}/not-utf8"], .refused("unknown item tag 0xfc at byte 0")),

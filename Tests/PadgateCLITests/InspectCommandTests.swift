@@ -35,4 +35,14 @@ final class InspectCommandTests: XCTestCase {
         XCTAssertNotEqual(run.status, 0)
         XCTAssertFalse(run.stderr.contains("does not exist"), run.stderr)
     }
+
+    /// Nothing to decode is an error, not a silent success.
+    func testAnEmptyRecordingIsAnError() throws {
+        let file = directory.appendingPathComponent("empty.hid")
+        try Data().write(to: file)
+        let run = try padgate(["inspect", file.path])
+        XCTAssertEqual(run.status, 1, run.stdout)
+        XCTAssertTrue(run.stderr.contains("holds no device and no report"), run.stderr)
+        XCTAssertEqual(run.stdout, "")
+    }
 }

@@ -87,6 +87,42 @@ final class ServeCommandTests: XCTestCase {
         let forward = try padgate(["forward", "127.0.0.1:\(port)", "--duration", "3", "--quiet"], environment: environment)
         XCTAssertTrue(forward.stderr.contains("connected to 127.0.0.1:\(port)"), forward.stderr + "\nhost:\n" + serve.output)
     }
+
+    /// A relative PADGATE_RUNTIME_DIR is refused by serve and by `host`, not silently replaced.
+    func testARelativeRuntimeDirectoryIsRefused() throws {
+        var relative = environment
+        relative["PADGATE_RUNTIME_DIR"] = "run/padgate"
+        let serve = try padgate(["serve", "--address", "127.0.0.1", "--port", "0", "--duration", "5"], environment: relative, timeLimit: .seconds(30))
+        XCTAssertEqual(serve.status, 1, serve.stderr)
+        XCTAssertTrue(serve.stderr.contains("PADGATE_RUNTIME_DIR='run/padgate' is not an absolute path"), serve.stderr)
+        XCTAssertFalse(serve.stderr.contains("listening on"), serve.stderr)
+        let status = try padgate(["host", "status"], environment: relative, timeLimit: .seconds(30))
+        XCTAssertEqual(status.status, 1, status.stderr)
+        XCTAssertTrue(status.stderr.contains("is not an absolute path"), status.stderr)
+    }
+
+    /// A host that stalls, or dies, in the middle of a link test: the test reports what it measured
+    /// until then and says how it ended, instead of throwing it all away.
+    func testProbeReportsWhatItMeasuredWhenTheHostStallsOrDies() throws {
+        for (signal, ending) in [(SIGSTOP, "the host stopped answering"), (SIGKILL, "the connection was closed")] {
+            let port = 48_500 + Int.random(in: 400..<500)
+            let host = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "in-process", "--accept-unpaired-clients"],
+                                          environment: environment)
+            defer { kill(host.process.processIdentifier, SIGCONT); _ = host.stopOutcome(after: SIGTERM) }
+            XCTAssertTrue(host.waitFor("listening on", timeout: .seconds(30)), host.output)
+            let probe = try RunningPadgate(["probe", "127.0.0.1:\(port)", "--seconds", "60"], environment: environment)
+            XCTAssertTrue(host.waitFor("connected from", timeout: .seconds(30)), host.output + probe.output)
+            Thread.sleep(forTimeInterval: 1)  // some answers to report
+            kill(host.process.processIdentifier, signal)
+            XCTAssertNotNil(probe.waitForExit(limit: .seconds(30)), "probe kept waiting on a lost host: \(probe.output)")
+            XCTAssertEqual(probe.process.terminationStatus, 1, probe.output)
+            let answered = probe.output.components(separatedBy: " probes sent, ").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) }
+            XCTAssertGreaterThan(answered ?? 0, 0, "the answers before the end are reported: \(probe.output)")
+            XCTAssertTrue(probe.output.contains("round trip  p50"), probe.output)
+            XCTAssertTrue(probe.output.contains("the test ended early after"), probe.output)
+            XCTAssertTrue(probe.output.contains(ending), "\(signal): \(probe.output)")
+        }
+    }
 }
 
 /// A padgate (or shell) process in the background, its standard error collected in a file.

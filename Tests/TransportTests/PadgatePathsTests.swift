@@ -17,4 +17,12 @@ final class PadgatePathsTests: XCTestCase {
             XCTAssertEqual(PadgatePaths.configDirectory(env).path, config, "\(env)")
         }
     }
+
+    func testARelativeRuntimeDirectoryIsRefusedNotIgnored() throws {
+        XCTAssertThrowsError(try PadgatePaths.checkedRuntimeDirectory(["PADGATE_RUNTIME_DIR": "run/padgate", "XDG_RUNTIME_DIR": "/x"])) { error in
+            XCTAssertTrue("\(error)".contains("PADGATE_RUNTIME_DIR='run/padgate' is not an absolute path"), "\(error)")
+        }
+        XCTAssertEqual(try PadgatePaths.checkedRuntimeDirectory(["PADGATE_RUNTIME_DIR": "/r"]).path, "/r")
+        XCTAssertEqual(try PadgatePaths.checkedRuntimeDirectory(["XDG_RUNTIME_DIR": "/x"]).path, "/x/padgate")
+    }
 }
