@@ -180,6 +180,7 @@ final class HostAdministrationTests: XCTestCase {
 
     func testAHeldBacklogAndAFloodFromAnotherUserDoNotKeepTheAdministratorOut() throws {
         // Root holding every place it can, and another user knocking as fast as it can.
+        let started = MonotonicInstant.now
         var held = holdConnections(64)
         defer { held.forEach { close($0) } }
         XCTAssertGreaterThan(held.count, 8, "the test could not hold the backlog")
@@ -206,11 +207,13 @@ final class HostAdministrationTests: XCTestCase {
         }
         XCTAssertTrue(flooder.waitFor("flood done", timeout: .seconds(60)), flooder.output)
         XCTAssertEqual(try hostCommand(["status"]).status, 0)
-        // Every refusal and drop was handled; the log says a few of each and counts the rest.
+        // Every refusal and drop was handled; the log says a few of each per 10 s and counts the rest
+        // (however long this took on a busy machine).
         let log = serve.output
+        let windows = Int((MonotonicInstant.now - started) / .seconds(10)) + 1
         XCTAssertGreaterThan(lines(log, containing: "refused uid 65534"), 0, log)
-        XCTAssertLessThanOrEqual(lines(log, containing: "refused uid 65534"), 3 * 4, "refusals are rate-limited: \(log.suffix(2000))")
-        XCTAssertLessThanOrEqual(lines(log, containing: "dropped its oldest"), 3 * 4, "drops are rate-limited: \(log.suffix(2000))")
+        XCTAssertLessThanOrEqual(lines(log, containing: "refused uid 65534"), 3 * windows, "refusals are rate-limited: \(log.suffix(2000))")
+        XCTAssertLessThanOrEqual(lines(log, containing: "dropped its oldest"), 3 * windows, "drops are rate-limited: \(log.suffix(2000))")
         XCTAssertLessThan(log.utf8.count, 20_000, "the log stays small")
     }
 
@@ -225,12 +228,14 @@ final class HostAdministrationTests: XCTestCase {
         var held = holdConnections(12)
         defer { held.forEach { close($0) } }
 
+        let starved = MonotonicInstant.now
         let before = cpuSeconds(pid)
         Thread.sleep(forTimeInterval: 3)
         let spent = cpuSeconds(pid) - before
         XCTAssertLessThan(spent, 0.6, "the control socket spun for \(spent) s of 3 s")
         XCTAssertTrue(serve.output.contains("control socket: cannot accept"), serve.output)
-        XCTAssertLessThanOrEqual(lines(serve.output, containing: "cannot accept"), 4, "rate-limited: \(serve.output)")
+        let windows = Int((MonotonicInstant.now - starved) / .seconds(10)) + 1
+        XCTAssertLessThanOrEqual(lines(serve.output, containing: "cannot accept"), 3 * windows, "rate-limited: \(serve.output)")
 
         // Descriptors back: the administrator is served again.
         held.forEach { close($0) }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MonotonicTime
 import PadgateRunner
 import XCTest
 
@@ -112,7 +113,14 @@ final class ServeCommandTests: XCTestCase {
             XCTAssertTrue(host.waitFor("listening on", timeout: .seconds(30)), host.output)
             let probe = try RunningPadgate(["probe", "127.0.0.1:\(port)", "--seconds", "60"], environment: environment)
             XCTAssertTrue(host.waitFor("connected from", timeout: .seconds(30)), host.output + probe.output)
-            Thread.sleep(forTimeInterval: 1)  // some answers to report
+            // Measuring: the host has answered pings (its own count, through its control socket).
+            let measuring = MonotonicInstant.now + .seconds(30)
+            func received() -> Int {
+                let status = try? padgate(["host", "status", "--json"], environment: environment, timeLimit: .seconds(30))
+                let object = status.flatMap { try? JSONSerialization.jsonObject(with: Data($0.stdout.utf8)) as? [String: Any] }
+                return ((object?["sessions"] as? [[String: Any]])?.first?["datagrams_received"] as? Int) ?? 0
+            }
+            while received() < 20, MonotonicInstant.now < measuring { usleep(100_000) }
             kill(host.process.processIdentifier, signal)
             XCTAssertNotNil(probe.waitForExit(limit: .seconds(30)), "probe kept waiting on a lost host: \(probe.output)")
             XCTAssertEqual(probe.process.terminationStatus, 1, probe.output)

@@ -86,7 +86,7 @@ publish() {
         echo $! >> "$dir/$side-publish.pids"
         count=$((count + 1))
     done < "$file"
-    for _ in $(seq 1 600); do
+    for _ in $(seq 1 1200); do
         [ "$(grep -c "^Established" "$log")" -ge "$count" ] && return 0
         sleep 0.1
     done
