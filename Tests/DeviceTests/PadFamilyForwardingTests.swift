@@ -255,81 +255,87 @@ final class PadFamilyForwardingTests: XCTestCase {
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.gamepadNode?.path)], includeStandardError: true)
         defer { forward.interrupt() }
-        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
-            udev.pads().first { $0.isHostVirtualPad && $0.hidraw != nil && $0.gamepadNode != nil && $0.node(.motion) != nil }
-        }, "the host never created its virtual pad; serve said \(serve.snapshot()), forward said \(forward.snapshot())")
-        XCTAssertEqual(virtualPad.kind, .switchPro)
-        XCTAssertTrue(forward.snapshot().contains { $0.contains("SPI calibration goes to the host") }, "forward did not say how it reads the pad: \(forward.snapshot())")
+        // Whatever ends the test early, both processes say what they saw.
+        do {
+            let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
+                udev.pads().first { $0.isHostVirtualPad && $0.hidraw != nil && $0.gamepadNode != nil && $0.node(.motion) != nil }
+            }, "the host never created its virtual pad; serve said \(serve.snapshot()), forward said \(forward.snapshot())")
+            XCTAssertEqual(virtualPad.kind, .switchPro)
+            XCTAssertTrue(forward.snapshot().contains { $0.contains("SPI calibration goes to the host") }, "forward did not say how it reads the pad: \(forward.snapshot())")
 
-        // The host pad's flash holds the physical pad's calibration.
-        let hosted = try SwitchProSPI.readCalibration(hidraw: try XCTUnwrap(virtualPad.hidraw))
-        XCTAssertEqual(hosted, calibration)
+            // The host pad's flash holds the physical pad's calibration.
+            let hosted = try SwitchProSPI.readCalibration(hidraw: try XCTUnwrap(virtualPad.hidraw))
+            XCTAssertEqual(hosted, calibration)
 
-        // Controls: the same on both evdev nodes (each step far from the last: the input core's fuzz).
-        let physicalReader = try LivePadReader(pad: physicalPad), hostReader = try LivePadReader(pad: virtualPad)
-        let steps: [(GamepadButtons, DPad, (UInt16, UInt16), (UInt16, UInt16))] = [
-            ([.east, .l1, .l2, .options, .capture], .up, (3400, 650), (1100, 3000)),
-            ([.south, .west, .r1, .r2, .ps, .r3], .downRight, (700, 3300), (3350, 900)),
-            ([.north, .create, .l3], .none, (2050, 2010), (1980, 2040)),
-        ]
-        var controls = SwitchProReports.Controls()
-        for (buttons, dpad, left, right) in steps {
-            controls.buttons = buttons; controls.dpad = dpad; controls.left = left; controls.right = right
-            var last: (physical: LivePadState, host: LivePadState) = (.init(), .init())
-            let matched = try eventually(timeout: .seconds(10)) { () throws -> Bool? in
-                try physical.send(controls)
-                _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
-                _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
-                last = (physicalReader.snapshot(), hostReader.snapshot())
-                let p = last.physical, h = last.host
-                guard Set(p.buttons) == Set(buttons.names) else { return nil }
-                return Set(h.buttons) == Set(p.buttons) && h.dpad == p.dpad && h.left_stick == p.left_stick && h.right_stick == p.right_stick ? true : nil
+            // Controls: the same on both evdev nodes (each step far from the last: the input core's fuzz).
+            let physicalReader = try LivePadReader(pad: physicalPad), hostReader = try LivePadReader(pad: virtualPad)
+            let steps: [(GamepadButtons, DPad, (UInt16, UInt16), (UInt16, UInt16))] = [
+                ([.east, .l1, .l2, .options, .capture], .up, (3400, 650), (1100, 3000)),
+                ([.south, .west, .r1, .r2, .ps, .r3], .downRight, (700, 3300), (3350, 900)),
+                ([.north, .create, .l3], .none, (2050, 2010), (1980, 2040)),
+            ]
+            var controls = SwitchProReports.Controls()
+            for (buttons, dpad, left, right) in steps {
+                controls.buttons = buttons; controls.dpad = dpad; controls.left = left; controls.right = right
+                var last: (physical: LivePadState, host: LivePadState) = (.init(), .init())
+                let matched = try eventually(timeout: .seconds(10)) { () throws -> Bool? in
+                    try physical.send(controls)
+                    _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
+                    _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
+                    last = (physicalReader.snapshot(), hostReader.snapshot())
+                    let p = last.physical, h = last.host
+                    guard Set(p.buttons) == Set(buttons.names) else { return nil }
+                    return Set(h.buttons) == Set(p.buttons) && h.dpad == p.dpad && h.left_stick == p.left_stick && h.right_stick == p.right_stick ? true : nil
+                }
+                XCTAssertNotNil(matched, "\(buttons.names) \(dpad) \(left) \(right): client evdev \(last.physical), host evdev \(last.host)")
             }
-            XCTAssertNotNil(matched, "\(buttons.names) \(dpad) \(left) \(right): client evdev \(last.physical), host evdev \(last.host)")
-        }
 
-        // Motion through the pad's IMU calibration, within 1 LSB on both nodes.
-        var imu = SwitchProReports.IMUSample()
-        for (accel, gyro) in [((Int16(-3000), Int16(4100), Int16(250)), (Int16(1200), Int16(-800), Int16(33))),
-                              ((9000, -12000, 4096), (-15000, 20000, -7)), ((1, -1, 16000), (5, -5, 30000))] {
-            imu.accel = accel; imu.gyro = gyro
-            var last: (physical: [Int32], host: [Int32]) = ([], [])
-            let matched = try eventually(timeout: .seconds(10)) { () throws -> Bool? in
-                try physical.send(controls, imu: imu)
-                _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
-                _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
-                let p = physicalReader.snapshot(), h = hostReader.snapshot()
-                last = ((p.gyro ?? []) + (p.accel ?? []), (h.gyro ?? []) + (h.accel ?? []))
-                guard last.physical.count == 6, last.host.count == 6, last.physical[0] == SwitchProMath.gyro(gyro.0, calibration.imu.gyro[0]) else { return nil }
-                return zip(last.physical, last.host).allSatisfy { abs($0 - $1) <= 1 } ? true : nil
+            // Motion through the pad's IMU calibration, within 1 LSB on both nodes.
+            var imu = SwitchProReports.IMUSample()
+            for (accel, gyro) in [((Int16(-3000), Int16(4100), Int16(250)), (Int16(1200), Int16(-800), Int16(33))),
+                                  ((9000, -12000, 4096), (-15000, 20000, -7)), ((1, -1, 16000), (5, -5, 30000))] {
+                imu.accel = accel; imu.gyro = gyro
+                var last: (physical: [Int32], host: [Int32]) = ([], [])
+                let matched = try eventually(timeout: .seconds(10)) { () throws -> Bool? in
+                    try physical.send(controls, imu: imu)
+                    _ = Poll.wait(physicalReader.descriptors + hostReader.descriptors, timeout: .milliseconds(20))
+                    _ = try physicalReader.readAvailable(); _ = try hostReader.readAvailable()
+                    let p = physicalReader.snapshot(), h = hostReader.snapshot()
+                    last = ((p.gyro ?? []) + (p.accel ?? []), (h.gyro ?? []) + (h.accel ?? []))
+                    guard last.physical.count == 6, last.host.count == 6, last.physical[0] == SwitchProMath.gyro(gyro.0, calibration.imu.gyro[0]) else { return nil }
+                    return zip(last.physical, last.host).allSatisfy { abs($0 - $1) <= 1 } ? true : nil
+                }
+                XCTAssertNotNil(matched, "gyro+accel for raw \(gyro) \(accel): client evdev \(last.physical), host evdev \(last.host)")
             }
-            XCTAssertNotNil(matched, "gyro+accel for raw \(gyro) \(accel): client evdev \(last.physical), host evdev \(last.host)")
+
+            // Feedback: the host kernel's force feedback becomes HD rumble frames at the physical pad.
+            _ = physical.takeOutputs()
+            func levels(_ report: [UInt8]) -> MotorLevels? { SwitchProReports.output(report)?.rumble.flatMap(SwitchHDRumble.levels) }
+            var options = PadFeedback.Options()
+            options.rumblePath = .evdev
+            let feedback = PadFeedback(pad: virtualPad, options: options)
+            try feedback.rumble(MotorLevels(low: 200, high: 120), for: .milliseconds(800))
+            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { levels($0).map { $0.low > 100 && $0.high > 40 } ?? false },
+                            "the host's rumble never reached the physical pad")
+            feedback.close()
+            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { levels($0) == .silent }, "the stop never reached the physical pad")
+
+            // A game's player lights (subcommand 0x30 on the host pad) light the physical pad's.
+            let host = try HIDRawDevice(path: try XCTUnwrap(virtualPad.hidraw))
+            var lights = [UInt8](repeating: 0, count: SwitchProReports.length)
+            lights[0] = 0x01; lights[1] = 0x05
+            lights.replaceSubrange(2..<10, with: [0x00, 0x01, 0x40, 0x40, 0x00, 0x01, 0x40, 0x40])
+            lights[10] = 0x30; lights[11] = 0x05
+            try host.write(lights)
+            var subcommands: [String] = []
+            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(10)) { report in
+                guard let output = SwitchProReports.output(report), let id = output.subcommand else { return false }
+                subcommands.append(String(format: "%02x:%02x", id, output.arguments.first ?? 0))
+                return id == 0x30 && output.arguments.first.map { $0 & 0x0F } == 0x05
+            }, "the game's player lights never reached the physical pad: subcommands \(subcommands)")
+        } catch {
+            print("serve said: \(serve.snapshot())\nforward said: \(forward.snapshot())")
+            throw error
         }
-
-        // Feedback: the host kernel's force feedback becomes HD rumble frames at the physical pad.
-        _ = physical.takeOutputs()
-        func levels(_ report: [UInt8]) -> MotorLevels? { SwitchProReports.output(report)?.rumble.flatMap(SwitchHDRumble.levels) }
-        var options = PadFeedback.Options()
-        options.rumblePath = .evdev
-        let feedback = PadFeedback(pad: virtualPad, options: options)
-        try feedback.rumble(MotorLevels(low: 200, high: 120), for: .milliseconds(800))
-        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { levels($0).map { $0.low > 100 && $0.high > 40 } ?? false },
-                        "the host's rumble never reached the physical pad")
-        feedback.close()
-        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { levels($0) == .silent }, "the stop never reached the physical pad")
-
-        // A game's player lights (subcommand 0x30 on the host pad) light the physical pad's.
-        let host = try HIDRawDevice(path: try XCTUnwrap(virtualPad.hidraw))
-        var lights = [UInt8](repeating: 0, count: SwitchProReports.length)
-        lights[0] = 0x01; lights[1] = 0x05
-        lights.replaceSubrange(2..<10, with: [0x00, 0x01, 0x40, 0x40, 0x00, 0x01, 0x40, 0x40])
-        lights[10] = 0x30; lights[11] = 0x05
-        try host.write(lights)
-        var subcommands: [String] = []
-        XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(10)) { report in
-            guard let output = SwitchProReports.output(report), let id = output.subcommand else { return false }
-            subcommands.append(String(format: "%02x:%02x", id, output.arguments.first ?? 0))
-            return id == 0x30 && output.arguments.first.map { $0 & 0x0F } == 0x05
-        }, "the game's player lights never reached the physical pad: subcommands \(subcommands)")
     }
 }
