@@ -177,13 +177,17 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     }
 
     func replyGetReport(requestID: UInt32, data: [UInt8], error: UInt16) throws {
-        guard let submit = lock.withLock({ awaitingPad.removeValue(forKey: requestID) }) else { return }
-        if error != 0 { try stall(submit) } else { try complete(submit, data: data) }
+        try answerPad(requestID, data: data, error: error)
     }
 
     func replySetReport(requestID: UInt32, error: UInt16) throws {
+        try answerPad(requestID, data: [], error: error)
+    }
+
+    /// Completes the control transfer a HID request came in (an unlinked one is gone: nothing to do).
+    private func answerPad(_ requestID: UInt32, data: [UInt8], error: UInt16) throws {
         guard let submit = lock.withLock({ awaitingPad.removeValue(forKey: requestID) }) else { return }
-        if error != 0 { try stall(submit) } else { try complete(submit, data: []) }
+        if error != 0 { try stall(submit) } else { try complete(submit, data: data) }
     }
 
     private func post(_ event: UHIDEvent) {
@@ -306,21 +310,23 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
                 post(.output(report, .output))
                 try complete(submit, data: [], actualLength: submit.bufferLength)
             case .setReport(let type, let id, let report):
-                guard lock.withLock({ () -> Bool in
-                    guard awaitingPad.count < Limits.pendingRequests else { return false }
-                    awaitingPad[submit.seqnum] = submit
-                    return true
-                }) else { return try stall(submit) }
-                post(.setReport(requestID: submit.seqnum, reportNumber: id, type: Self.reportType(type), data: report))
+                try awaitPad(submit, .setReport(requestID: submit.seqnum, reportNumber: id, type: Self.reportType(type), data: report))
             case .getReport(let type, let id, _):
-                guard lock.withLock({ () -> Bool in
-                    guard awaitingPad.count < Limits.pendingRequests else { return false }
-                    awaitingPad[submit.seqnum] = submit
-                    return true
-                }) else { return try stall(submit) }
-                post(.getReport(requestID: submit.seqnum, reportNumber: id, type: Self.reportType(type)))
+                try awaitPad(submit, .getReport(requestID: submit.seqnum, reportNumber: id, type: Self.reportType(type)))
             }
         }
+    }
+
+    /// Hands a HID request to the pad; the control transfer completes with the pad's answer
+    /// (`replyGetReport`, `replySetReport`), or stalls at once when too many already wait.
+    private func awaitPad(_ submit: USBIPSubmit, _ event: UHIDEvent) throws {
+        let taken = lock.withLock { () -> Bool in
+            guard awaitingPad.count < Limits.pendingRequests else { return false }
+            awaitingPad[submit.seqnum] = submit
+            return true
+        }
+        guard taken else { return try stall(submit) }
+        post(event)
     }
 
     /// USB's report types (1 input, 2 output, 3 feature) as uhid's.
