@@ -8,7 +8,6 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
 
 let package = Package(
     name: "padgate",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "padgate", targets: ["padgate"]),
         .library(name: "HIDCodecs", targets: ["HIDCodecs"]),
@@ -60,14 +59,19 @@ let package = Package(
         .target(name: "Transport", dependencies: ["MonotonicTime", "PadSystem", "COpenSSL"]),
         // Finding hosts on the LAN: DNS-SD over mDNS through the system's avahi-daemon (announce, browse).
         .target(name: "HostDiscovery", dependencies: ["MonotonicTime", "PadSystem", "Transport", "CAvahi", .product(name: "Logging", package: "swift-log")]),
+        // One folder per pad family (as SDL's HIDAPI drivers): its emulated pad, the host's pad for
+        // it, its identity data and its output to the physical pad; PadDriver.swift lists them.
+        // The families' pure report layouts are HIDCodecs' (tested without devices).
+        .target(name: "PadFamilies", dependencies: ["MonotonicTime", "PadSystem", "HIDCodecs", "Feedback", "USBDevice", "PadDevices", "WireProtocol",
+                                                    .product(name: "Logging", package: "swift-log")]),
         // The client: pad sources, the forwarding loop, feedback to the physical pads.
-        .target(name: "PadClient", dependencies: ["MonotonicTime", "PadSystem", "WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback",
+        .target(name: "PadClient", dependencies: ["MonotonicTime", "PadSystem", "WireProtocol", "Transport", "PadDevices", "PadFamilies", "HIDCodecs", "Feedback",
                                                   .product(name: "Logging", package: "swift-log")]),
         // The host: virtual pads for forwarded ones, leases, feedback from games.
-        .target(name: "PadHost", dependencies: ["MonotonicTime", "PadSystem", "WireProtocol", "Transport", "PadDevices", "HIDCodecs", "Feedback",
+        .target(name: "PadHost", dependencies: ["MonotonicTime", "PadSystem", "WireProtocol", "Transport", "PadDevices", "PadFamilies", "HIDCodecs", "Feedback",
                                                 .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "padgate", dependencies: ["MonotonicTime",
-            "HostDiscovery", "PadSystem", "HIDCodecs", "PadDevices", "WireProtocol", "Transport", "PadHost", "PadClient", "Feedback",
+            "HostDiscovery", "PadSystem", "HIDCodecs", "PadDevices", "PadFamilies", "WireProtocol", "Transport", "PadHost", "PadClient", "Feedback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -78,13 +82,13 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["MonotonicTime", "WireProtocol", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "TransportTests", dependencies: ["MonotonicTime", "Transport", "PadSystem"]),
         .testTarget(name: "HostDiscoveryTests", dependencies: ["HostDiscovery"]),
-        .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "HIDCodecs", "WireProtocol", "LogCapture"]),
-        .testTarget(name: "PadHostTests", dependencies: ["MonotonicTime", "LogCapture", "PadSystem", "PadHost", "PadClient", "PadDevices", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
+        .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "PadFamilies", "HIDCodecs", "WireProtocol", "LogCapture"]),
+        .testTarget(name: "PadHostTests", dependencies: ["MonotonicTime", "LogCapture", "PadSystem", "PadHost", "PadClient", "PadDevices", "PadFamilies", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
         .testTarget(name: "FeedbackTests", dependencies: ["MonotonicTime", "Feedback", "HIDCodecs"]),
-        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "HIDCodecs", "CLinuxInput", "USBDevice"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "PadFamilies", "WireProtocol", "HIDCodecs", "CLinuxInput", "USBDevice"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", "MonotonicTime", "CLinuxInput", "LogCapture", .product(name: "Logging", package: "swift-log")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
-        .testTarget(name: "DeviceTests", dependencies: ["MonotonicTime", "PadSystem", "PadDevices", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
+        .testTarget(name: "DeviceTests", dependencies: ["MonotonicTime", "PadSystem", "PadDevices", "PadFamilies", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
         // The padgate command line as a person runs it, where no device is needed (error messages, decoding).
         .testTarget(name: "PadgateCLITests", dependencies: ["PadSystem", "MonotonicTime", "PadgateRunner"]),
         // Runs the built padgate executable (next to the test bundle) for the command-line tests.
@@ -95,15 +99,15 @@ let package = Package(
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 
         // Fuzz targets (codecs and every network parser) behind one libFuzzer driver; a plain build replays input files instead.
-        .executableTarget(name: "FuzzCodecs", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices"], path: "Fuzz/FuzzCodecs"),
+        .executableTarget(name: "FuzzCodecs", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "PadFamilies"], path: "Fuzz/FuzzCodecs"),
         // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).
         .executableTarget(name: "RumbleBench", dependencies: ["MonotonicTime", "Feedback", "HIDCodecs", "SeededRandom"], path: "Benchmarks/RumbleBench"),
-        .executableTarget(name: "ForwardBench", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "CMallocCounter"],
+        .executableTarget(name: "ForwardBench", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "PadFamilies", "CMallocCounter"],
                           path: "Benchmarks/ForwardBench"),
         // End-to-end latency through the real `padgate` binaries against the kernel's floor, in the guest (tools/bench-latency.sh).
-        .executableTarget(name: "LatencyBench", dependencies: ["MonotonicTime", "PadSystem", "HIDCodecs", "PadDevices", "CMallocCounter"], path: "Benchmarks/LatencyBench"),
+        .executableTarget(name: "LatencyBench", dependencies: ["MonotonicTime", "PadSystem", "HIDCodecs", "PadDevices", "PadFamilies", "CMallocCounter"], path: "Benchmarks/LatencyBench"),
         .executableTarget(name: "CodecBench", dependencies: ["HIDCodecs", "CMallocCounter"], path: "Benchmarks/CodecBench"),
     ],
     swiftLanguageModes: [.v6]

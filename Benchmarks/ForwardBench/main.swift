@@ -16,6 +16,7 @@ import Logging
 import MonotonicTime
 import PadClient
 import PadDevices
+import PadFamilies
 import PadHost
 import PadSystem
 import Synchronization

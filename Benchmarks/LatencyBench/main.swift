@@ -20,6 +20,7 @@ import Glibc
 import HIDCodecs
 import MonotonicTime
 import PadDevices
+import PadFamilies
 import PadSystem
 
 let arguments = CommandLine.arguments
@@ -121,13 +122,13 @@ func measureChanges(_ name: String, on watcher: EvdevWatcher, type: UInt32, code
 /// to a new X with every report: a step coprime with 256 visits every value and never repeats the
 /// last one, so no report is lost to the kernel's filtering of unchanged values.
 final class SweptDualSense {
-    let device: EmulatedDualSense
+    let device: EmulatedPlayStationPad
     let pad: Pad
     let encoder: PlayStationInputEncoder
     private var state = GamepadState.dualSenseAtRest
 
-    init(bus: PadBus, transport: EmulatedDualSense.Transport = .uhid, udev: Udev) throws {
-        device = try EmulatedDualSense(bus: bus, transport: transport)
+    init(bus: PadBus, transport: EmulatedPlayStationPad.Transport = .uhid, udev: Udev) throws {
+        device = try EmulatedPlayStationPad(bus: bus, transport: transport)
         encoder = PlayStationInputEncoder(layout: bus == .usb ? PlayStationLayouts.dualSenseUSB() : PlayStationLayouts.dualSenseBluetooth())
         guard device.waitUntilOpened(),
               let pad = eventually(timeout: .seconds(10), { [device] in
@@ -301,7 +302,7 @@ let udev = try Udev()
 let physical = try SweptDualSense(bus: .usb, udev: udev)
 let clientFloor = try uhidFloor(physical, name: "floor_uhid_usb")
 clientFloor.printLine("client side: uhid write on the physical pad -> its evdev node")
-let hostLike = try SweptDualSense(bus: EmulatedDualSense.busPresentedToGames, udev: udev)
+let hostLike = try SweptDualSense(bus: EmulatedPlayStationPad.busPresentedToGames, udev: udev)
 let hostFloor = try uhidFloor(hostLike, name: "floor_uhid_bt")
 hostLike.device.stop()
 hostFloor.printLine("host side: uhid write on a Bluetooth DualSense like the host's -> its evdev node")

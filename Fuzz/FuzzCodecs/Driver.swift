@@ -4,6 +4,7 @@
 // cannot coexist with libFuzzer's own main.
 import Foundation
 import Glibc
+import PadFamilies
 import PadSystem
 
 /// Adding a target is one row here and one function.

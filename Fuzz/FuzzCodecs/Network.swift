@@ -7,6 +7,7 @@ import HIDCodecs
 import Logging
 import MonotonicTime
 import PadDevices
+@testable import PadFamilies
 import PadSystem
 @testable import PadClient
 @testable import PadHost

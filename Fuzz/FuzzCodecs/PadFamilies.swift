@@ -4,6 +4,7 @@
 import Foundation
 import HIDCodecs
 import PadDevices
+@testable import PadFamilies
 import WireProtocol
 @testable import PadHost
 

@@ -7,6 +7,7 @@ import HIDCodecs
 @testable import PadHost
 @testable import Transport
 @testable import WireProtocol
+@testable import PadFamilies
 
 func writeSeeds(into directory: URL, fixtures: URL) throws {
     func write(_ target: String, _ name: String, _ bytes: [UInt8]) throws {

@@ -2,6 +2,7 @@ import Feedback
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadFamilies
 import PadSystem
 import WireProtocol
 

@@ -1,4 +1,5 @@
 import PadDevices
+import PadFamilies
 import WireProtocol
 
 /// Which pads `forward` takes, in which slot, and how it reads them: the hot-plug policy, apart

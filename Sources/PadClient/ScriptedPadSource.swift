@@ -3,6 +3,7 @@ import Foundation
 import HIDCodecs
 import MonotonicTime
 import PadDevices
+import PadFamilies
 import PadSystem
 import WireProtocol
 

@@ -2,6 +2,7 @@ import Feedback
 import HIDCodecs
 import MonotonicTime
 import PadDevices
+import PadFamilies
 import WireProtocol
 
 /// The host's feedback messages in the terms a pad's outputs use, one place for every source.

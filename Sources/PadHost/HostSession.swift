@@ -1,5 +1,6 @@
 import Logging
 import MonotonicTime
+import PadFamilies
 import PadSystem
 import Transport
 import WireProtocol

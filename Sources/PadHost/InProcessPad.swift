@@ -1,5 +1,6 @@
 import Foundation
 import PadDevices
+import PadFamilies
 import PadSystem
 import WireProtocol
 

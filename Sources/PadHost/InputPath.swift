@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MonotonicTime
 import PadDevices
+import PadFamilies
 import PadSystem
 import Transport
 import WireProtocol

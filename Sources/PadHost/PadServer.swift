@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PadDevices
+import PadFamilies
 import PadSystem
 import Transport
 import WireProtocol

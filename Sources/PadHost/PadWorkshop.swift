@@ -1,4 +1,5 @@
 import Dispatch
+import PadFamilies
 import WireProtocol
 
 /// Makes and unplugs one session's kernel pads on a queue of its own, so the input path never

@@ -2,6 +2,7 @@ import ArgumentParser
 import HIDCodecs
 import PadClient
 import PadDevices
+import PadFamilies
 
 /// `--bus usb|bt`, by the bus's short name.
 extension PadBus: ExpressibleByArgument {
@@ -32,4 +33,4 @@ struct PlayStationKind: ExpressibleByArgument {
     var defaultValueDescription: String { kind.name }
 }
 
-extension EmulatedDualSense.Transport: ExpressibleByArgument {}
+extension EmulatedPlayStationPad.Transport: ExpressibleByArgument {}

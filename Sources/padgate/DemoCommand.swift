@@ -5,6 +5,7 @@ import Logging
 import MonotonicTime
 import PadClient
 import PadDevices
+import PadFamilies
 import PadHost
 import PadSystem
 import Transport
@@ -167,7 +168,7 @@ struct DemoEnds {
     }
 
     static func kernel(script: InputScript) throws -> DemoEnds {
-        let physical = try EmulatedDualSense(bus: .usb)
+        let physical = try EmulatedPlayStationPad(bus: .usb)
         let feeder = InputFeeder(pad: physical, source: .script(script))
         let feeding = LockedBox(true)
         let feederThread = JoinableThread { try? feeder.run(until: nil) { !feeding.value } }

@@ -4,6 +4,7 @@ import HIDCodecs
 import Logging
 import MonotonicTime
 import PadDevices
+import PadFamilies
 import PadSystem
 
 struct EmulateCommand: ParsableCommand {
@@ -31,7 +32,7 @@ struct EmulateCommand: ParsableCommand {
     var bus: PadBus?
 
     @Option(help: "How the kernel sees the pad: uhid (the default) or usb (a real USB device on vhci-hcd, with the pad's audio function; needs --bus usb and vhci-hcd).")
-    var transport: EmulatedDualSense.Transport = .uhid
+    var transport: EmulatedPlayStationPad.Transport = .uhid
 
     @Option(help: "A script of inputs to play (see docs/emulate-script.md).")
     var script: String?
@@ -62,10 +63,10 @@ struct EmulateCommand: ParsableCommand {
     func run() throws {
         if device != .dualsense { return try runUInputPad() }
         // The input is read first: a typo in a file name should not cost a pad plug and unplug.
-        let bus = transport == .usb ? .usb : try self.bus ?? replay.map(InputFeeder.recordingBus) ?? EmulatedDualSense.busPresentedToGames
+        let bus = transport == .usb ? .usb : try self.bus ?? replay.map(InputFeeder.recordingBus) ?? EmulatedPlayStationPad.busPresentedToGames
         let source = try InputFeeder.Source(bus: bus, script: script, replay: replay, loop: loop)
         let started = MonotonicInstant.now, json = json
-        let pad = try EmulatedDualSense(bus: bus, transport: transport, idleRepeat: EmulatedDualSense.idleReportInterval) { report in
+        let pad = try EmulatedPlayStationPad(bus: bus, transport: transport, idleRepeat: EmulatedPlayStationPad.idleReportInterval) { report in
             OutputPrinter.print(report, json: json, since: started)
         }
         SignalTrap.install { pad.stop() }

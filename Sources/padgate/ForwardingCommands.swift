@@ -5,6 +5,7 @@ import Logging
 import MonotonicTime
 import PadClient
 import PadDevices
+import PadFamilies
 import PadHost
 import PadSystem
 import Transport
@@ -184,7 +185,7 @@ struct ServeCommand: ParsableCommand {
             let usbUnavailable = Self.usbUnavailable
             switch choice {
             case .dualsense: return try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense)
-            case .xbox: return try XboxVirtualPad(arrival: arrival)
+            case .xbox: return try Xbox360VirtualPad(arrival: arrival)
             case .inProcess: return PrintingPad(arrival: arrival)
             case .auto, .usb, .uhid:
                 // A DualSense or Edge as a USB device where vhci-hcd is open to us (its audio
@@ -202,7 +203,7 @@ struct ServeCommand: ParsableCommand {
                     }
                 }
                 // Each family as itself where uhid is open to us; else the uinput Xbox 360 pad.
-                guard access(UHIDDevice.path, W_OK) == 0 else { return try XboxVirtualPad(arrival: arrival) }
+                guard access(UHIDDevice.path, W_OK) == 0 else { return try Xbox360VirtualPad(arrival: arrival) }
                 do {
                     if let own = PlayStationVirtualPad.ownKind(of: arrival) { return try PlayStationVirtualPad(arrival: arrival, presenting: own) }
                     if arrival.type == .xbox { return try XboxOneVirtualPad(arrival: arrival) }
@@ -210,7 +211,7 @@ struct ServeCommand: ParsableCommand {
                 } catch {
                     commandLog.warning("slot \(arrival.slot.rawValue): the \(arrival.type.displayName) could not be shown as itself (\(error)); showing an Xbox 360 pad")
                 }
-                return try XboxVirtualPad(arrival: arrival)
+                return try Xbox360VirtualPad(arrival: arrival)
             }
         }
     }

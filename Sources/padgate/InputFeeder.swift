@@ -2,12 +2,13 @@ import Foundation
 import HIDCodecs
 import MonotonicTime
 import PadDevices
+import PadFamilies
 import PadSystem
 
 /// Feeds an emulated DualSense: a steady stream of reports at the pad's report rate, their
 /// contents held neutral, driven by a script, or replayed from a recording.
 struct InputFeeder {
-    let pad: EmulatedDualSense
+    let pad: EmulatedPlayStationPad
     let source: Source
     var interval: Duration = .milliseconds(8)  // 125 Hz; a real pad sends 250 Hz over USB
 
@@ -28,7 +29,7 @@ struct InputFeeder {
         }
     }
 
-    init(pad: EmulatedDualSense, source: Source) {
+    init(pad: EmulatedPlayStationPad, source: Source) {
         self.pad = pad
         self.source = source
     }
@@ -79,7 +80,7 @@ struct InputFeeder {
             if event.data.first == 0x01 && event.data.count == 64 { return .usb }
             if event.data.first == 0x31 && event.data.count == 78 { return .bluetooth }
         }
-        return EmulatedDualSense.busPresentedToGames
+        return EmulatedPlayStationPad.busPresentedToGames
     }
 
     /// The recording's input reports that this bus can carry, with times relative to the first.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PadDevices
+import PadFamilies
 
 struct ListCommand: ParsableCommand {
     @OptionGroup var logging: LoggingOptions

@@ -3,6 +3,7 @@ import Feedback
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadFamilies
 import PadSystem
 
 /// Options every command that acts on a pad's outputs shares: which pad (`--pad`), or `--dry-run`

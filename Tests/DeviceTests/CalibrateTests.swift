@@ -2,6 +2,7 @@ import Foundation
 import HIDCodecs
 import MonotonicTime
 import PadClient
+@testable import PadFamilies
 import PadSystem
 import PadgateRunner
 import WireProtocol
@@ -36,7 +37,7 @@ final class CalibrateTests: XCTestCase {
     static let biasTolerance = 0.05, noiseTolerance = 0.25, gravityTolerance = 0.02
 
     func testCalibrateRecoversAKnownBiasAndNoiseStoresItBySerialAndRefusesAMovingPad() throws {
-        let virtual = try EmulatedDualSense(bus: .usb, calibration: Self.calibration)
+        let virtual = try EmulatedPlayStationPad(bus: .usb, calibration: Self.calibration)
         defer { virtual.stop() }
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()), "udev never showed the emulated DualSense")
         let node = try XCTUnwrap(pad.node(.motion)?.path)
@@ -94,7 +95,7 @@ final class CalibrateTests: XCTestCase {
 
     /// What `forward` sends: the pad's motion less the stored bias; without a correction, as the kernel reports it.
     func testForwardPadSourceSubtractsTheStoredGyroBias() throws {
-        let virtual = try EmulatedDualSense(bus: .usb, calibration: Self.calibration)
+        let virtual = try EmulatedPlayStationPad(bus: .usb, calibration: Self.calibration)
         defer { virtual.stop() }
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
         let feeder = MotionFeeder(virtual)
@@ -150,7 +151,7 @@ final class MotionFeeder: Sendable {
         mutating func next() -> UInt64 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return state }
     }
 
-    init(_ virtual: EmulatedDualSense) {
+    init(_ virtual: EmulatedPlayStationPad) {
         let thread = Thread { [self] in
             var input = GamepadState.dualSenseAtRest
             var random = Generator(state: 0x5EED)

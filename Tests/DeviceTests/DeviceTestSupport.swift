@@ -2,6 +2,7 @@ import Foundation
 import HIDCodecs
 import MonotonicTime
 import PadDevices
+@testable import PadFamilies
 import PadSystem
 import PadgateRunner
 import XCTest
@@ -60,7 +61,7 @@ func reportExpiredWait(_ timeout: Duration, file: StaticString, line: UInt) {
 /// running kernel's driver makes (`KernelVersion.evdevRoles`), the hidraw node and the battery (the
 /// driver registers it last) are there. 30 s: hid-playstation's probe under emulation on a loaded
 /// machine once took longer than the 5 s this used to allow.
-func padFor(_ virtual: EmulatedDualSense, udev: Udev, timeout: Duration = .seconds(30),
+func padFor(_ virtual: EmulatedPlayStationPad, udev: Udev, timeout: Duration = .seconds(30),
             file: StaticString = #fileID, line: UInt = #line) -> Pad? {
     let roles = KernelVersion.evdevRoles(kind: virtual.kind, bus: virtual.bus)
     return eventually(timeout: timeout, file: file, line: line) {
@@ -70,7 +71,7 @@ func padFor(_ virtual: EmulatedDualSense, udev: Udev, timeout: Duration = .secon
 
 /// Sends three raw gyro/accel vectors from `physical` (moving its sensor clock `sensorStep` a report)
 /// until each reads the same within 1 LSB on the physical and the forwarded pad's evdev nodes.
-func checkMotionForwarded(from physical: EmulatedDualSense, input: inout GamepadState, sensorStep: UInt32, timeout: Duration,
+func checkMotionForwarded(from physical: EmulatedPlayStationPad, input: inout GamepadState, sensorStep: UInt32, timeout: Duration,
                           physicalReader: LivePadReader, hostReader: LivePadReader,
                           file: StaticString = #fileID, line: UInt = #line) throws {
     let vectors = [(Vector3(x: 1477, y: -903, z: 25), Vector3(x: 812, y: 7911, z: -1204)),

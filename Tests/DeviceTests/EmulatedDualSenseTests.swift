@@ -1,5 +1,6 @@
 import Foundation
 import MonotonicTime
+@testable import PadFamilies
 import PadSystem
 import XCTest
 @testable import PadDevices
@@ -11,7 +12,7 @@ final class EmulatedDualSenseTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess([UHIDDevice.path]) }
 
     func testUSBDualSenseIsOnePadWithHidrawAndItsEvdevNodes() throws {
-        let virtual = try EmulatedDualSense(bus: .usb)
+        let virtual = try EmulatedPlayStationPad(bus: .usb)
         defer { virtual.stop() }
         XCTAssertTrue(virtual.waitUntilOpened(), "hid-playstation did not open the device")
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()), "udev never showed the DualSense with its nodes")
@@ -27,7 +28,7 @@ final class EmulatedDualSenseTests: XCTestCase {
     }
 
     func testInputReportsReachEvdev() throws {
-        let virtual = try EmulatedDualSense(bus: .usb)
+        let virtual = try EmulatedPlayStationPad(bus: .usb)
         defer { virtual.stop() }
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
         let reader = try LivePadReader(pad: pad)
@@ -53,7 +54,7 @@ final class EmulatedDualSenseTests: XCTestCase {
     }
 
     func testBluetoothDualSenseChecksInputCRC() throws {
-        let virtual = try EmulatedDualSense(bus: .bluetooth)
+        let virtual = try EmulatedPlayStationPad(bus: .bluetooth)
         defer { virtual.stop() }
         XCTAssertTrue(virtual.waitUntilOpened(), "hid-playstation did not accept the Bluetooth probe replies (CRC?)")
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
@@ -79,7 +80,7 @@ final class EmulatedDualSenseTests: XCTestCase {
     func testUnplugIsReportedWithinOneSecondAndReplugIsFound() throws {
         let monitor = try PadMonitor()
         let mac: [UInt8] = [0x02, 0x11, 0x22, 0x33, 0x44, 0x55]
-        var virtual: EmulatedDualSense? = try EmulatedDualSense(bus: .usb, macAddress: mac)
+        var virtual: EmulatedPlayStationPad? = try EmulatedPlayStationPad(bus: .usb, macAddress: mac)
         let arrived = try XCTUnwrap(waitForArrival(monitor, uniq: virtual!.uniq), "arrival not reported")
         XCTAssertEqual(arrived.kind, .dualSense)
 
@@ -95,13 +96,13 @@ final class EmulatedDualSenseTests: XCTestCase {
         let elapsed = try XCTUnwrap(removedAfter, "removal never reported")
         XCTAssertLessThan(elapsed, .seconds(1), "removal took \(elapsed)")
 
-        let again = try EmulatedDualSense(bus: .usb, macAddress: mac)
+        let again = try EmulatedPlayStationPad(bus: .usb, macAddress: mac)
         defer { again.stop() }
         XCTAssertNotNil(waitForArrival(monitor, uniq: again.uniq), "re-plugged pad not found again")
     }
 
     func testOutputReportsFromTheDriverArriveAtTheEmulatedPad() throws {
-        let virtual = try EmulatedDualSense(bus: .usb)
+        let virtual = try EmulatedPlayStationPad(bus: .usb)
         defer { virtual.stop() }
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
         _ = virtual.takeOutputs()  // the driver's own start-up reports (lightbar reset, player LED)

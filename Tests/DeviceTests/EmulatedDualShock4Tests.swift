@@ -1,4 +1,5 @@
 import Foundation
+@testable import PadFamilies
 import PadSystem
 import XCTest
 @testable import PadDevices
@@ -82,7 +83,7 @@ final class EmulatedDualShock4Tests: XCTestCase {
     }()
 
     static func makePad(bus: PadBus, calibration: [UInt8] = DualShock4IdentityData.bluetoothCalibration,
-                        idleRepeat: Duration? = nil) throws -> EmulatedDualSense {
-        try EmulatedDualSense(kind: .dualShock4, bus: bus, calibration: calibration, idleRepeat: idleRepeat)
+                        idleRepeat: Duration? = nil) throws -> EmulatedPlayStationPad {
+        try EmulatedPlayStationPad(kind: .dualShock4, bus: bus, calibration: calibration, idleRepeat: idleRepeat)
     }
 }

@@ -1,4 +1,5 @@
 import PadDevices
+@testable import PadFamilies
 
 /// The emulated pads' output reports as the device tests wait for them: the pads ship in the
 /// product (`emulate`, `demo`, the host's virtual pads), this test hook does not.
@@ -14,6 +15,6 @@ extension EmulatedPadOutputs {
     }
 }
 
-extension EmulatedDualSense: EmulatedPadOutputs {}
+extension EmulatedPlayStationPad: EmulatedPadOutputs {}
 extension EmulatedSwitchPro: EmulatedPadOutputs {}
 extension EmulatedXboxOne: EmulatedPadOutputs {}

@@ -1,4 +1,5 @@
 import Foundation
+@testable import PadFamilies
 import PadSystem
 import XCTest
 @testable import PadDevices

@@ -2,6 +2,7 @@ import Feedback
 import Foundation
 import HIDCodecs
 import MonotonicTime
+@testable import PadFamilies
 import PadSystem
 import PadgateRunner
 import XCTest
@@ -30,8 +31,8 @@ final class FeedbackDualSenseTests: XCTestCase {
         return (process.terminationStatus, text)
     }
 
-    private func emulated(_ bus: PadBus) throws -> (EmulatedDualSense, Pad) {
-        let virtual = try EmulatedDualSense(bus: bus)
+    private func emulated(_ bus: PadBus) throws -> (EmulatedPlayStationPad, Pad) {
+        let virtual = try EmulatedPlayStationPad(bus: bus)
         XCTAssertTrue(virtual.waitUntilOpened(), "hid-playstation did not open the \(bus) pad")
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()), "udev never showed the emulated \(bus) DualSense")
         usleep(300_000)                 // let the driver's start-up reports (LED reset, player LEDs) arrive
@@ -40,7 +41,7 @@ final class FeedbackDualSenseTests: XCTestCase {
     }
 
     /// The next output report (decoded) for which `match` holds.
-    private func nextDecoded(_ virtual: EmulatedDualSense, timeout: Duration = .seconds(20),
+    private func nextDecoded(_ virtual: EmulatedPlayStationPad, timeout: Duration = .seconds(20),
                              _ match: (DecodedDualSenseOutput) -> Bool) -> DecodedDualSenseOutput? {
         var found: DecodedDualSenseOutput?
         _ = virtual.waitForOutput(timeout: timeout) { report in

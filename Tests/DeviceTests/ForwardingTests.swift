@@ -1,6 +1,7 @@
 import Feedback
 import Foundation
 import HIDCodecs
+@testable import PadFamilies
 import PadSystem
 import XCTest
 @testable import PadDevices
@@ -25,7 +26,7 @@ final class ForwardingTests: XCTestCase {
     func inputFeedbackAndRelease(virtual: String, hostBus: PadBus) throws {
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR") }
-        let physical = try EmulatedDualSense(bus: .usb)
+        let physical = try EmulatedPlayStationPad(bus: .usb)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
@@ -137,7 +138,7 @@ final class ForwardingTests: XCTestCase {
         defer { unsetenv("PADGATE_STATE_DIR") }
         var firmware = DualSenseIdentityData.firmwareInfo
         firmware[DualSenseIdentityData.updateVersionOffset] = 0x31  // not the default either
-        let physical = try EmulatedDualSense(kind: .dualSenseEdge, bus: .usb, calibration: Self.edgeCalibration, firmwareInfo: firmware)
+        let physical = try EmulatedPlayStationPad(kind: .dualSenseEdge, bus: .usb, calibration: Self.edgeCalibration, firmwareInfo: firmware)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))

@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import MonotonicTime
+@testable import PadFamilies
 import PadSystem
 import PadgateRunner
 import XCTest
@@ -29,7 +30,7 @@ final class GyroCalibrationTests: XCTestCase {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-gyro-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR"); try? FileManager.default.removeItem(at: state) }
-        let physical = try EmulatedDualSense(bus: .usb, calibration: Self.calibration)
+        let physical = try EmulatedPlayStationPad(bus: .usb, calibration: Self.calibration)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
@@ -80,7 +81,7 @@ final class GyroCalibrationTests: XCTestCase {
 
     /// `watch PAD --plot` and `calibrate PAD --plot` on a resting pad: an SVG with its rest window.
     func testWatchAndCalibratePlotARestingPad() throws {
-        let physical = try EmulatedDualSense(bus: .usb, calibration: Self.calibration)
+        let physical = try EmulatedPlayStationPad(bus: .usb, calibration: Self.calibration)
         defer { physical.stop() }
         let pad = try XCTUnwrap(padFor(physical, udev: try Udev()))
         let node = try XCTUnwrap(pad.node(.motion)?.path)
@@ -138,7 +139,7 @@ final class BiasedMotionFeeder: @unchecked Sendable {
         while sent < end && MonotonicInstant.now < deadline { usleep(2000) }
     }
 
-    init(_ virtual: EmulatedDualSense, bias: [Int16]) {
+    init(_ virtual: EmulatedPlayStationPad, bias: [Int16]) {
         let thread = Thread { [self] in
             var input = GamepadState.dualSenseAtRest
             var random = MotionFeeder.Generator(state: 0x6A11)

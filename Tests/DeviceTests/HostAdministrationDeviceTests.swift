@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import MonotonicTime
+@testable import PadFamilies
 import PadSystem
 import PadgateRunner
 import XCTest
@@ -17,7 +18,7 @@ final class HostAdministrationDeviceTests: XCTestCase {
         let client = try ScratchState("admin-device-client")
         let other = try ScratchState("admin-device-other")
         let hostEnvironment = host.environment.merging(["PADGATE_RUNTIME_DIR": host.appendingPathComponent("run").path]) { $1 }
-        let physical = try EmulatedDualSense(bus: .usb)
+        let physical = try EmulatedPlayStationPad(bus: .usb)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev, timeout: .seconds(30)))

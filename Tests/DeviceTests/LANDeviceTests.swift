@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+@testable import PadFamilies
 import PadgateRunner
 import PadSystem
 import XCTest
@@ -29,7 +30,7 @@ final class LANDeviceTests: XCTestCase {
 
     /// South and a stick on the physical pad show on the host's virtual pad; a game's rumble there
     /// comes back as the physical pad's output report.
-    func assertInputAndFeedbackCross(_ physical: EmulatedDualSense, udev: Udev, file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertInputAndFeedbackCross(_ physical: EmulatedPlayStationPad, udev: Udev, file: StaticString = #filePath, line: UInt = #line) throws {
         let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
             udev.pads().first { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.capabilities.contains(.battery) }
         }, "the host never created its virtual DualSense", file: file, line: line)
@@ -57,7 +58,7 @@ final class LANDeviceTests: XCTestCase {
     }
 
     func testForwardingOverIPv6LoopbackCarriesInputAndFeedback() throws {
-        let physical = try EmulatedDualSense(bus: .usb)
+        let physical = try EmulatedPlayStationPad(bus: .usb)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
@@ -78,7 +79,7 @@ final class LANDeviceTests: XCTestCase {
         defer { rig.down() }
         try rig.startAvahi(.host)
         try rig.startAvahi(.client)
-        let physical = try EmulatedDualSense(bus: .usb)
+        let physical = try EmulatedPlayStationPad(bus: .usb)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))

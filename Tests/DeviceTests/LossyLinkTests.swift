@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import MonotonicTime
+@testable import PadFamilies
 import PadSystem
 import WireProtocol
 import XCTest
@@ -39,7 +40,7 @@ final class LossyLinkTests: XCTestCase {
     }
 
     func testTheHostConvergesWithinTheBoundUnderLossAndAKilledClientLeavesNothingHeld() throws {
-        let physical = try EmulatedDualSense(bus: .usb)
+        let physical = try EmulatedPlayStationPad(bus: .usb)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))

@@ -1,6 +1,7 @@
 import Feedback
 import Foundation
 import HIDCodecs
+@testable import PadFamilies
 import PadSystem
 import XCTest
 @testable import PadDevices
@@ -35,7 +36,7 @@ final class PadFamilyForwardingTests: XCTestCase {
         defer { unsetenv("PADGATE_STATE_DIR") }
         var version = DualShock4IdentityData.versionInfo
         version[41] = 0x77   // firmware version low byte: not the default
-        let physical = try EmulatedDualSense(kind: .dualShock4, bus: physicalBus, calibration: EmulatedDualShock4Tests.calibration, firmwareInfo: version)
+        let physical = try EmulatedPlayStationPad(kind: .dualShock4, bus: physicalBus, calibration: EmulatedDualShock4Tests.calibration, firmwareInfo: version)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))

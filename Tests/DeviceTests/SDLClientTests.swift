@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import MonotonicTime
+@testable import PadFamilies
 import PadSystem
 import WireProtocol
 import XCTest
@@ -28,7 +29,7 @@ final class SDLClientTests: XCTestCase {
 
     /// The default presentation (Bluetooth) is opened by SDL's HIDAPI PS5 driver with every capability.
     func hidapiOpensTheDefaultDualSense(_ library: SDLProbe.Library) throws {
-        let pad = try EmulatedDualSense(idleRepeat: EmulatedDualSense.idleReportInterval)
+        let pad = try EmulatedPlayStationPad(idleRepeat: EmulatedPlayStationPad.idleReportInterval)
         defer { pad.stop() }
         XCTAssertEqual(pad.bus, .bluetooth)
         let udev = try Udev()
@@ -60,7 +61,7 @@ final class SDLClientTests: XCTestCase {
     /// hidapi keeps it (src/hidapi/linux/hid.c, BUS_USB: "uhid USB devices ... no USB information"),
     /// and its HIDAPI PS5 driver opens it as a wired pad with its touchpad.
     func usbBusDualSense(_ library: SDLProbe.Library) throws {
-        let pad = try EmulatedDualSense(bus: .usb, idleRepeat: EmulatedDualSense.idleReportInterval)
+        let pad = try EmulatedPlayStationPad(bus: .usb, idleRepeat: EmulatedPlayStationPad.idleReportInterval)
         defer { pad.stop() }
         let udev = try Udev()
         let found = try XCTUnwrap(padFor(pad, udev: udev))
@@ -90,7 +91,7 @@ final class SDLClientTests: XCTestCase {
     /// With SDL's HIDAPI off, the default pad reaches the game through hid-playstation's evdev nodes;
     /// its rumble goes through the kernel's force feedback and still arrives, and stops.
     func defaultDualSenseThroughEvdev(_ library: SDLProbe.Library) throws {
-        let pad = try EmulatedDualSense(idleRepeat: EmulatedDualSense.idleReportInterval)
+        let pad = try EmulatedPlayStationPad(idleRepeat: EmulatedPlayStationPad.idleReportInterval)
         defer { pad.stop() }
         let udev = try Udev()
         let gamepad = try XCTUnwrap(padFor(pad, udev: udev)?.gamepadNode?.path)
@@ -113,7 +114,7 @@ final class SDLClientTests: XCTestCase {
     /// The DualShock 4 the host shows, through SDL's evdev driver (HIDAPI off): a PS4 controller
     /// with hid-sony's codes, and SDL's rumble reaches the pad through the kernel's force feedback.
     func dualShock4ThroughEvdev(_ library: SDLProbe.Library) throws {
-        let pad = try EmulatedDualSense(kind: .dualShock4, idleRepeat: EmulatedDualSense.idleReportInterval)
+        let pad = try EmulatedPlayStationPad(kind: .dualShock4, idleRepeat: EmulatedPlayStationPad.idleReportInterval)
         defer { pad.stop() }
         let udev = try Udev()
         let gamepad = try XCTUnwrap(padFor(pad, udev: udev)?.gamepadNode?.path)
@@ -255,7 +256,7 @@ final class SDLClientTests: XCTestCase {
     /// physical pad's own reports.
     func forwardedDualShock4(_ library: SDLProbe.Library) throws {
         let calibration = EmulatedDualShock4Tests.calibration
-        try forwarded(virtual: "auto", physical: EmulatedDualSense(kind: .dualShock4, bus: .usb, calibration: calibration)) { physical, virtualPad in
+        try forwarded(virtual: "auto", physical: EmulatedPlayStationPad(kind: .dualShock4, bus: .usb, calibration: calibration)) { physical, virtualPad in
             XCTAssertEqual(virtualPad.kind, .dualShock4)
             XCTAssertEqual(virtualPad.bus, .bluetooth, "the host presents its DualShock 4 as SDL's HIDAPI opens it")
             let sdl = try SDLProbe(library, hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
@@ -510,8 +511,8 @@ final class SDLClientTests: XCTestCase {
     }
 
     /// An emulated USB DualSense (or `physical`) forwarded to `serve --virtual KIND` on this machine.
-    func forwarded(virtual kind: String, physical made: @autoclosure () throws -> EmulatedDualSense = try EmulatedDualSense(bus: .usb),
-                   _ body: (EmulatedDualSense, Pad) throws -> Void) throws {
+    func forwarded(virtual kind: String, physical made: @autoclosure () throws -> EmulatedPlayStationPad = try EmulatedPlayStationPad(bus: .usb),
+                   _ body: (EmulatedPlayStationPad, Pad) throws -> Void) throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-sdl-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR"); try? FileManager.default.removeItem(at: state) }

@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import MonotonicTime
+@testable import PadFamilies
 import PadSystem
 import PadgateRunner
 import XCTest
@@ -37,8 +38,8 @@ final class SignalStopDeviceTests: XCTestCase {
     }
 
     /// A pad the test owns, with motion flowing as a real pad's does.
-    private func livePad() throws -> (EmulatedDualSense, MotionFeeder, Pad) {
-        let virtual = try EmulatedDualSense(bus: .usb, calibration: CalibrateTests.calibration)
+    private func livePad() throws -> (EmulatedPlayStationPad, MotionFeeder, Pad) {
+        let virtual = try EmulatedPlayStationPad(bus: .usb, calibration: CalibrateTests.calibration)
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev(), timeout: Self.startLimit), "udev never showed the emulated DualSense")
         return (virtual, MotionFeeder(virtual), pad)
     }

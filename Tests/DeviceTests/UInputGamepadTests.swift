@@ -1,5 +1,6 @@
 import Foundation
 import MonotonicTime
+import PadFamilies
 import PadSystem
 import PadgateRunner
 import XCTest

@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import MonotonicTime
+@testable import PadFamilies
 import PadSystem
 import USBDevice
 import XCTest
@@ -16,7 +17,7 @@ final class USBPadTests: XCTestCase {
     }
 
     func testAUSBDualSenseIsBoundByHidPlaystationAndSndUSBAudioUnderOneUSBDevice() throws {
-        let virtual = try EmulatedDualSense(kind: .dualSense, transport: .usb, idleRepeat: EmulatedDualSense.idleReportInterval)
+        let virtual = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, idleRepeat: EmulatedPlayStationPad.idleReportInterval)
         defer { virtual.stop() }
         XCTAssertEqual(virtual.bus, .usb)
         let udev = try Udev()
@@ -67,7 +68,7 @@ final class USBPadTests: XCTestCase {
     /// `lsusb -v` reads the host's pad as it read a real DualSense: every descriptor field, in
     /// order, with its value (nondebug/dualsense's capture; strings aside, which that run could not read).
     func testLsusbShowsTheDescriptorsOfARealDualSense() throws {
-        let virtual = try EmulatedDualSense(kind: .dualSense, transport: .usb)
+        let virtual = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb)
         defer { virtual.stop() }
         _ = try XCTUnwrap(padFor(virtual, udev: try Udev()))
         let ours = try shell("lsusb -v -d 054c:0ce6 2>/dev/null")
@@ -96,7 +97,7 @@ final class USBPadTests: XCTestCase {
     /// device's pace (a packet a millisecond, as a real pad takes it): a second of audio takes
     /// about a second and delivers a second's bytes.
     func testPlaybackIntoThePadsCardTakesRealTime() throws {
-        let virtual = try EmulatedDualSense(kind: .dualSense, transport: .usb)
+        let virtual = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb)
         defer { virtual.stop() }
         let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()))
         let usbDevice = try XCTUnwrap(Self.usbDevice(of: pad.id))

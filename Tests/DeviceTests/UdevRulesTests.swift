@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import MonotonicTime
+@testable import PadFamilies
 import PadSystem
 import XCTest
 @testable import PadDevices
@@ -31,7 +32,7 @@ final class UdevRulesTests: XCTestCase {
     func testSupportedPadsAndVirtualDeviceInterfacesGetUaccess() throws {
         for bus in PadBus.allCases {
             let events = try UdevEvents()  // before the pad exists, so its events cannot be missed
-            let pad = try EmulatedDualSense(bus: bus)
+            let pad = try EmulatedPlayStationPad(bus: bus)
             defer { pad.stop() }
             let hidraw = try XCTUnwrap(padFor(pad, udev: Udev(), timeout: Self.udevBudget)?.hidraw, "\(bus) DualSense has no hidraw node")
             let found = try tags(hidraw, once: events, processed: "add")

@@ -1,4 +1,5 @@
 import Foundation
+@testable import PadFamilies
 import XCTest
 import HIDCodecs
 @testable import PadDevices

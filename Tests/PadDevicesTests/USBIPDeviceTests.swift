@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MonotonicTime
+@testable import PadFamilies
 import PadSystem
 import USBDevice
 import XCTest

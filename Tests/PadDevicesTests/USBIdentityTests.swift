@@ -1,4 +1,5 @@
 import Foundation
+@testable import PadFamilies
 import XCTest
 import USBDevice
 @testable import PadDevices

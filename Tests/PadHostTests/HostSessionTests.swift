@@ -2,6 +2,7 @@ import LogCapture
 import Feedback
 import HIDCodecs
 import MonotonicTime
+@testable import PadFamilies
 import PadSystem
 import WireProtocol
 import XCTest
@@ -194,7 +195,7 @@ final class VirtualPadConversionTests: XCTestCase {
 /// The uinput Xbox pad reports what xpad reports for an Xbox 360 pad, which SDL and games rely on.
 final class XboxVirtualPadMappingTests: XCTestCase {
     func testFaceButtonsCarryXpadsCodes() {
-        let codes = Dictionary(uniqueKeysWithValues: XboxVirtualPad.buttonKeys.map { ($0.0.rawValue, $0.1) })
+        let codes = Dictionary(uniqueKeysWithValues: Xbox360VirtualPad.buttonKeys.map { ($0.0.rawValue, $0.1) })
         // input-event-codes.h: BTN_A 0x130, BTN_B 0x131, BTN_X 0x133, BTN_Y 0x134; xpad maps the
         // pad's A, B, X, Y to them by label: X sits west, Y north.
         XCTAssertEqual(codes[GamepadButtons.south.rawValue], 0x130, "A")
@@ -214,7 +215,7 @@ extension XboxVirtualPadMappingTests {
         playback.upload(id: 0, .init(levels: MotorLevels(low: 255, high: 128), length: .milliseconds(300)), now: .origin)
         playback.play(id: 0, count: 1, now: .origin)
         func leases(_ ms: Int) -> [WireMessage] {
-            XboxVirtualPad.leases(for: &playback, sent: &sent, sequence: &sequence, slot: PadSlot(0), now: .origin + .milliseconds(ms))
+            Xbox360VirtualPad.leases(for: &playback, sent: &sent, sequence: &sequence, slot: PadSlot(0), now: .origin + .milliseconds(ms))
         }
         guard case .rumble(let on)? = leases(0).first else { return XCTFail("no rumble") }
         XCTAssertEqual(on.low, 255 * 257)

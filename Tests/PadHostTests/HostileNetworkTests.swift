@@ -2,6 +2,7 @@ import LogCapture
 import Foundation
 import Glibc
 import MonotonicTime
+import PadFamilies
 import PadSystem
 import XCTest
 @testable import PadClient

@@ -1,3 +1,4 @@
+import PadFamilies
 import PadHost
 import PadSystem
 import WireProtocol

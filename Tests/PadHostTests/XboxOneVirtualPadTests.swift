@@ -1,3 +1,4 @@
+@testable import PadFamilies
 import XCTest
 import HIDCodecs
 import PadDevices

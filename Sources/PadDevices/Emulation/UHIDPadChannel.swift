@@ -10,7 +10,7 @@ import PadSystem
 /// tests' `waitForOutput`).
 // Sendable: `running`, `isOpen` and `outputs` are behind `changed`; the rest is immutable or Sendable.
 package final class UHIDPadChannel: @unchecked Sendable {
-    let uhid: any HIDDeviceEnd
+    package let uhid: any HIDDeviceEnd
     /// Guards `running`, `isOpen` and `outputs`; broadcast on open, close and every output report.
     private let changed = NSCondition()
     private var outputs: [[UInt8]] = []
@@ -20,25 +20,25 @@ package final class UHIDPadChannel: @unchecked Sendable {
     private let stopPipe = WakePipe()
     /// Readable while output reports wait, so a poll(2) loop can wait for them; `takeOutputs()` drains it.
     private let outputPipe = WakePipe()
-    var outputReadyDescriptor: FileDescriptor { outputPipe.descriptor }
+    package var outputReadyDescriptor: FileDescriptor { outputPipe.descriptor }
 
-    init(_ uhid: any HIDDeviceEnd) { self.uhid = uhid }
+    package init(_ uhid: any HIDDeviceEnd) { self.uhid = uhid }
 
     /// A random MAC in the locally administered range, as the emulated pads' serial (uniq).
-    static func randomMAC() -> [UInt8] {
+    package static func randomMAC() -> [UInt8] {
         var mac = (0..<6).map { _ in UInt8.random(in: 0...255) }
         mac[0] = (mac[0] & 0xfc) | 0x02
         return mac
     }
 
     /// A MAC as uniq carries it: `aa:bb:cc:dd:ee:ff`.
-    static func uniq(of mac: [UInt8]) -> String { Hex.encode(mac, separator: ":") }
+    package static func uniq(of mac: [UInt8]) -> String { Hex.encode(mac, separator: ":") }
 
     /// Starts `pump` on a thread of its own, then creates the device (a uhid device with this
     /// identity and descriptor; a USB device is plugged in when it is made); if the kernel refuses
     /// it, the thread is stopped again and the error thrown.
     @discardableResult
-    func start(_ threadName: String, pump: @escaping @Sendable () -> Void, creating identity: UHIDDevice.Identity, descriptor: [UInt8]) throws -> Thread {
+    package func start(_ threadName: String, pump: @escaping @Sendable () -> Void, creating identity: UHIDDevice.Identity, descriptor: [UInt8]) throws -> Thread {
         let thread = Thread(block: pump)
         thread.name = threadName
         thread.start()
@@ -58,16 +58,16 @@ package final class UHIDPadChannel: @unchecked Sendable {
     }
 
     /// Unplugs the pad (once).
-    func stop() {
+    package func stop() {
         let wasRunning = changed.withLock { defer { running = false }; return running }
         guard wasRunning else { return }
         try? uhid.destroy()
         stopPipe.wake()
     }
 
-    var opened: Bool { changed.withLock { isOpen } }
+    package var opened: Bool { changed.withLock { isOpen } }
 
-    func waitUntilOpened(timeout: Duration) -> Bool {
+    package func waitUntilOpened(timeout: Duration) -> Bool {
         let deadline = MonotonicInstant.now + timeout
         changed.lock(); defer { changed.unlock() }
         while !isOpen {
@@ -76,13 +76,13 @@ package final class UHIDPadChannel: @unchecked Sendable {
         return true
     }
 
-    func append(_ report: [UInt8]) {
+    package func append(_ report: [UInt8]) {
         changed.withLock { outputs.append(report) }
         changed.broadcast()
         outputPipe.wake()
     }
 
-    func takeOutputs() -> [[UInt8]] {
+    package func takeOutputs() -> [[UInt8]] {
         changed.withLock {
             defer { outputs.removeAll() }
             outputPipe.drain()
@@ -105,7 +105,7 @@ package final class UHIDPadChannel: @unchecked Sendable {
     }
 
     /// Answers a GET_REPORT with `data`; nil refuses it (EIO), as a pad refuses a report it lacks.
-    func replyGetReport(_ requestID: UInt32, with data: [UInt8]?) {
+    package func replyGetReport(_ requestID: UInt32, with data: [UInt8]?) {
         if let data {
             try? uhid.replyGetReport(requestID: requestID, data: data, error: 0)
         } else {
@@ -116,7 +116,7 @@ package final class UHIDPadChannel: @unchecked Sendable {
     /// Sleeps in poll(2) until the kernel has something for the pad, `stop()` wakes it or `due()`
     /// comes (pads that report on a clock), calling `tick` on every wake-up. Open and close are
     /// recorded here; every event also goes to `handle`. Returns when the pad is unplugged or uhid fails.
-    func pump(due: () -> MonotonicInstant? = { nil }, tick: () -> Void = {}, handle: (UHIDEvent) -> Void) {
+    package func pump(due: () -> MonotonicInstant? = { nil }, tick: () -> Void = {}, handle: (UHIDEvent) -> Void) {
         while changed.withLock({ running }) {
             let due = due()
             let ready = Poll.wait([uhid.descriptor, stopPipe.descriptor], timeout: due.map { max(.zero, $0 - .now) })

@@ -9,7 +9,7 @@ import USBDevice
 /// The device end of an emulated pad, whichever way the kernel sees it: a uhid device, or a USB
 /// device on vhci-hcd. The pad feeds input reports and answers what the driver asks; the events
 /// it reads are uhid's, whatever the transport.
-protocol HIDDeviceEnd: AnyObject, Sendable {
+package protocol HIDDeviceEnd: AnyObject, Sendable {
     /// Readable while `read()` has an event.
     var descriptor: FileDescriptor { get }
     func input(_ report: [UInt8]) throws
@@ -30,7 +30,7 @@ extension UHIDDevice: HIDDeviceEnd {}
 /// One thread serves the socket; `input` and the replies come from others. Every count is
 /// bounded (`Limits`): the kernel side is trusted to follow USB/IP, but nothing it sends can make
 /// this side grow without end. Closing the socket (or the process dying) detaches the device.
-final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
+package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     enum Limits {
         /// usbhid keeps one interrupt IN transfer queued; a few more are tolerated.
         static let pendingInterruptIn = 8
@@ -48,14 +48,14 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     }
 
     /// How the pad's interfaces are reached: the HID interface's endpoints and the audio streams'.
-    struct Endpoints: Sendable {
-        var hidIn: UInt8 = 0x84
-        var hidOut: UInt8 = 0x03
+    package struct Endpoints: Sendable {
+        package var hidIn: UInt8 = 0x84
+        package var hidOut: UInt8 = 0x03
         /// Bytes of one microphone packet: 48 samples of 2 channels of 16 bits.
-        var microphonePacket = 192
+        package var microphonePacket = 192
     }
 
-    let devid: UInt32
+    package let devid: UInt32
     private let socket: OwnedDescriptor
     private var port: UInt32?
     private let endpoints: Endpoints
@@ -88,7 +88,7 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     private let log = Logger(label: "padgate.devices.usb")
 
     /// Makes the socket pair, starts serving it and attaches the kernel's end to a free port.
-    convenience init(descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], mark: VHCI.Mark, endpoints: Endpoints = Endpoints()) throws {
+    package convenience init(descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], mark: VHCI.Mark, endpoints: Endpoints = Endpoints()) throws {
         if let reason = VHCI.unavailableReason() { throw DeviceError.unsupported(reason) }
         var pair: [CInt] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -108,7 +108,7 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     }
 
     /// Serves USB/IP on `socket`, whose other end is the kernel's (or a test's).
-    init(serving socket: OwnedDescriptor, descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], devid: UInt32, endpoints: Endpoints = Endpoints()) {
+    package init(serving socket: OwnedDescriptor, descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], devid: UInt32, endpoints: Endpoints = Endpoints()) {
         self.socket = socket
         var timeout = timeval(tv_sec: Int(Limits.sendTimeout / .seconds(1)), tv_usec: 0)
         _ = setsockopt(socket.descriptor.rawValue, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -121,21 +121,21 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     }
 
     /// Whether the device has stopped serving (detached, or the kernel side broke the protocol).
-    var hasStopped: Bool { lock.withLock { stopped } }
+    package var hasStopped: Bool { lock.withLock { stopped } }
 
     deinit { try? destroy() }
 
-    var descriptor: FileDescriptor { eventPipe.descriptor }
+    package var descriptor: FileDescriptor { eventPipe.descriptor }
     /// Input reports superseded before usbhid asked for them.
-    var droppedInputs: Int { lock.withLock { dropped } }
+    package var droppedInputs: Int { lock.withLock { dropped } }
     /// Bytes of audio the host's audio stack has played into the pad.
-    var audioBytesReceived: Int { lock.withLock { audioBytes } }
+    package var audioBytesReceived: Int { lock.withLock { audioBytes } }
 
     /// Detaches the device (once): its drivers let go and its nodes disappear. The last input
     /// report (a released pad, when a session ends) reaches the driver first: usbhid queues its
     /// next transfer only after it has handed the previous report on, so a new one waiting means
     /// the last is through. A uhid pad's input is taken synchronously; this gives a USB pad the same.
-    func destroy() throws {
+    package func destroy() throws {
         let deadline = MonotonicInstant.now + Limits.flush
         while lock.withLock({ !stopped && (!queuedInput.isEmpty || interruptIn.isEmpty) && opened }), MonotonicInstant.now < deadline {
             usleep(2_000)
@@ -156,7 +156,7 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
 
     // MARK: The pad's side
 
-    func input(_ report: [UInt8]) throws {
+    package func input(_ report: [UInt8]) throws {
         lock.lock()
         guard !interruptIn.isEmpty else {
             if queuedInput.count >= Limits.queuedInput { queuedInput.removeFirst(); dropped += 1 }
@@ -169,18 +169,18 @@ final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         try complete(submit, data: report)
     }
 
-    func read() throws -> UHIDEvent? {
+    package func read() throws -> UHIDEvent? {
         lock.withLock {
             guard !events.isEmpty else { eventPipe.drain(); return nil }
             return events.removeFirst()
         }
     }
 
-    func replyGetReport(requestID: UInt32, data: [UInt8], error: UInt16) throws {
+    package func replyGetReport(requestID: UInt32, data: [UInt8], error: UInt16) throws {
         try answerPad(requestID, data: data, error: error)
     }
 
-    func replySetReport(requestID: UInt32, error: UInt16) throws {
+    package func replySetReport(requestID: UInt32, error: UInt16) throws {
         try answerPad(requestID, data: [], error: error)
     }
 

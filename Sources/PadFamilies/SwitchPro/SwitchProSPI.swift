@@ -1,3 +1,4 @@
+import PadDevices
 import Foundation
 import HIDCodecs
 import MonotonicTime

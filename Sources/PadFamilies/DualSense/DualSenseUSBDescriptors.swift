@@ -1,3 +1,4 @@
+import PadDevices
 import HIDCodecs
 import USBDevice
 

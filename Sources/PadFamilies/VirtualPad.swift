@@ -1,3 +1,4 @@
+import PadDevices
 import MonotonicTime
 import PadSystem
 import WireProtocol

@@ -1,3 +1,4 @@
+import PadDevices
 import HIDCodecs
 
 /// What an emulated PlayStation pad of one kind on one bus is to the kernel and SDL: its report

@@ -12,7 +12,7 @@ import WireProtocol
 /// leases and HID-output messages.
 public final class PlayStationVirtualPad: VirtualPad {
     public let arrival: PadArrival
-    let device: EmulatedDualSense
+    let device: EmulatedPlayStationPad
     var state = GamepadState.dualSenseAtRest
     var translator: GameOutputTranslator
     let calibration: MotionCalibration
@@ -22,16 +22,16 @@ public final class PlayStationVirtualPad: VirtualPad {
     /// - Parameter transport: `.usb`: a DualSense or Edge as a USB device on vhci-hcd, with its
     ///   audio function and an address derived from the physical pad's identity (the same on every
     ///   reconnect and host restart, so Steam keeps its settings); `.uhid`: on the Bluetooth bus.
-    public init(arrival: PadArrival, presenting kind: PadKind? = nil, transport: EmulatedDualSense.Transport = .uhid) throws {
+    public init(arrival: PadArrival, presenting kind: PadKind? = nil, transport: EmulatedPlayStationPad.Transport = .uhid) throws {
         self.arrival = arrival
         let identity = Self.identity(for: arrival, presenting: kind)
         translator = GameOutputTranslator(slot: arrival.slot, kind: identity.kind)
         calibration = identity.calibration
-        device = try EmulatedDualSense(kind: identity.kind, bus: EmulatedDualSense.busPresentedToGames, transport: transport,
+        device = try EmulatedPlayStationPad(kind: identity.kind, bus: EmulatedPlayStationPad.busPresentedToGames, transport: transport,
                                       name: arrival.name.isEmpty ? nil : arrival.name,
                                       macAddress: transport == .usb ? Self.stableAddress(for: arrival, kind: identity.kind) : nil,
                                       phys: PadPhys.hostVirtual, calibration: identity.calibrationReport,
-                                      firmwareInfo: identity.firmwareInfo, idleRepeat: EmulatedDualSense.idleReportInterval)
+                                      firmwareInfo: identity.firmwareInfo, idleRepeat: EmulatedPlayStationPad.idleReportInterval)
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
             device.stop()
             let driver = identity.kind == .dualShock4 ? "hid-sony (or hid-playstation on 6.2 and later)" : transport == .usb ? "usbhid and hid-playstation" : "hid-playstation"

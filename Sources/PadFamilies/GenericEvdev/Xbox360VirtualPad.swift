@@ -7,7 +7,7 @@ import WireProtocol
 
 /// A forwarded pad shown as an Xbox 360-style evdev pad through uinput, for games that want
 /// XInput-like devices. Force feedback a game plays on it becomes rumble leases.
-public final class XboxVirtualPad: VirtualPad {
+public final class Xbox360VirtualPad: VirtualPad {
     public var presentation: String { "uinput" }
     public let arrival: PadArrival
     let device: UInputGamepad

@@ -1,3 +1,4 @@
+import PadDevices
 // The identity of a DualShock 4 (CUH-ZCT1, 054c:05c4) as the kernel sees it at probe: its report
 // descriptors and the feature reports hid-sony (6.1) and SDL ask for. All of it is a real pad's, as
 // registered by the Android CTS (tests/tests/hardware/res/raw/sony_dualshock4_bluetooth_register.json

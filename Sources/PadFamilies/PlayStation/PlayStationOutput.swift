@@ -1,3 +1,4 @@
+import PadDevices
 import Feedback
 import Foundation
 import HIDCodecs

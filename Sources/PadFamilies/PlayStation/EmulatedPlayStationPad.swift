@@ -1,3 +1,4 @@
+import PadDevices
 import Foundation
 import HIDCodecs
 import MonotonicTime
@@ -11,7 +12,7 @@ import PadSystem
 ///
 /// A pump thread answers the driver's probe-time GET_REPORTs and collects every output report.
 // Sendable: what the pump and the senders share is behind `sending` or the channel's own lock.
-public final class EmulatedDualSense: @unchecked Sendable {
+public final class EmulatedPlayStationPad: @unchecked Sendable {
     /// How padgate presents a DualSense to games (`emulate`, the host's virtual pad): SDL 2's
     /// hidapi drops a USB-bus hidraw node with no USB device above it, which a uhid pad never
     /// has, so SDL would fall back to evdev without gyro, touchpad or lights. A Bluetooth-bus

@@ -1,3 +1,4 @@
+import PadDevices
 // The identity of a DualSense as the kernel sees it at probe: its report descriptor and the
 // feature reports hid-playstation asks for. The USB descriptor and the calibration and firmware
 // reports are a real pad's, as registered by the Android CTS
