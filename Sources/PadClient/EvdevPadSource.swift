@@ -43,24 +43,10 @@ public final class EvdevPadSource: PhysicalPadSource {
         self.motionCorrection = gyroCorrection.stored
         sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
-                             capabilities: pad.wireCapabilities, name: pad.name, identity: Self.identity(of: pad))
+                             capabilities: pad.wireCapabilities, name: pad.name, identity: PadDrivers.driver(for: pad.kind).identity(of: pad, hidraw: nil).wire)
         controls = .neutral(slot)
         touch = TouchSnapshot(slot: slot)
         update()
-    }
-
-    /// A Switch Pro's calibration blocks, read from its SPI flash through hidraw beside
-    /// hid-nintendo, so the host's pad reads sticks and motion through the same calibration
-    /// (docs/pad-families.md); no identity for the others, or when the pad does not answer.
-    static func identity(of pad: Pad) -> PadIdentity {
-        guard pad.kind == .switchPro, let hidraw = pad.hidraw else { return PadIdentity() }
-        do {
-            let calibration = try SwitchProSPI.readCalibration(hidraw: hidraw)
-            return PadIdentity(calibration: FeatureReportBytes(calibration.factory) ?? .init(), firmware: FeatureReportBytes(calibration.user) ?? .init())
-        } catch {
-            Logger(label: "padgate.client").warning("\(pad.name): no SPI calibration (\(error)); the host's pad uses its defaults")
-            return PadIdentity()
-        }
     }
 
     public var descriptors: [FileDescriptor] { reader.descriptors }

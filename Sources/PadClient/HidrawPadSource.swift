@@ -57,7 +57,7 @@ public final class HidrawPadSource: PhysicalPadSource {
         device = try HIDRawDevice(path: path)
         descriptor = try device.pollDescriptor()
         try device.setNonBlocking()
-        let identity = Self.identity(device, kind: pad.kind, bus: pad.bus)
+        let identity = PadDrivers.driver(for: pad.kind).identity(of: pad, hidraw: device)
         input = DecodedReportInput(decoder: decoder, slot: slot, calibration: identity.calibration, motionCorrection: motionCorrection,
                                    gyroCalibration: gyroCalibration)
         sessionFeedback = SessionFeedback(pad: pad, options: options)
@@ -73,34 +73,6 @@ public final class HidrawPadSource: PhysicalPadSource {
         } catch let error as DescriptorError {
             throw DeviceError.unsupported("\(path)'s report descriptor does not parse (\(error)); read the pad through evdev")
         }
-    }
-
-    /// The pad's calibration and firmware feature reports, as its driver read them at probe (a
-    /// DualShock 4's: its calibration in its bus's form, and its 0xa3 version report).
-    /// A pad that does not answer is forwarded with the nominal calibration and no identity.
-    static func identity(_ device: HIDRawDevice, kind: PadKind, bus: PadBus?) -> (calibration: MotionCalibration, wire: PadIdentity) {
-        var wire = PadIdentity()
-        var calibration = MotionCalibration.nominal
-        if kind.isDualSenseFamily {
-            if let report = try? device.featureReport(0x05, length: 41), let parsed = try? CalibrationParser.dualSense(report) {
-                calibration = parsed.calibration
-                wire.calibration = FeatureReportBytes(report) ?? .init()
-            }
-            if let report = try? device.featureReport(0x20, length: 64) { wire.firmware = FeatureReportBytes(report) ?? .init() }
-        } else if kind == .dualShock4 {
-            // USB pads answer 0x02, Bluetooth ones 0x05 (hid-playstation's dualshock4_get_calibration_data).
-            let id: UInt8 = bus == .bluetooth ? 0x05 : 0x02
-            if let report = try? device.featureReport(id, length: bus == .bluetooth ? 41 : 37),
-               let parsed = try? CalibrationParser.dualShock4(report) {
-                calibration = parsed.calibration
-                wire.calibration = FeatureReportBytes(report) ?? .init()
-            }
-            // Build date, hardware and firmware versions, which hid-sony reads at probe.
-            if let report = try? device.featureReport(DualShock4IdentityData.versionInfoReportID, length: DualShock4IdentityData.versionInfo.count) {
-                wire.firmware = FeatureReportBytes(report) ?? .init()
-            }
-        }
-        return (calibration, wire)
     }
 
     public var descriptors: [FileDescriptor] { [descriptor] }

@@ -13,20 +13,31 @@ struct EmulateCommand: ParsableCommand {
         commandName: "emulate",
         abstract: "Create a virtual controller and print what is sent to it.",
         discussion: """
-            dualsense: made through /dev/uhid with the real report descriptor. The kernel binds its real \
-            driver (hid-playstation), so it shows up like a plugged-in DualSense: evdev nodes, a hidraw \
-            node, LEDs, rumble. Input is held neutral, played from a script, or replayed from a \
-            hid-recorder file; every output report sent to the pad is printed, decoded.
+            dualsense, dualsense-edge, dualshock4, switch-pro, xbox-one: made through /dev/uhid with the \
+            pad's real report descriptor and identity reports. The kernel binds its real driver \
+            (hid-playstation or hid-sony, hid-nintendo, hid-microsoft), so it shows up like a \
+            plugged-in pad: evdev nodes, a hidraw node, LEDs, rumble. A DualSense's input is held \
+            neutral, played from a script, or replayed from a hid-recorder file; the others are held \
+            neutral. Every output report a program sends to the pad is printed, decoded.
             xbox, gamepad: an evdev-only pad made through /dev/uinput (Xbox 360 ids, or pid.codes' test \
             ids for a generic gamepad), held neutral; every rumble effect a program uploads and plays is \
             printed. Needs write access to /dev/uhid or /dev/uinput (udev/70-padgate.rules).
             """)
 
-    enum Device: String, ExpressibleByArgument, CaseIterable { case dualsense, xbox, gamepad }
+    /// A model name from the registry (`PadDrivers.emulatedModels`).
+    struct Model: ExpressibleByArgument {
+        let model: EmulatedModel
+        let driver: any PadDriver
+        init?(argument: String) {
+            guard let found = PadDrivers.emulatedModel(named: argument) else { return nil }
+            (model, driver) = found
+        }
+        static var allValueStrings: [String] { PadDrivers.emulatedModels.map(\.name) }
+        var isDualSense: Bool { model.kind.isDualSenseFamily }
+    }
 
-    @Argument(help: ArgumentHelp("The controller to emulate: dualsense (uhid, real hid-playstation driver), xbox or gamepad (uinput, evdev only).",
-                            valueName: "model"))
-    var device: Device
+    @Argument(help: ArgumentHelp("The controller to emulate: \(Model.allValueStrings.joined(separator: ", ")).", valueName: "model"))
+    var device: Model
 
     @Option(help: "Bus to present: bt (the default: SDL's HIDAPI driver opens it with gyro, touchpad and lights) or usb. With --replay, the recording's own bus.")
     var bus: PadBus?
@@ -52,33 +63,40 @@ struct EmulateCommand: ParsableCommand {
     func validate() throws {
         if script != nil && replay != nil { throw ValidationError("use either --script or --replay, not both") }
         if loop && replay == nil { throw ValidationError("--loop repeats a --replay recording; a --script loops with its own 'repeat'") }
-        if transport == .usb && (device != .dualsense || (bus ?? .usb) != .usb) {
-            throw ValidationError("--transport usb makes a USB DualSense: with dualsense and --bus usb")
+        if transport == .usb && (!device.isDualSense || (bus ?? .usb) != .usb) {
+            throw ValidationError("--transport usb makes a USB DualSense: with dualsense (or dualsense-edge) and --bus usb")
         }
-        if device != .dualsense && (script != nil || replay != nil) {
-            throw ValidationError("--script and --replay drive an emulated DualSense; the \(device.rawValue) pad is held neutral")
+        if !device.isDualSense && (script != nil || replay != nil) {
+            throw ValidationError("--script and --replay drive an emulated DualSense; the \(device.model.name) pad is held neutral")
         }
     }
 
     func run() throws {
-        if device != .dualsense { return try runUInputPad() }
+        guard device.model.throughUHID else { return try runUInputPad() }
         // The input is read first: a typo in a file name should not cost a pad plug and unplug.
         let bus = transport == .usb ? .usb : try self.bus ?? replay.map(InputFeeder.recordingBus) ?? EmulatedPlayStationPad.busPresentedToGames
-        let source = try InputFeeder.Source(bus: bus, script: script, replay: replay, loop: loop)
-        let started = MonotonicInstant.now, json = json
-        let pad = try EmulatedPlayStationPad(bus: bus, transport: transport, idleRepeat: EmulatedPlayStationPad.idleReportInterval) { report in
-            OutputPrinter.print(report, json: json, since: started)
+        let source = try device.isDualSense ? InputFeeder.Source(bus: bus, script: script, replay: replay, loop: loop) : nil
+        let started = MonotonicInstant.now, json = json, driver = device.driver
+        let pad = try driver.emulate(device.model, bus: bus, transport: transport) { report in
+            OutputPrinter.print(report, describedBy: driver, json: json, since: started)
         }
         SignalTrap.install { pad.stop() }
-        guard pad.waitUntilOpened() else {
+        guard pad.waitUntilOpened(timeout: .seconds(10)) else {
             pad.stop()
-            throw DeviceError.unsupported("the kernel did not bind a driver to the virtual DualSense within 10 s: is hid-playstation available (sudo modprobe hid-playstation)?")
+            throw DeviceError.unsupported("the kernel did not bind a driver to the \(pad.summary) within 10 s: is its driver available (sudo modprobe hid-playstation hid-nintendo hid-microsoft)?")
         }
-        console.info("padgate: virtual DualSense (\(bus.shortName)\(transport == .usb ? ", a USB device on vhci-hcd" : ""), \(pad.uniq)) is up; Ctrl-C unplugs it")
-
-        let feeder = InputFeeder(pad: pad, source: source)
+        console.info("padgate: \(pad.summary) is up; Ctrl-C unplugs it")
         let deadline = duration.map { started + SecondsOption.duration($0) }
-        try feeder.run(until: deadline, stop: { SignalTrap.fired })
+        if let source, let playStation = pad as? EmulatedPlayStationPad {
+            try InputFeeder(pad: playStation, source: source).run(until: deadline, stop: { SignalTrap.fired })
+        } else {
+            // Held neutral by the pad itself; the reports programs write are printed as they come.
+            while !SignalTrap.fired {
+                if let deadline, MonotonicInstant.now >= deadline { break }
+                _ = Poll.wait([pad.outputReadyDescriptor, SignalTrap.descriptor], timeout: deadline.map { $0 - MonotonicInstant.now })
+                for report in pad.takeOutputs() { OutputPrinter.print(report, describedBy: driver, json: json, since: started) }
+            }
+        }
         pad.stop()
     }
 }
@@ -86,7 +104,7 @@ extension EmulateCommand {
     /// An evdev-only pad: present until the deadline or a signal. Rumble uploads are answered (or the
     /// uploading program would block for the kernel's 30 s) and printed.
     func runUInputPad() throws {
-        let pad = try UInputGamepad(identity: device == .xbox ? .xbox360 : .generic)
+        let pad = try UInputGamepad(identity: device.model.name == "xbox" ? .xbox360 : .generic)
         let rumble = UInputRumbleReceiver(uinput: pad.descriptor)
         SignalTrap.install {}
         let started = MonotonicInstant.now

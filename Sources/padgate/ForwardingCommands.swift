@@ -41,6 +41,9 @@ enum VirtualChoice: String, ExpressibleByArgument, CaseIterable {
     case uhid
     /// Not a device at all: the virtual pad lives in the server process and prints its state.
     case inProcess = "in-process"
+
+    /// As the drivers take it; nil for the in-process pad.
+    var presentation: HostPresentation? { HostPresentation(rawValue: rawValue) }
 }
 
 struct ServeCommand: ParsableCommand {
@@ -180,44 +183,12 @@ struct ServeCommand: ParsableCommand {
     /// Nobody else could reach a host on these, so there is nothing to announce.
     static func isLoopbackOnly(_ address: String) -> Bool { address.hasPrefix("127.") || address == "::1" }
 
+    /// The pad games see for each arrival: in this process (`--virtual in-process`), else as its
+    /// family's driver shows it (`PadDrivers.hostPad`, which logs and shows any fallback).
     static func factory(_ choice: VirtualChoice) -> VirtualPadFactory {
-        { arrival in
-            let usbUnavailable = Self.usbUnavailable
-            switch choice {
-            case .dualsense: return try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense)
-            case .xbox: return try Xbox360VirtualPad(arrival: arrival)
-            case .inProcess: return PrintingPad(arrival: arrival)
-            case .auto, .usb, .uhid:
-                // A DualSense or Edge as a USB device where vhci-hcd is open to us (its audio
-                // function, a real USB parent for SDL and Proton), said once where it is not.
-                if choice != .uhid, arrival.type.isDualSenseFamily {
-                    if let reason = VHCI.unavailableReason() {
-                        if choice == .usb { throw DeviceError.unsupported("--virtual usb: \(reason)") }
-                        usbUnavailable.once { commandLog.notice("DualSense pads are shown through uhid, not as USB devices: \(reason)") }
-                    } else {
-                        do {
-                            return try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type, transport: .usb)
-                        } catch where choice == .auto {
-                            commandLog.warning("slot \(arrival.slot.rawValue): the USB \(arrival.type.displayName) could not be made (\(error)); showing it through uhid")
-                        }
-                    }
-                }
-                // Each family as itself where uhid is open to us; else the uinput Xbox 360 pad.
-                guard access(UHIDDevice.path, W_OK) == 0 else { return try Xbox360VirtualPad(arrival: arrival) }
-                do {
-                    if let own = PlayStationVirtualPad.ownKind(of: arrival) { return try PlayStationVirtualPad(arrival: arrival, presenting: own) }
-                    if arrival.type == .xbox { return try XboxOneVirtualPad(arrival: arrival) }
-                    if arrival.type == .switchPro { return try SwitchProVirtualPad(arrival: arrival) }
-                } catch {
-                    commandLog.warning("slot \(arrival.slot.rawValue): the \(arrival.type.displayName) could not be shown as itself (\(error)); showing an Xbox 360 pad")
-                }
-                return try Xbox360VirtualPad(arrival: arrival)
-            }
-        }
+        guard let presentation = choice.presentation else { return { PrintingPad(arrival: $0) } }
+        return { try PadDrivers.hostPad(for: $0, presentation: presentation) }
     }
-
-    /// `serve` says once, not per pad, why DualSense pads are not USB devices.
-    static let usbUnavailable = OnceFlag()
 }
 
 /// The in-process stand-in, printing what a game would see.

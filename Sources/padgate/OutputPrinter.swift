@@ -2,11 +2,30 @@ import Foundation
 import HIDCodecs
 import MonotonicTime
 import PadDevices
+import PadFamilies
 import PadSystem
 
 /// Prints what reaches an emulated pad: output reports as one line of hex plus the decoded fields,
 /// uinput force-feedback requests as one line each.
 enum OutputPrinter {
+    /// A report a program wrote to an emulated pad, read as its family's driver reads it (a
+    /// DualSense's decoded field by field).
+    static func print(_ report: [UInt8], describedBy driver: any PadDriver, json: Bool, since start: MonotonicInstant) {
+        if driver is DualSenseDriver { return print(report, json: json, since: start) }
+        let time = (MonotonicInstant.now - start).seconds
+        let summary = driver.describeOutput(report)
+        if json {
+            Swift.print(JSONValue.object([
+                ("time", .double((time * 1000).rounded() / 1000)), ("report_id", .integer(report.first ?? 0)),
+                ("length", .integer(report.count)), ("hex", .string(Hex.encode(report))), ("summary", .string(summary)),
+            ]).serialized())
+        } else {
+            Swift.print(String(format: "%9.3f output 0x%02x (%d bytes) ", time, report.first ?? 0, report.count)
+                        + Hex.encode(report, separator: " ") + "  → " + summary)
+        }
+        fflush(nil)
+    }
+
     static func print(_ report: [UInt8], json: Bool, since start: MonotonicInstant) {
         let time = (MonotonicInstant.now - start).seconds
         let decoded: Result<DecodedDualSenseOutput, DualSenseOutputDecodeError>

@@ -217,3 +217,9 @@ public final class EmulatedPlayStationPad: @unchecked Sendable {
         profile.featureReport(number, calibration: calibration, firmwareInfo: firmwareInfo, macAddress: macAddress)
     }
 }
+
+extension EmulatedPlayStationPad: EmulatedPad {
+    public var summary: String {
+        "virtual \(kind.displayName) (\(bus.shortName)\(transport == .usb ? ", a USB device on vhci-hcd" : ""), \(uniq))"
+    }
+}

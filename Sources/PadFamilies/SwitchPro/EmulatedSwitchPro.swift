@@ -140,3 +140,7 @@ public final class EmulatedSwitchPro: @unchecked Sendable {
         return SwitchProReports.subcommandReply(controls, ack: ack, subcommand: id, data: data)
     }
 }
+
+extension EmulatedSwitchPro: EmulatedPad {
+    public var summary: String { "virtual Switch Pro (bt, \(uniq))" }
+}

@@ -98,3 +98,9 @@ public final class EmulatedXboxOne: @unchecked Sendable {
         }
     }
 }
+
+extension EmulatedXboxOne: EmulatedPad {
+    public var summary: String { "virtual Xbox One S (bt, \(uniq))" }
+    /// hid-microsoft does not open the device until a program reads it: bound is enough here.
+    public func waitUntilOpened(timeout: Duration) -> Bool { true }
+}

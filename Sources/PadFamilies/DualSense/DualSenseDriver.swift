@@ -1,0 +1,43 @@
+import HIDCodecs
+import PadDevices
+import PadSystem
+import WireProtocol
+
+/// The DualSense and DualSense Edge (hid-playstation; SDL_hidapi_ps5.c). The host shows them as
+/// themselves, as USB devices with their audio function where vhci-hcd allows.
+public struct DualSenseDriver: PadDriver {
+    public init() {}
+    public var kinds: [PadKind] { [.dualSense, .dualSenseEdge] }
+
+    /// Its calibration (feature 0x05) and firmware (0x20) reports, as hid-playstation reads them at probe.
+    public func identity(of pad: Pad, hidraw: HIDRawDevice?) -> (calibration: MotionCalibration, wire: PadIdentity) {
+        var wire = PadIdentity()
+        var calibration = MotionCalibration.nominal
+        guard let device = hidraw else { return (calibration, wire) }
+        if let report = try? device.featureReport(0x05, length: 41), let parsed = try? CalibrationParser.dualSense(report) {
+            calibration = parsed.calibration
+            wire.calibration = FeatureReportBytes(report) ?? .init()
+        }
+        if let report = try? device.featureReport(0x20, length: 64) { wire.firmware = FeatureReportBytes(report) ?? .init() }
+        return (calibration, wire)
+    }
+
+    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+        try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type, transport: transport)
+    }
+
+    public var presentsAsUSBDevice: Bool { true }
+
+    public var emulatedModels: [EmulatedModel] {
+        [EmulatedModel(name: "dualsense", kind: .dualSense), EmulatedModel(name: PadKind.dualSenseEdge.name, kind: .dualSenseEdge)]
+    }
+
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+                        onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
+        try EmulatedPlayStationPad(kind: model.kind, bus: bus, transport: transport, idleRepeat: EmulatedPlayStationPad.idleReportInterval, onOutput: onOutput)
+    }
+
+    public func describeOutput(_ report: [UInt8]) -> String {
+        do { return try DualSenseOutputDecoder.decode(report).summary } catch { return "undecodable: \(error)" }
+    }
+}

@@ -1,0 +1,51 @@
+import HIDCodecs
+import PadDevices
+import PadSystem
+import WireProtocol
+
+/// The DualShock 4 (hid-sony up to 6.1, hid-playstation from 6.2; SDL_hidapi_ps4.c), shown by
+/// the host as itself through uhid.
+public struct DualShock4Driver: PadDriver {
+    public init() {}
+    public var kinds: [PadKind] { [.dualShock4] }
+
+    /// Its calibration in its bus's form (USB answers 0x02, Bluetooth 0x05: hid-playstation's
+    /// dualshock4_get_calibration_data) and its 0xa3 version report, which hid-sony reads at probe.
+    public func identity(of pad: Pad, hidraw: HIDRawDevice?) -> (calibration: MotionCalibration, wire: PadIdentity) {
+        var wire = PadIdentity()
+        var calibration = MotionCalibration.nominal
+        guard let device = hidraw else { return (calibration, wire) }
+        let bluetooth = pad.bus == .bluetooth
+        if let report = try? device.featureReport(bluetooth ? 0x05 : 0x02, length: bluetooth ? 41 : 37),
+           let parsed = try? CalibrationParser.dualShock4(report) {
+            calibration = parsed.calibration
+            wire.calibration = FeatureReportBytes(report) ?? .init()
+        }
+        if let report = try? device.featureReport(DualShock4IdentityData.versionInfoReportID, length: DualShock4IdentityData.versionInfo.count) {
+            wire.firmware = FeatureReportBytes(report) ?? .init()
+        }
+        return (calibration, wire)
+    }
+
+    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+        try PlayStationVirtualPad(arrival: arrival, presenting: .dualShock4)
+    }
+
+    public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: PadKind.dualShock4.name, kind: .dualShock4)] }
+
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+                        onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
+        try EmulatedPlayStationPad(kind: .dualShock4, bus: bus, transport: .uhid, idleRepeat: EmulatedPlayStationPad.idleReportInterval, onOutput: onOutput)
+    }
+
+    public func describeOutput(_ report: [UInt8]) -> String {
+        do {
+            let decoded = try DualShock4OutputDecoder.decode(report)
+            var parts: [String] = []
+            if let motors = decoded.motors { parts.append("rumble \(motors)") }
+            if let color = decoded.lightbar { parts.append("lightbar \(color)") }
+            if let blink = decoded.lightbarBlink { parts.append("blink \(blink)") }
+            return parts.isEmpty ? "no change" : parts.joined(separator: ", ")
+        } catch { return "undecodable: \(error)" }
+    }
+}

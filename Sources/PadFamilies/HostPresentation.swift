@@ -1,0 +1,89 @@
+import MonotonicTime
+import Foundation
+import HIDCodecs
+import Logging
+import PadDevices
+import PadSystem
+import WireProtocol
+
+/// How the host shows forwarded pads to games (`serve --virtual`).
+public enum HostPresentation: String, Sendable, CaseIterable {
+    /// Each pad as its own family: a DualSense or Edge as a USB device on vhci-hcd where it can be,
+    /// else through uhid; without uhid, or for a family with no pad of its own, an Xbox 360 pad.
+    case auto
+    /// auto, with a DualSense or Edge always a USB device (an error where it cannot be).
+    case usb
+    /// auto, with every pad through uhid (no USB device).
+    case uhid
+    /// Every pad as a DualSense (an Edge as an Edge).
+    case dualsense
+    /// Every pad as an Xbox 360 pad through uinput.
+    case xbox
+}
+
+extension PadDrivers {
+    private static let log = Logger(label: "padgate.host")
+    /// Said once per process, not per pad: why DualSense pads are not USB devices.
+    private static let usbUnavailable = OnceFlag()
+
+    /// The pad games see for `arrival`, asked of its family's driver. Where the family's own pad
+    /// cannot be made, that is logged and shown in `host status`, and the next choice is made:
+    /// a USB DualSense falls back to uhid, a uhid pad to the uinput Xbox 360 pad.
+    public static func hostPad(for arrival: PadArrival, presentation: HostPresentation) throws -> any VirtualPad {
+        let slot = arrival.slot.rawValue
+        switch presentation {
+        case .dualsense:
+            return try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense)
+        case .xbox:
+            return try Xbox360VirtualPad(arrival: arrival)
+        case .auto, .usb, .uhid:
+            let driver = driver(for: arrival.type)
+            var fellBack: String?
+            if presentation != .uhid, driver.presentsAsUSBDevice {
+                if let reason = VHCI.unavailableReason() {
+                    if presentation == .usb { throw DeviceError.unsupported("--virtual usb: \(reason)") }
+                    usbUnavailable.once { log.notice("DualSense pads are shown through uhid, not as USB devices: \(reason)") }
+                } else {
+                    do {
+                        if let pad = try driver.hostPad(for: arrival, transport: .usb) { return pad }
+                    } catch where presentation == .auto {
+                        log.warning("slot \(slot): the USB \(arrival.type.displayName) could not be made (\(error)); showing it through uhid")
+                        fellBack = "not a USB device: \(error)"
+                    }
+                }
+            }
+            guard access(UHIDDevice.path, W_OK) == 0 else {
+                return FallbackPad(try Xbox360VirtualPad(arrival: arrival), reason: "\(UHIDDevice.path) is not writable")
+            }
+            do {
+                if let pad = try driver.hostPad(for: arrival, transport: .uhid) {
+                    return fellBack.map { FallbackPad(pad, reason: $0) } ?? pad
+                }
+                return try Xbox360VirtualPad(arrival: arrival)
+            } catch {
+                log.warning("slot \(slot): the \(arrival.type.displayName) could not be shown as itself (\(error)); showing an Xbox 360 pad")
+                return FallbackPad(try Xbox360VirtualPad(arrival: arrival), reason: "the \(arrival.type.displayName) could not be made: \(error)")
+            }
+        }
+    }
+}
+
+/// A pad shown otherwise than its family asks, and why: `host status` says both.
+final class FallbackPad: VirtualPad {
+    let pad: any VirtualPad
+    let reason: String
+    init(_ pad: any VirtualPad, reason: String) {
+        self.pad = pad
+        self.reason = reason
+    }
+    var arrival: PadArrival { pad.arrival }
+    func apply(_ state: PadStateSnapshot) throws { try pad.apply(state) }
+    func apply(_ touch: TouchSnapshot) throws { try pad.apply(touch) }
+    func apply(_ motion: MotionBatch) throws { try pad.apply(motion) }
+    func apply(_ battery: BatteryReport) throws { try pad.apply(battery) }
+    var feedbackDescriptors: [FileDescriptor] { pad.feedbackDescriptors }
+    func takeFeedback() throws -> [WireMessage] { try pad.takeFeedback() }
+    var feedbackDeadline: MonotonicInstant? { pad.feedbackDeadline }
+    func remove() { pad.remove() }
+    var presentation: String { "\(pad.presentation); fallback: \(reason)" }
+}

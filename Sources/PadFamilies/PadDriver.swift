@@ -1,0 +1,98 @@
+import Feedback
+import HIDCodecs
+import Logging
+import MonotonicTime
+import PadDevices
+import PadSystem
+import WireProtocol
+
+/// Everything padgate does differently for one family of pads, asked through one type, as SDL's
+/// `SDL_hidapi_*.c` drivers and the kernel's per-device tables are: the ids it owns (its `PadKind`
+/// rows), what the client reads from the physical pad, what the host shows games, what `padgate
+/// emulate` makes, and how a game's output report reads. Adding a family is a folder beside the
+/// others and a line in `PadDrivers.all`.
+public protocol PadDriver: Sendable {
+    /// The `PadKind` rows (vendor and product ids) this driver owns.
+    var kinds: [PadKind] { get }
+
+    /// Client: the physical pad's motion calibration and the identity reports the host's pad will
+    /// answer games with, read once at open. `hidraw` is the open node when the pad is read
+    /// through it, nil when through evdev. A pad that does not answer gets nominal values.
+    func identity(of pad: Pad, hidraw: HIDRawDevice?) -> (calibration: MotionCalibration, wire: PadIdentity)
+
+    /// Host: the pad games see for a forwarded one of this family, as itself (uhid, or a USB
+    /// device on vhci-hcd where `transport` is `.usb` and the family has one); nil when the family
+    /// has no pad of its own to show (the host then shows an Xbox 360 pad).
+    func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)?
+
+    /// Whether the host can show this family as a real USB device (with its audio function).
+    var presentsAsUSBDevice: Bool { get }
+
+    /// `padgate emulate`: the models this driver makes, by the name the command takes.
+    var emulatedModels: [EmulatedModel] { get }
+
+    /// `padgate emulate`: makes a pad of `model` the kernel binds its real driver to.
+    func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+                 onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad
+
+    /// `padgate emulate`: one line for what an output report a program wrote to the pad means.
+    func describeOutput(_ report: [UInt8]) -> String
+}
+
+/// A model `padgate emulate` makes: its name on the command line and the kind it is.
+public struct EmulatedModel: Sendable, Hashable {
+    public let name: String
+    public let kind: PadKind
+    /// Whether it is made through uhid (a HID device the kernel's own driver binds) rather than uinput.
+    public let throughUHID: Bool
+    public init(name: String, kind: PadKind, throughUHID: Bool = true) {
+        self.name = name
+        self.kind = kind
+        self.throughUHID = throughUHID
+    }
+}
+
+/// A pad `padgate emulate` made: present until stopped; what programs write to it is queued (or
+/// handed to `onOutput`).
+public protocol EmulatedPad: AnyObject, Sendable {
+    /// How the pad is named and addressed (its uniq, or its node), for the one line `emulate` prints.
+    var summary: String { get }
+    /// Readable while `takeOutputs` has a report.
+    var outputReadyDescriptor: FileDescriptor { get }
+    func waitUntilOpened(timeout: Duration) -> Bool
+    func takeOutputs() -> [[UInt8]]
+    func stop()
+}
+
+extension PadDriver {
+    public var presentsAsUSBDevice: Bool { false }
+    public var emulatedModels: [EmulatedModel] { [] }
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+                        onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
+        throw DeviceError.unsupported("padgate cannot emulate a \(model.name)")
+    }
+    public func describeOutput(_ report: [UInt8]) -> String { "" }
+}
+
+/// The registry: one line per family. A kind no driver claims is the generic evdev pad's.
+public enum PadDrivers {
+    public static let all: [any PadDriver] = [
+        DualSenseDriver(),
+        DualShock4Driver(),
+        SwitchProDriver(),
+        XboxBluetoothDriver(),
+        GenericEvdevDriver(),
+    ]
+
+    public static func driver(for kind: PadKind) -> any PadDriver {
+        all.first { $0.kinds.contains(kind) } ?? GenericEvdevDriver()
+    }
+
+    /// Every model `padgate emulate` takes, in the registry's order.
+    public static var emulatedModels: [EmulatedModel] { all.flatMap(\.emulatedModels) }
+
+    public static func emulatedModel(named name: String) -> (model: EmulatedModel, driver: any PadDriver)? {
+        for driver in all { if let model = driver.emulatedModels.first(where: { $0.name == name }) { return (model, driver) } }
+        return nil
+    }
+}

@@ -1,0 +1,48 @@
+import HIDCodecs
+import Logging
+import PadDevices
+import PadSystem
+import WireProtocol
+
+/// The Switch Pro Controller (hid-nintendo; SDL_hidapi_switch.c), read through evdev (the driver
+/// owns its handshake) and shown by the host as itself through uhid.
+public struct SwitchProDriver: PadDriver {
+    public init() {}
+    public var kinds: [PadKind] { [.switchPro] }
+
+    /// Read through evdev: its calibration blocks from its SPI flash, through hidraw beside
+    /// hid-nintendo, so the host's pad reads sticks and motion through the same calibration
+    /// (docs/pad-families.md). Read through hidraw: nothing (the reads would race the pad's input).
+    public func identity(of pad: Pad, hidraw: HIDRawDevice?) -> (calibration: MotionCalibration, wire: PadIdentity) {
+        guard hidraw == nil, let path = pad.hidraw else { return (.nominal, PadIdentity()) }
+        do {
+            let calibration = try SwitchProSPI.readCalibration(hidraw: path)
+            return (.nominal, PadIdentity(calibration: FeatureReportBytes(calibration.factory) ?? .init(), firmware: FeatureReportBytes(calibration.user) ?? .init()))
+        } catch {
+            Logger(label: "padgate.client").warning("\(pad.name): no SPI calibration (\(error)); the host's pad uses its defaults")
+            return (.nominal, PadIdentity())
+        }
+    }
+
+    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+        try SwitchProVirtualPad(arrival: arrival)
+    }
+
+    public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: PadKind.switchPro.name, kind: .switchPro)] }
+
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+                        onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
+        try EmulatedSwitchPro()
+    }
+
+    public func describeOutput(_ report: [UInt8]) -> String {
+        guard let output = SwitchProReports.output(report) else { return "not a rumble or subcommand report" }
+        var parts: [String] = []
+        if let frame = output.rumble, let levels = SwitchHDRumble.levels(frame) { parts.append("rumble \(levels)") }
+        if let subcommand = output.subcommand {
+            let name = SwitchProReports.Subcommand(rawValue: subcommand).map { "\($0)" } ?? String(format: "0x%02x", subcommand)
+            parts.append("subcommand \(name)" + (output.arguments.isEmpty ? "" : " " + Hex.encode(Array(output.arguments.prefix(4)))))
+        }
+        return parts.joined(separator: ", ")
+    }
+}

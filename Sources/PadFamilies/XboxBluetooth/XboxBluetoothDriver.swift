@@ -1,0 +1,31 @@
+import HIDCodecs
+import PadDevices
+import PadSystem
+import WireProtocol
+
+/// Xbox One and Series pads (hid-microsoft over Bluetooth, xpad over USB; SDL_hidapi_xboxone.c),
+/// shown by the host as an Xbox One S over Bluetooth through uhid, trigger rumble included.
+public struct XboxBluetoothDriver: PadDriver {
+    public init() {}
+    public var kinds: [PadKind] { [.xbox] }
+
+    public func identity(of pad: Pad, hidraw: HIDRawDevice?) -> (calibration: MotionCalibration, wire: PadIdentity) {
+        (.nominal, PadIdentity())
+    }
+
+    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+        try XboxOneVirtualPad(arrival: arrival)
+    }
+
+    public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: "xbox-one", kind: .xbox)] }
+
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+                        onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
+        try EmulatedXboxOne()
+    }
+
+    public func describeOutput(_ report: [UInt8]) -> String {
+        guard let rumble = try? XboxRumbleReport(decoding: report) else { return "not a rumble report" }
+        return "rumble strong \(rumble.strong) weak \(rumble.weak) left-trigger \(rumble.leftTrigger) right-trigger \(rumble.rightTrigger) (of 100) for \(Int(rumble.duration10ms) * 10) ms"
+    }
+}
