@@ -46,7 +46,7 @@ final class CheckingPad: VirtualPad {
 }
 
 func fuzzWireHost(_ input: UnsafeRawBufferPointer) {
-    let session = HostSession(maxPads: 4, stateLease: .seconds(1)) { CheckingPad(arrival: $0) }
+    let session = ClientPads(maxPads: 4, stateLease: .seconds(1)) { CheckingPad(arrival: $0) }
     var counters = WireCodec.Counters()
     WireCodec.decode(input, counters: &counters) { message in
         checkRoundTrip(message)

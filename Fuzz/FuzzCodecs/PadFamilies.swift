@@ -16,8 +16,7 @@ func fuzzPadFamilies(_ input: UnsafeRawBufferPointer) {
         if case .hidOutput(let output) = message, output.fields != .lightbar { fatalError("a DS4 report set \(output.fields)") }
     }
     // A game's report to the host's Xbox One S: magnitudes above 100 never make a lease.
-    var sequence = WireSequence(0)
-    if case .rumble(let lease)? = XboxOneVirtualPad.lease(for: bytes, slot: PadSlot(0), sequence: &sequence) {
+    if case .rumble(let lease)? = XboxOneVirtualPad.lease(for: bytes, slot: PadSlot(0)) {
         guard bytes.count >= XboxRumbleReport.length, bytes[2...5].allSatisfy({ $0 <= 100 }) else { fatalError("a lease from \(bytes)") }
         _ = lease
     }

@@ -3,9 +3,10 @@ import MonotonicTime
 import PadSystem
 import WireProtocol
 
-/// What the host presents to games for one forwarded pad. Implementations: a DualSense through
-/// uhid, an Xbox 360-style pad through uinput, and an in-process stand-in for machines without
-/// either (the demo) and for tests.
+/// What the host presents to games for one forwarded pad; each family's driver makes its own
+/// (`PadDriver.hostPad`): a PlayStation pad through uhid or as a USB device, a Switch Pro and an
+/// Xbox One S through uhid, an Xbox 360 pad through uinput for the rest. `InProcessPad` (PadHost)
+/// stands in where the machine has none of these (the demo, tests).
 public protocol VirtualPad: AnyObject {
     var arrival: PadArrival { get }
     func apply(_ state: PadStateSnapshot) throws

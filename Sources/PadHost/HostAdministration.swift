@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MonotonicTime
+import PadFamilies
 import PadSystem
 import Transport
 import WireProtocol
@@ -289,12 +290,19 @@ public final class HostAdministration: @unchecked Sendable {
             let now = MonotonicInstant.now
             return input.sessions.values.sorted { $0.id < $1.id }.map { session in
                 SessionSummary(id: session.id, name: names[session.fingerprint], helloName: session.name.raw, address: session.address, fingerprint: session.fingerprint,
-                               pads: session.pads.virtualPadsBySlot.map { "\($0.slot): \($0.pad.arrival.type.displayName) (\($0.pad.presentation))" },
+                               pads: session.pads.virtualPadsBySlot.map(Self.padLine),
                                lastHeardMilliseconds: Int((now - session.lastAuthentic) / .milliseconds(1)),
                                received: session.opener.window.highest,
                                rejected: session.opener.rejected.values.reduce(0, +), link: session.pads.clientFigures)
             }
         } ?? []
+    }
+
+    /// One pad in `host status`: what it is, how games reach it (and why, if not as itself), and
+    /// what the physical pad can do, as its client said.
+    static func padLine(_ entry: (slot: PadSlot, pad: any VirtualPad)) -> String {
+        let can = entry.pad.arrival.capabilities.names
+        return "\(entry.slot): \(entry.pad.arrival.type.displayName) (\(entry.pad.presentation))" + (can.isEmpty ? "" : "; the pad has \(can.joined(separator: ", "))")
     }
 
     private func status() -> [String: Any] {

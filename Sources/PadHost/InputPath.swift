@@ -16,11 +16,11 @@ final class ClientSession {
     var fingerprint = ""
     let opener: DatagramOpener
     let link: DatagramLink
-    let pads: HostSession
+    let pads: ClientPads
     let workshop: PadWorkshop?
     var lastAuthentic: MonotonicInstant
 
-    init(id: UInt32, name: PeerName, address: String, opener: DatagramOpener, link: DatagramLink, pads: HostSession,
+    init(id: UInt32, name: PeerName, address: String, opener: DatagramOpener, link: DatagramLink, pads: ClientPads,
          workshop: PadWorkshop?, now: MonotonicInstant) {
         self.id = id; self.name = name; self.address = address; self.opener = opener; self.link = link
         self.pads = pads; self.workshop = workshop; lastAuthentic = now
@@ -83,7 +83,7 @@ final class InputPath {
         let workshop = makesPadsInBackground
             ? PadWorkshop(label: String(id, radix: 16), factory: makePad, deliver: { [mailbox] work in mailbox.post(.run(work)) })
             : nil
-        let pads = HostSession(maxPads: configuration.limits.maxPadsPerClient, stateLease: configuration.stateLease,
+        let pads = ClientPads(maxPads: configuration.limits.maxPadsPerClient, stateLease: configuration.stateLease,
                                padGrace: configuration.padGrace, maker: workshop ?? InlinePadMaker(makePad))
         var sessionLogger = logger
         sessionLogger[metadataKey: "client"] = "\(pairedName.map { "'\(PeerName.escaped($0))'" } ?? "unpaired, calls itself \(name)")"

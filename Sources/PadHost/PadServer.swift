@@ -17,6 +17,16 @@ import WireProtocol
 /// Sendable: it is configured (`logger`, `heartbeat`, observers) before `run`; while it runs, what
 /// other threads read or call (`statistics`, `pairing`, `port`, the stop condition) is immutable
 /// or behind the loops' locks and mailboxes.
+/// A server configuration that cannot be served; the message names the option to change.
+public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
+    case maxPadsOutOfRange(Int, allowed: ClosedRange<Int>)
+    public var description: String {
+        switch self {
+        case .maxPadsOutOfRange(let value, let allowed): "--max-pads must be within \(allowed) (it was \(value))"
+        }
+    }
+}
+
 public final class PadServer: @unchecked Sendable {
     /// Every limit the host enforces, in one place (docs/security.md, "Limits").
     public struct Limits: Sendable {
@@ -53,7 +63,7 @@ public final class PadServer: @unchecked Sendable {
         public var limits = Limits()
         public var stateLease: Duration = .milliseconds(1000)
         /// How long a stalled client's pad (every control released) stays before it is unplugged.
-        public var padGrace: Duration = HostSession.minimumPadGrace
+        public var padGrace: Duration = ClientPads.minimumPadGrace
         /// Off by default: any client that can reach the port could then type on this machine's pads.
         public var acceptUnpairedClients = false
         public init() {}
@@ -96,7 +106,7 @@ public final class PadServer: @unchecked Sendable {
 
     public init(configuration: Configuration, identity: TLSIdentity, pairedClients: FingerprintStore, makePad: @escaping VirtualPadFactory) throws {
         guard Limits.maxPadsPerClientRange.contains(configuration.limits.maxPadsPerClient) else {
-            throw TLSError.io("--max-pads must be within \(Limits.maxPadsPerClientRange)")
+            throw ConfigurationError.maxPadsOutOfRange(configuration.limits.maxPadsPerClient, allowed: Limits.maxPadsPerClientRange)
         }
         self.configuration = configuration
         self.identity = identity

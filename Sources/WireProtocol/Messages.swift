@@ -23,6 +23,8 @@ public struct WireSequence: Hashable, Sendable {
         return distance != 0 && distance < 0x8000
     }
     public var next: WireSequence { WireSequence(rawValue &+ 1) }
+    /// A rumble lease's sequence before the host's session numbers it (`ClientPads` alone does).
+    public static let unnumbered = WireSequence(0)
 }
 
 
@@ -39,6 +41,16 @@ public struct WireCapabilities: OptionSet, Hashable, Sendable {
     public static let rgbLED = WireCapabilities(rawValue: 1 << 7)
     public static let playerLEDs = WireCapabilities(rawValue: 1 << 8)
     public static let adaptiveTriggers = WireCapabilities(rawValue: 1 << 9)
+
+    /// What the physical pad can do, as `host status` lists it (unknown bits are not named).
+    public var names: [String] {
+        let table: [(WireCapabilities, String)] = [
+            (.analogTriggers, "analog triggers"), (.rumble, "rumble"), (.triggerRumble, "trigger rumble"), (.touchpad, "touchpad"),
+            (.accelerometer, "accelerometer"), (.gyro, "gyro"), (.battery, "battery"), (.rgbLED, "lightbar"),
+            (.playerLEDs, "player LEDs"), (.adaptiveTriggers, "adaptive triggers"),
+        ]
+        return table.filter { contains($0.0) }.map(\.1)
+    }
 }
 
 /// One feature report, byte for byte as the physical pad answers it, in fixed storage: arrivals
@@ -220,6 +232,11 @@ public struct RumbleLease: Equatable, Sendable {
     public var isStop: Bool { low == 0 && high == 0 && leftTrigger == 0 && rightTrigger == 0 }
 
     /// 8-bit motor levels on the wire's 16-bit scale: ×257 puts 0xFF on 0xFFFF exactly.
+    /// A lease from a virtual pad, numbered by the host's session before it is sent.
+    public static func unnumbered(slot: PadSlot, levels: MotorLevels, ttlMillis: UInt16) -> RumbleLease {
+        RumbleLease(slot: slot, sequence: .unnumbered, levels: levels, ttlMillis: ttlMillis)
+    }
+
     public init(slot: PadSlot, sequence: WireSequence, levels: MotorLevels, ttlMillis: UInt16) {
         self.init(slot: slot, sequence: sequence, low: UInt16(levels.low) * 257, high: UInt16(levels.high) * 257,
                   leftTrigger: UInt16(levels.leftTrigger) * 257, rightTrigger: UInt16(levels.rightTrigger) * 257, ttlMillis: ttlMillis)

@@ -75,7 +75,7 @@ struct ServeCommand: ParsableCommand {
     var maxPending = PadServer.Limits().maxPendingConnections
     @Option(parsing: .unconditional, help: "Seconds a stalled client's pad (every control released) stays before it is unplugged (at least 10).",
             transform: SecondsOption.parse)
-    var padGrace: Double = Double(HostSession.minimumPadGrace.components.seconds)
+    var padGrace: Double = Double(ClientPads.minimumPadGrace.components.seconds)
     @Flag(help: "Show a PIN and accept pairing requests (single-use PINs that expire after 2 minutes).") var pair = false
     @Flag(help: "Accept clients that never paired: anyone who can reach the port can then type on this machine's virtual pads. Only for a trusted network.")
     var acceptUnpairedClients = false
@@ -88,8 +88,8 @@ struct ServeCommand: ParsableCommand {
         }
         guard (1...1024).contains(maxClients) else { throw ValidationError("--max-clients must be within 1-1024") }
         guard (1...1024).contains(maxPending) else { throw ValidationError("--max-pending must be within 1-1024") }
-        guard padGrace.isFinite, padGrace >= Double(HostSession.minimumPadGrace.components.seconds), padGrace <= 3600 else {
-            throw ValidationError("--pad-grace must be within \(HostSession.minimumPadGrace.components.seconds)-3600 seconds")
+        guard padGrace.isFinite, padGrace >= Double(ClientPads.minimumPadGrace.components.seconds), padGrace <= 3600 else {
+            throw ValidationError("--pad-grace must be within \(ClientPads.minimumPadGrace.components.seconds)-3600 seconds")
         }
         if requirePairing && acceptUnpairedClients { throw ValidationError("--require-pairing and --accept-unpaired-clients contradict each other") }
     }

@@ -19,16 +19,14 @@ final class XboxOneVirtualPadTests: XCTestCase {
     }
 
     func testAGamesRumbleReportBecomesALeaseWithAllFourMotors() throws {
-        var sequence = WireSequence(7)
-        let message = XboxOneVirtualPad.lease(for: [0x03, 0x0F, 20, 80, 100, 50, 0xFF, 0x00, 0xEB], slot: PadSlot(2), sequence: &sequence)
+        let message = XboxOneVirtualPad.lease(for: [0x03, 0x0F, 20, 80, 100, 50, 0xFF, 0x00, 0xEB], slot: PadSlot(2))
         guard case .rumble(let lease) = message else { return XCTFail("\(String(describing: message))") }
         XCTAssertEqual([lease.low, lease.high, lease.leftTrigger, lease.rightTrigger], [65535, 32768, 13107, 52428])
         XCTAssertEqual(lease.slot, PadSlot(2))
-        XCTAssertEqual(lease.sequence, WireSequence(8))
+        XCTAssertEqual(lease.sequence, .unnumbered, "ClientPads numbers every lease")
         XCTAssertEqual(lease.ttlMillis, GameOutputTranslator.rumbleLeaseMillis)
-        // Anything else a game writes gives nothing and leaves the sequence alone.
-        XCTAssertNil(XboxOneVirtualPad.lease(for: [0x03, 0x0F, 200, 0, 0, 0, 0, 0, 0], slot: PadSlot(2), sequence: &sequence))
-        XCTAssertNil(XboxOneVirtualPad.lease(for: [0x01, 0, 0], slot: PadSlot(2), sequence: &sequence))
-        XCTAssertEqual(sequence, WireSequence(8))
+        // Anything else a game writes gives nothing.
+        XCTAssertNil(XboxOneVirtualPad.lease(for: [0x03, 0x0F, 200, 0, 0, 0, 0, 0, 0], slot: PadSlot(2)))
+        XCTAssertNil(XboxOneVirtualPad.lease(for: [0x01, 0, 0], slot: PadSlot(2)))
     }
 }

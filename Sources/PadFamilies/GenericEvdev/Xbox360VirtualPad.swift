@@ -16,7 +16,6 @@ public final class Xbox360VirtualPad: VirtualPad {
     /// ff-memless honours them for a real pad.
     var playback = MemlessPlayback()
     var sent = MotorLevels.silent
-    var sequence = WireSequence(0)
 
     public init(arrival: PadArrival) throws {
         self.arrival = arrival
@@ -57,21 +56,19 @@ public final class Xbox360VirtualPad: VirtualPad {
             case .played(let id, let count): playback.play(id: Int(id), count: count, now: now)
             }
         }
-        return Self.leases(for: &playback, sent: &sent, sequence: &sequence, slot: arrival.slot, now: now)
+        return Self.leases(for: &playback, sent: &sent, slot: arrival.slot, now: now)
     }
 
     public var feedbackDeadline: MonotonicInstant? { playback.nextChange(after: .now) }
 
     /// A lease when the combined level changed: held (the host renews it) until the playback
     /// itself says stop, so an effect ends when its length and count say, not when it is erased.
-    static func leases(for playback: inout MemlessPlayback, sent: inout MotorLevels, sequence: inout WireSequence,
+    static func leases(for playback: inout MemlessPlayback, sent: inout MotorLevels,
                        slot: PadSlot, now: MonotonicInstant) -> [WireMessage] {
         let levels = playback.levels(now: now)
         guard levels != sent else { return [] }
         sent = levels
-        sequence = sequence.next
-        return [.rumble(RumbleLease(slot: slot, sequence: sequence, levels: levels,
-                                    ttlMillis: levels.isSilent ? 0 : GameOutputTranslator.rumbleLeaseMillis))]
+        return [.rumble(.unnumbered(slot: slot, levels: levels, ttlMillis: levels.isSilent ? 0 : GameOutputTranslator.rumbleLeaseMillis))]
     }
 
     public func remove() {}

@@ -10,7 +10,7 @@ public struct GameOutputTranslator {
     /// The pad the game writes to: a DualShock 4's reports have another layout.
     public let kind: PadKind
     var sequence = WireSequence(0)
-    /// How long a game's motor level holds without renewal; the host renews it (HostSession).
+    /// How long a game's motor level holds without renewal; the host renews it (ClientPads).
     public static let rumbleLeaseMillis: UInt16 = 500
 
     public init(slot: PadSlot, kind: PadKind = .dualSense) { self.slot = slot; self.kind = kind }
@@ -42,10 +42,9 @@ public struct GameOutputTranslator {
         return messages
     }
 
-    /// The next rumble lease for a game's motor levels (`low`: the pad's left, heavy motor).
-    mutating func rumble(_ motors: MotorLevels) -> WireMessage {
-        sequence = sequence.next
-        return .rumble(RumbleLease(slot: slot, sequence: sequence, levels: motors, ttlMillis: Self.rumbleLeaseMillis))
+    /// A rumble lease for a game's motor levels (`low`: the pad's left, heavy motor).
+    func rumble(_ motors: MotorLevels) -> WireMessage {
+        .rumble(.unnumbered(slot: slot, levels: motors, ttlMillis: Self.rumbleLeaseMillis))
     }
 
     /// A DualShock 4's report 0x05 (USB) or 0x11 (Bluetooth, CRC checked): motors and lightbar.

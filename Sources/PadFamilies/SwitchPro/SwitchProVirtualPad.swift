@@ -119,9 +119,7 @@ public final class SwitchProVirtualPad: VirtualPad {
         var messages: [WireMessage] = []
         if let frame = output.rumble, let levels = SwitchHDRumble.levels(frame), levels != lastLevels {
             lastLevels = levels
-            sequence = sequence.next
-            messages.append(.rumble(RumbleLease(slot: slot, sequence: sequence, levels: levels,
-                                                ttlMillis: GameOutputTranslator.rumbleLeaseMillis)))
+            messages.append(.rumble(.unnumbered(slot: slot, levels: levels, ttlMillis: GameOutputTranslator.rumbleLeaseMillis)))
         }
         if output.subcommand == SwitchProReports.Subcommand.setPlayerLights.rawValue, let argument = output.arguments.first {
             let lights = (argument | argument >> 4) & 0x0F

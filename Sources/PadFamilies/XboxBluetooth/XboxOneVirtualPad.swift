@@ -10,7 +10,6 @@ import WireProtocol
 public final class XboxOneVirtualPad: VirtualPad {
     public let arrival: PadArrival
     let device: EmulatedXboxOne
-    var sequence = WireSequence(0)
     var lastBattery: UInt8?
     /// The last state sent, so a state that changes nothing the report carries is not re-sent.
     var lastReport: [UInt8] = []
@@ -55,16 +54,15 @@ public final class XboxOneVirtualPad: VirtualPad {
     public var feedbackDescriptors: [FileDescriptor] { [device.outputReadyDescriptor] }
 
     public func takeFeedback() throws -> [WireMessage] {
-        device.takeOutputs().compactMap { Self.lease(for: $0, slot: arrival.slot, sequence: &sequence) }
+        device.takeOutputs().compactMap { Self.lease(for: $0, slot: arrival.slot) }
     }
 
     /// A rumble report as a lease (held until the next one; the host renews it); anything else,
     /// or a report out of the descriptor's range, gives nothing.
-    static func lease(for report: [UInt8], slot: PadSlot, sequence: inout WireSequence) -> WireMessage? {
+    static func lease(for report: [UInt8], slot: PadSlot) -> WireMessage? {
         guard let rumble = try? XboxRumbleReport(decoding: report) else { return nil }
         let levels = rumble.wireLevels
-        sequence = sequence.next
-        return .rumble(RumbleLease(slot: slot, sequence: sequence, low: levels.low, high: levels.high,
+        return .rumble(RumbleLease(slot: slot, sequence: .unnumbered, low: levels.low, high: levels.high,
                                    leftTrigger: levels.leftTrigger, rightTrigger: levels.rightTrigger,
                                    ttlMillis: GameOutputTranslator.rumbleLeaseMillis))
     }

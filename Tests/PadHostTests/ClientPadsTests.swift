@@ -8,12 +8,12 @@ import WireProtocol
 import XCTest
 @testable import PadHost
 
-final class HostSessionTests: XCTestCase {
+final class ClientPadsTests: XCTestCase {
     let t0 = MonotonicInstant.now
     var made: [RecordedPad] = []
 
-    func session(maxPads: Int = 4) -> HostSession {
-        HostSession(maxPads: maxPads, stateLease: .milliseconds(500)) { [unowned self] arrival in
+    func session(maxPads: Int = 4) -> ClientPads {
+        ClientPads(maxPads: maxPads, stateLease: .milliseconds(500)) { [unowned self] arrival in
             let pad = RecordedPad(arrival: arrival)
             made.append(pad)
             return pad
@@ -51,8 +51,8 @@ final class HostSessionTests: XCTestCase {
         XCTAssertEqual(made[0].state.leftX, 0, "centred when the lease lapsed")
         XCTAssertFalse(made[0].removed, "a stall is not an unplug")
         XCTAssertEqual(host.counters.leaseExpiries, 1)
-        XCTAssertEqual(host.nextLeaseDeadline(), t0 + .milliseconds(500) + HostSession.minimumPadGrace)
-        host.expireLeases(now: t0 + .milliseconds(501) + HostSession.minimumPadGrace)
+        XCTAssertEqual(host.nextLeaseDeadline(), t0 + .milliseconds(500) + ClientPads.minimumPadGrace)
+        host.expireLeases(now: t0 + .milliseconds(501) + ClientPads.minimumPadGrace)
         XCTAssertTrue(made[0].removed, "unplugged once the grace period is over too")
         XCTAssertEqual(host.counters.graceRemovals, 1)
         XCTAssertTrue(host.pads.isEmpty)
@@ -81,7 +81,7 @@ final class HostSessionTests: XCTestCase {
             func remove(_ pad: VirtualPad) { removed.append(pad); pad.remove() }
         }
         let maker = DeferredMaker()
-        let host = HostSession(maxPads: 4, stateLease: .milliseconds(500), maker: maker)
+        let host = ClientPads(maxPads: 4, stateLease: .milliseconds(500), maker: maker)
         _ = host.handle(arrival(0), now: t0)
         _ = host.handle(arrival(0), now: t0)
         _ = host.handle(arrival(1), now: t0)
@@ -100,7 +100,7 @@ final class HostSessionTests: XCTestCase {
 
     func testARepeatedArrivalKeepsThePadAndAFailedOneIsRetriedAfterAPause() {
         var failures = 1
-        let host = HostSession(maxPads: 4, stateLease: .milliseconds(500)) { [unowned self] arrival in
+        let host = ClientPads(maxPads: 4, stateLease: .milliseconds(500)) { [unowned self] arrival in
             if failures > 0 { failures -= 1; throw HostTestError.deviceBusy }
             let pad = RecordedPad(arrival: arrival)
             made.append(pad)
@@ -211,11 +211,11 @@ final class XboxVirtualPadMappingTests: XCTestCase {
 extension XboxVirtualPadMappingTests {
     /// An effect of 300 ms played once: the host holds the rumble, then stops it at 300 ms by itself.
     func testAUInputEffectStopsAfterItsLength() {
-        var playback = MemlessPlayback(), sent = MotorLevels.silent, sequence = WireSequence(0)
+        var playback = MemlessPlayback(), sent = MotorLevels.silent
         playback.upload(id: 0, .init(levels: MotorLevels(low: 255, high: 128), length: .milliseconds(300)), now: .origin)
         playback.play(id: 0, count: 1, now: .origin)
         func leases(_ ms: Int) -> [WireMessage] {
-            Xbox360VirtualPad.leases(for: &playback, sent: &sent, sequence: &sequence, slot: PadSlot(0), now: .origin + .milliseconds(ms))
+            Xbox360VirtualPad.leases(for: &playback, sent: &sent, slot: PadSlot(0), now: .origin + .milliseconds(ms))
         }
         guard case .rumble(let on)? = leases(0).first else { return XCTFail("no rumble") }
         XCTAssertEqual(on.low, 255 * 257)
@@ -223,6 +223,5 @@ extension XboxVirtualPadMappingTests {
         XCTAssertEqual(leases(150), [], "nothing new while it plays: the host renews the held lease")
         guard case .rumble(let off)? = leases(300).first else { return XCTFail("no stop at 300 ms") }
         XCTAssertTrue(off.isStop)
-        XCTAssertTrue(off.sequence.isNewer(than: on.sequence))
     }
 }

@@ -64,7 +64,7 @@ struct SlotHistory {
 /// A lapsed state lease releases every control at once, but a stall is not an unplug: the pad
 /// stays for `padGrace` more, so a game does not see its controller vanish because the client's
 /// machine paused for a second (docs/security.md, "Leases").
-public final class HostSession {
+public final class ClientPads {
     public let maxPads: Int
     let maker: PadMaker
     /// Every announced pad, made or being made.
