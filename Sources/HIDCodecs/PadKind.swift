@@ -73,6 +73,14 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
     public var isDualSenseFamily: Bool { self == .dualSense || self == .dualSenseEdge }
     public var isPlayStation: Bool { isDualSenseFamily || self == .dualShock4 }
 
+    /// Pads whose kernel driver (hid-playstation, hid-sony) makes the touchpad and the motion
+    /// sensors separate evdev nodes beside the gamepad's.
+    public var hasSeparateSensorNodes: Bool { isPlayStation }
+    /// Pads that take rumble and a lightbar colour as PlayStation output reports through hidraw.
+    public var takesPlayStationOutput: Bool { isPlayStation }
+    /// Pads with player LEDs and adaptive triggers in those reports (the DualSense's).
+    public var hasAdaptiveTriggers: Bool { isDualSenseFamily }
+
     /// Pads whose raw HID reports `ControllerInputDecoder` reads with a fixed layout: forwarded from
     /// hidraw, nothing lost.
     public var hasTypedDecoder: Bool { isPlayStation || self == .switchPro }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PadDevices
+import PadFamilies
 import PadSystem
 import WireProtocol
 
@@ -82,10 +83,8 @@ public final class HotPlugFeeder: @unchecked Sendable {
             case .stored: stored ? " (with the gyro correction 'padgate calibrate' stored)" : ""
             case .off: ""
             }
-            // Said, not silent (docs/pad-families.md): its calibration travels, read from its SPI flash.
-            let through = pad.kind == .switchPro && pad.hidraw != nil
-                ? " (through evdev: hid-nintendo owns its handshake; its SPI calibration goes to the host)" : ""
-            logger.info("forwarding \(pad.kind.displayName) \(pad.name) from \(path) as slot \(slot.rawValue)\(correction)\(through)")
+            let note = PadDrivers.driver(for: pad.kind).readingNote(for: pad).map { " (\($0))" } ?? ""
+            logger.info("forwarding \(pad.kind.displayName) \(pad.name) from \(path) as slot \(slot.rawValue)\(correction)\(note)")
         } catch {
             logger.error("cannot read \(pad.name): \(error)")
         }

@@ -33,7 +33,7 @@ extension PadDrivers {
         let slot = arrival.slot.rawValue
         switch presentation {
         case .dualsense:
-            return try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense)
+            return try PlayStationVirtualPad.asDualSense(arrival)
         case .xbox:
             return try Xbox360VirtualPad(arrival: arrival)
         case .auto, .usb, .uhid:

@@ -28,6 +28,24 @@ public protocol PadDriver: Sendable {
     /// Whether the host can show this family as a real USB device (with its audio function).
     var presentsAsUSBDevice: Bool { get }
 
+    /// Client: how lights, player LEDs, triggers and (where evdev has no force feedback) rumble
+    /// reach the physical pad.
+    var output: OutputRoute { get }
+
+    /// Client: the family's own rumble report through hidraw, preferred to evdev force feedback
+    /// where it reaches more (nil: evdev force feedback, then `output`).
+    func ownRumbleSink(for pad: Pad) -> (any RumbleSink)?
+
+    /// Client: what `forward` says of how it reads such a pad, when that is not the obvious.
+    func readingNote(for pad: Pad) -> String?
+
+    /// `padgate calibrate`: the feature report holding the pad's factory motion calibration on
+    /// `bus` (its id and length, as the kernel's driver reads it at probe); nil: none.
+    func calibrationReport(bus: PadBus) -> (id: UInt8, length: Int)?
+
+    /// `padgate calibrate`: that report read under `convention` (`bus` nil: as the report says).
+    func parseCalibration(_ report: [UInt8], convention: CalibrationConvention, bus: PadBus?) throws(CalibrationError) -> CalibrationResult
+
     /// `padgate emulate`: the models this driver makes, by the name the command takes.
     var emulatedModels: [EmulatedModel] { get }
 
@@ -45,10 +63,14 @@ public struct EmulatedModel: Sendable, Hashable {
     public let kind: PadKind
     /// Whether it is made through uhid (a HID device the kernel's own driver binds) rather than uinput.
     public let throughUHID: Bool
-    public init(name: String, kind: PadKind, throughUHID: Bool = true) {
+    /// Whether its input can be played from a script or a recording, and it can be a USB device
+    /// (`emulate --script`, `--replay`, `--transport usb`); the others are held at rest.
+    public let playsScripts: Bool
+    public init(name: String, kind: PadKind, throughUHID: Bool = true, playsScripts: Bool = false) {
         self.name = name
         self.kind = kind
         self.throughUHID = throughUHID
+        self.playsScripts = playsScripts
     }
 }
 
@@ -64,8 +86,23 @@ public protocol EmulatedPad: AnyObject, Sendable {
     func stop()
 }
 
+/// Where a pad's lights and triggers go.
+public enum OutputRoute: Sendable {
+    /// The kernel's LED class devices (lightbar colour, player LEDs); rumble through evdev.
+    case kernelClasses
+    /// PlayStation output reports through hidraw (`PlayStationOutput`), in one cumulative state.
+    case playStationReports
+}
+
 extension PadDriver {
     public var presentsAsUSBDevice: Bool { false }
+    public var output: OutputRoute { .kernelClasses }
+    public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? { nil }
+    public func calibrationReport(bus: PadBus) -> (id: UInt8, length: Int)? { nil }
+    public func readingNote(for pad: Pad) -> String? { nil }
+    public func parseCalibration(_ report: [UInt8], convention: CalibrationConvention, bus: PadBus?) throws(CalibrationError) -> CalibrationResult {
+        throw .unexpectedReportID(report.first ?? 0, expected: [])
+    }
     public var emulatedModels: [EmulatedModel] { [] }
     public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
                         onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {

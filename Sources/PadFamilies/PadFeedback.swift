@@ -28,6 +28,7 @@ public final class PadFeedback {
 
     public let pad: Pad
     public let options: Options
+    let driver: any PadDriver
     public private(set) var renderer: RumbleRenderer
     private var playStation: PlayStationOutput?
     private var rumbleSink: RumbleSink?
@@ -36,6 +37,7 @@ public final class PadFeedback {
     public init(pad: Pad, options: Options = Options()) {
         self.pad = pad
         self.options = options
+        driver = PadDrivers.driver(for: pad.kind)
         renderer = RumbleRenderer(configuration: options.renderer)
     }
 
@@ -43,7 +45,8 @@ public final class PadFeedback {
 
     private var now: MonotonicInstant { .now }
 
-    public var isPlayStation: Bool { pad.kind.isPlayStation }
+    /// Whether lights and triggers go as PlayStation output reports (else the kernel's LED classes).
+    var speaksPlayStationReports: Bool { driver.output == .playStationReports }
 
     public func playStationOutput() throws -> PlayStationOutput {
         if let playStation { return playStation }
@@ -55,9 +58,9 @@ public final class PadFeedback {
     // MARK: Lights and triggers
 
     public func setLightbar(_ color: RGBColor) throws {
-        guard isPlayStation else { return try LEDClassDevices(pad: pad).setColor(color) }
+        guard speaksPlayStationReports else { return try LEDClassDevices(pad: pad).setColor(color) }
         let output = try playStationOutput()
-        if output.kind.isDualSenseFamily && output.bus == .bluetooth && options.waitForStartupAnimation {
+        if output.playsStartupAnimation && options.waitForStartupAnimation {
             try waitForStartupAnimation(output)
         }
         try output.setLightbar(color)
@@ -68,7 +71,7 @@ public final class PadFeedback {
     }
 
     public func setPlayerLEDs(_ leds: PlayerLEDs) throws {
-        guard isPlayStation else { return try LEDClassDevices(pad: pad).setPlayerMask(leds.mask) }
+        guard speaksPlayStationReports else { return try LEDClassDevices(pad: pad).setPlayerMask(leds.mask) }
         try playStationOutput().updateDualSense { $0.playerLEDs = leds }
     }
 
@@ -118,16 +121,13 @@ public final class PadFeedback {
         case .hidraw:
             return try playStationOutput()
         case .automatic:
-            // An Xbox over Bluetooth: its own report reaches the trigger motors, force feedback does not.
-            if pad.kind == .xbox, pad.bus == .bluetooth, let hidraw = pad.hidraw, let sink = try? XboxRumbleSink(path: hidraw) {
-                return sink
-            }
-            if let evdevPath, pad.capabilities.contains(.rumble) || !isPlayStation {
-                do { return try EvdevRumbleSink(path: evdevPath) } catch let error as DeviceError where isPlayStation {
+            if let sink = driver.ownRumbleSink(for: pad) { return sink }
+            if let evdevPath, pad.capabilities.contains(.rumble) || !speaksPlayStationReports {
+                do { return try EvdevRumbleSink(path: evdevPath) } catch let error as DeviceError where speaksPlayStationReports {
                     if case .removed = error { throw error }   // the pad is gone: no other path either
                 }
             }
-            guard isPlayStation else { throw DeviceError.unsupported("\(pad.name) has no rumble this program can drive") }
+            guard speaksPlayStationReports else { throw DeviceError.unsupported("\(pad.name) has no rumble this program can drive") }
             return try playStationOutput()
         }
     }
@@ -144,7 +144,7 @@ public final class PadFeedback {
                 try sink().perform(action)
             } catch {
                 rumbleSink = nil
-                if !(current is PlayStationOutput), isPlayStation { (try? playStationOutput())?.silence() }
+                if !(current is PlayStationOutput), speaksPlayStationReports { (try? playStationOutput())?.silence() }
                 throw DeviceError.unsupported("rumble output to \(current.path) failed (\(error)); reopening did not help, so the motors were stopped through every remaining path")
             }
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HIDCodecs
 import Logging
+import PadFamilies
 import PadSystem
 
 
@@ -131,11 +132,7 @@ struct CalibrateCommand: ParsableCommand {
         }
         let result: CalibrationResult
         do throws(CalibrationError) {
-            if model?.kind == .dualShock4 {
-                result = try CalibrationParser.dualShock4(bytes, convention: convention)
-            } else {
-                result = try CalibrationParser.dualSense(bytes, convention: convention, bus: reportBus)
-            }
+            result = try PadDrivers.driver(for: (model ?? .dualSense).kind).parseCalibration(bytes, convention: convention, bus: reportBus)
         } catch {
             let hint = error == .unverifiableTrailer(reportID: reportID) ? " (--transport usb)" : ""
             throw ValidationError("--feature-report: \(error)\(hint)")

@@ -33,10 +33,18 @@ struct EmulateCommand: ParsableCommand {
             (model, driver) = found
         }
         static var allValueStrings: [String] { PadDrivers.emulatedModels.map(\.name) }
-        var isDualSense: Bool { model.kind.isDualSenseFamily }
+        /// One line for a wrong name (the parser's own message lists every value on a line of its own).
+        static func parse(_ text: String) throws -> Model {
+            guard let model = Model(argument: text) else {
+                throw ValidationError("'\(text)' is invalid for <model>: the models are \(allValueStrings.joined(separator: ", "))")
+            }
+            return model
+        }
+        var isDualSense: Bool { model.playsScripts }
     }
 
-    @Argument(help: ArgumentHelp("The controller to emulate: \(Model.allValueStrings.joined(separator: ", ")).", valueName: "model"))
+    @Argument(help: ArgumentHelp("The controller to emulate: \(Model.allValueStrings.joined(separator: ", ")).", valueName: "model"),
+              completion: .list(Model.allValueStrings), transform: Model.parse)
     var device: Model
 
     @Option(help: "Bus to present: bt (the default: SDL's HIDAPI driver opens it with gyro, touchpad and lights) or usb. With --replay, the recording's own bus.")

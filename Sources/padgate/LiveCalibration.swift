@@ -5,6 +5,7 @@ import Logging
 import MonotonicTime
 import PadClient
 import PadDevices
+import PadFamilies
 import PadSystem
 
 /// `padgate calibrate PAD`: measures the pad at rest through its motion evdev node (the values
@@ -107,17 +108,10 @@ struct LiveCalibration {
     /// and sizes from the driver). Sony pads only; nil for other pads or without a hidraw node.
     static func factoryCalibration(of pad: Pad, convention: CalibrationConvention) throws -> (report: UInt8, result: CalibrationResult)? {
         guard let path = pad.hidraw else { return nil }
-        let bluetooth = pad.bus == .bluetooth
-        func read(_ id: UInt8, _ length: Int) throws -> [UInt8] { try HIDRawDevice(path: path).featureReport(id, length: length) }
-        switch pad.kind {
-        case .dualSense, .dualSenseEdge:
-            return (0x05, try CalibrationParser.dualSense(read(0x05, 41), convention: convention, bus: bluetooth ? .bluetooth : .usb))
-        case .dualShock4:
-            let id: UInt8 = bluetooth ? 0x05 : 0x02
-            return (id, try CalibrationParser.dualShock4(read(id, bluetooth ? 41 : 37), convention: convention))
-        case .switchPro, .xbox, .generic:
-            return nil
-        }
+        let driver = PadDrivers.driver(for: pad.kind), bus = pad.bus ?? .usb
+        guard let report = driver.calibrationReport(bus: bus) else { return nil }
+        let bytes = try HIDRawDevice(path: path).featureReport(report.id, length: report.length)
+        return (report.id, try driver.parseCalibration(bytes, convention: convention, bus: bus))
     }
 
     static func decimal(_ value: Double, _ places: Int, signed: Bool = false) -> String {

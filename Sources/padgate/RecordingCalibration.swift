@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HIDCodecs
+import PadFamilies
 
 /// `padgate calibrate FILE.hid`: the continuous calibration `forward` runs, over a recording of a
 /// DualSense, Edge or DualShock 4: the rest windows it found and the gyro bias per axis.
@@ -26,8 +27,7 @@ struct RecordingCalibration {
             let bytes: [UInt8]
             do { bytes = try Hex.decode(featureReport) } catch { throw ValidationError("--feature-report: \(error)") }
             do throws(CalibrationError) {
-                let result = kind == .dualShock4 ? try CalibrationParser.dualShock4(bytes, convention: convention)
-                                                 : try CalibrationParser.dualSense(bytes, convention: convention, bus: bus)
+                let result = try PadDrivers.driver(for: kind).parseCalibration(bytes, convention: convention, bus: bus)
                 calibration = result.calibration
                 warnings += result.warnings
             } catch {

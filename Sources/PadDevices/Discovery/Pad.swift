@@ -72,7 +72,7 @@ public struct Pad: Codable, Sendable, Equatable {
     public var hasItsInputNodes: Bool {
         let roles = Set(evdev.map(\.role))
         guard roles.contains(.gamepad) else { return false }
-        return !kind.isPlayStation || roles.isSuperset(of: [.touchpad, .motion])
+        return !kind.hasSeparateSensorNodes || roles.isSuperset(of: [.touchpad, .motion])
     }
     public func node(_ role: EvdevRole) -> EvdevNode? { evdev.first { $0.role == role } }
     /// USB or Bluetooth; nil for another bus.

@@ -60,8 +60,8 @@ public enum PadGrouping {
         var caps: PadCapabilities = []
         let ff = gamepadRecord.nearest("input")?.attributes["capabilities/ff"] ?? ""
         if EvdevBitmap(sysfs: ff).contains(0x50) { caps.insert(.rumble) }  // FF_RUMBLE
-        if hidraw != nil, kind.isDualSenseFamily || kind == .dualShock4 { caps.formUnion([.rumble, .lightbar]) }
-        if kind.isDualSenseFamily { caps.formUnion([.playerLEDs, .adaptiveTriggers]) }
+        if hidraw != nil, kind.takesPlayStationOutput { caps.formUnion([.rumble, .lightbar]) }
+        if kind.hasAdaptiveTriggers { caps.formUnion([.playerLEDs, .adaptiveTriggers]) }
         let ledNames = members.filter { $0.subsystem == "leds" }.map(\.sysname)
         if ledNames.contains(where: { $0.hasSuffix(":rgb:indicator") || $0.hasSuffix(":global") }) { caps.insert(.lightbar) }
         if ledNames.contains(where: { $0.contains(":player-") || $0.contains(":player") }) { caps.insert(.playerLEDs) }

@@ -41,7 +41,7 @@ public final class MotionReader {
 
     public init(pad: Pad) throws {
         guard let node = pad.node(.motion) else {
-            let hint = pad.kind.isDualSenseFamily || pad.kind == .dualShock4
+            let hint = pad.kind.hasSeparateSensorNodes
                 ? " (hid-playstation exposes them as a separate \"Motion Sensors\" node: is the pad bound to it rather than hid-generic?)"
                 : ""
             throw DeviceError.unsupported("\(pad.name) has no motion sensors padgate can read\(hint)")

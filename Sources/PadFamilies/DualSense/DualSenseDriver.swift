@@ -7,6 +7,7 @@ import WireProtocol
 /// themselves, as USB devices with their audio function where vhci-hcd allows.
 public struct DualSenseDriver: PadDriver {
     public init() {}
+    public var output: OutputRoute { .playStationReports }
     public var kinds: [PadKind] { [.dualSense, .dualSenseEdge] }
 
     /// Its calibration (feature 0x05) and firmware (0x20) reports, as hid-playstation reads them at probe.
@@ -14,12 +15,19 @@ public struct DualSenseDriver: PadDriver {
         var wire = PadIdentity()
         var calibration = MotionCalibration.nominal
         guard let device = hidraw else { return (calibration, wire) }
-        if let report = try? device.featureReport(0x05, length: 41), let parsed = try? CalibrationParser.dualSense(report) {
+        let calibrationReport = calibrationReport(bus: pad.bus ?? .usb)!
+        if let report = try? device.featureReport(calibrationReport.id, length: calibrationReport.length), let parsed = try? CalibrationParser.dualSense(report) {
             calibration = parsed.calibration
             wire.calibration = FeatureReportBytes(report) ?? .init()
         }
         if let report = try? device.featureReport(0x20, length: 64) { wire.firmware = FeatureReportBytes(report) ?? .init() }
         return (calibration, wire)
+    }
+
+    public func calibrationReport(bus: PadBus) -> (id: UInt8, length: Int)? { (0x05, 41) }
+
+    public func parseCalibration(_ report: [UInt8], convention: CalibrationConvention, bus: PadBus?) throws(CalibrationError) -> CalibrationResult {
+        try CalibrationParser.dualSense(report, convention: convention, bus: bus)
     }
 
     public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
@@ -29,7 +37,8 @@ public struct DualSenseDriver: PadDriver {
     public var presentsAsUSBDevice: Bool { true }
 
     public var emulatedModels: [EmulatedModel] {
-        [EmulatedModel(name: "dualsense", kind: .dualSense), EmulatedModel(name: PadKind.dualSenseEdge.name, kind: .dualSenseEdge)]
+        [EmulatedModel(name: "dualsense", kind: .dualSense, playsScripts: true),
+         EmulatedModel(name: PadKind.dualSenseEdge.name, kind: .dualSenseEdge, playsScripts: true)]
     }
 
     public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,

@@ -7,6 +7,7 @@ import WireProtocol
 /// the host as itself through uhid.
 public struct DualShock4Driver: PadDriver {
     public init() {}
+    public var output: OutputRoute { .playStationReports }
     public var kinds: [PadKind] { [.dualShock4] }
 
     /// Its calibration in its bus's form (USB answers 0x02, Bluetooth 0x05: hid-playstation's
@@ -15,8 +16,8 @@ public struct DualShock4Driver: PadDriver {
         var wire = PadIdentity()
         var calibration = MotionCalibration.nominal
         guard let device = hidraw else { return (calibration, wire) }
-        let bluetooth = pad.bus == .bluetooth
-        if let report = try? device.featureReport(bluetooth ? 0x05 : 0x02, length: bluetooth ? 41 : 37),
+        let calibrationReport = calibrationReport(bus: pad.bus ?? .usb)!
+        if let report = try? device.featureReport(calibrationReport.id, length: calibrationReport.length),
            let parsed = try? CalibrationParser.dualShock4(report) {
             calibration = parsed.calibration
             wire.calibration = FeatureReportBytes(report) ?? .init()
@@ -25,6 +26,17 @@ public struct DualShock4Driver: PadDriver {
             wire.firmware = FeatureReportBytes(report) ?? .init()
         }
         return (calibration, wire)
+    }
+
+    /// USB pads answer 0x02, Bluetooth ones 0x05 (hid-playstation's dualshock4_get_calibration_data).
+    public func calibrationReport(bus: PadBus) -> (id: UInt8, length: Int)? {
+        bus == .bluetooth ? (DualShock4Calibration.bluetoothReportID, DualShock4Calibration.bluetoothLength)
+                          : (DualShock4Calibration.usbReportID, DualShock4Calibration.usbLength)
+    }
+
+    /// The report's id says its bus (its CRC is checked over Bluetooth).
+    public func parseCalibration(_ report: [UInt8], convention: CalibrationConvention, bus: PadBus?) throws(CalibrationError) -> CalibrationResult {
+        try CalibrationParser.dualShock4(report, convention: convention)
     }
 
     public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {

@@ -10,6 +10,9 @@ public final class PlayStationOutput: RumbleSink {
     /// The pad's own kind: a DualSense Edge speaks the DualSense's reports.
     public let kind: PadKind
     public let bus: PadBus
+    /// A Bluetooth DualSense plays its connection animation first and ignores the lightbar until it
+    /// ends (SDL waits for it too).
+    var playsStartupAnimation: Bool { kind.isDualSenseFamily && bus == .bluetooth }
     public private(set) var path: String
     private var device: HIDRawDevice
     private var dualSense = DualSenseOutputState()

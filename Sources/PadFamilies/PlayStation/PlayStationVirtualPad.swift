@@ -39,6 +39,11 @@ public final class PlayStationVirtualPad: VirtualPad {
         }
     }
 
+    /// `serve --virtual dualsense`: every pad as a DualSense, an Edge as itself.
+    static func asDualSense(_ arrival: PadArrival) throws -> PlayStationVirtualPad {
+        try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense)
+    }
+
     /// How games reach this pad: "usb" (a USB device on vhci-hcd) or "uhid".
     public var presentation: String { device.transport.rawValue }
 

@@ -24,6 +24,11 @@ public struct SwitchProDriver: PadDriver {
         }
     }
 
+    /// Said, not silent (docs/pad-families.md): its calibration travels, read from its SPI flash.
+    public func readingNote(for pad: Pad) -> String? {
+        pad.hidraw == nil ? nil : "through evdev: hid-nintendo owns its handshake; its SPI calibration goes to the host"
+    }
+
     public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
         try SwitchProVirtualPad(arrival: arrival)
     }

@@ -17,6 +17,12 @@ public struct XboxBluetoothDriver: PadDriver {
         try XboxOneVirtualPad(arrival: arrival)
     }
 
+    /// Over Bluetooth its own report 0x03 reaches the trigger motors; the kernel's force feedback does not.
+    public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? {
+        guard pad.bus == .bluetooth, let hidraw = pad.hidraw else { return nil }
+        return try? XboxRumbleSink(path: hidraw)
+    }
+
     public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: "xbox-one", kind: .xbox)] }
 
     public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
