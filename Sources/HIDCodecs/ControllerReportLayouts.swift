@@ -35,6 +35,27 @@ public struct PlayStationInputLayout: Sendable {
     public var header: UInt8 = 0
 
     public enum BatteryEncoding: Sendable { case none, dualSense, dualShock4 }
+
+    /// One past the last byte any field reads, from the report's start: the size check the
+    /// kernel makes with `static_assert(sizeof(struct …))`, made by `fitsItsReport`.
+    public var fieldsEnd: Int {
+        var ends = [leftX, leftY, rightX, rightY, l2, r2].map { $0 + 1 } + [buttons + 3]
+        ends += [sequence.map { $0 + 1 }, gyro.map { $0 + 6 }, accel.map { $0 + 6 },
+                 sensorTimestamp.map { $0 + (sensorTimestampIs32Bit ? 4 : 2) }, touchPoints.map { $0 + 8 },
+                 touchReportCount.map { $0 + 1 }, status.map { $0 + 1 }].compactMap { $0 }
+        return base + (ends.max() ?? 0)
+    }
+
+    /// Whether every field lies inside the report, before its CRC where it has one.
+    public var fitsItsReport: Bool { fieldsEnd <= length - (checksummed ? 4 : 0) }
+
+    /// Every layout the decoder reads, for the size checks.
+    public static var all: [PlayStationInputLayout] {
+        [PlayStationLayouts.dualSenseUSB(), PlayStationLayouts.dualSenseBluetooth(),
+         PlayStationLayouts.dualSenseUSB(buttons: PlayStationLayouts.dualSenseEdgeButtons),
+         PlayStationLayouts.bluetoothSimple(format: .dualSenseBluetoothSimple), PlayStationLayouts.bluetoothSimple(format: .dualShock4BluetoothSimple),
+         PlayStationLayouts.dualShock4USB, PlayStationLayouts.dualShock4Bluetooth]
+    }
 }
 
 public enum PlayStationLayouts {

@@ -41,7 +41,8 @@ public final class ScriptedPadSource: PadSource {
         renderer = RumbleRenderer(configuration: configuration)
         let calibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.calibration).calibration) ?? .nominal
         input = DecodedReportInput(decoder: ControllerInputDecoder(kind: .dualSense)!, slot: slot, calibration: calibration)
-        arrival = PadArrival(slot: slot, type: .dualSense, vendorID: 0x054c, productID: 0x0ce6,
+        let ids = PadKind.dualSense.canonicalIDs!
+        arrival = PadArrival(slot: slot, type: .dualSense, vendorID: ids.vendor, productID: ids.product,
                              capabilities: [.analogTriggers, .rumble, .touchpad, .accelerometer, .gyro, .battery, .rgbLED, .playerLEDs, .adaptiveTriggers],
                              name: "padgate scripted DualSense (in-process)")
         timer = try PeriodicTimer(interval: reportInterval)

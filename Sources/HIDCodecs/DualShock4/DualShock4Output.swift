@@ -12,6 +12,14 @@ public struct DualShock4OutputState: Hashable, Sendable {
     public var lightbarBlink: LightbarBlink? = nil
     public init() {}
 
+    /// Byte offsets in the common block (hid-playstation's `struct dualshock4_output_report_common`,
+    /// 31 bytes: the USB report after its id), read and written here only.
+    enum Common {
+        static let validFlags = 0, motorRight = 3, motorLeft = 4, red = 5, green = 6, blue = 7, blinkOn = 8, blinkOff = 9
+        /// The struct's size; both reports hold it whole (DualShock4LayoutTests checks, as the kernel's static_assert does).
+        static let size = 31
+    }
+
     /// valid_flag0 bits (hid-playstation's DS4_OUTPUT_VALID_FLAG0_*, the same in SDL's PS4 driver).
     enum ValidFlag {
         static let motor: UInt8 = 0x01, led: UInt8 = 0x02, ledBlink: UInt8 = 0x04
@@ -19,19 +27,19 @@ public struct DualShock4OutputState: Hashable, Sendable {
 
     /// USB report 0x05 (32 bytes) or Bluetooth report 0x11 (78 bytes, CRC32 seed 0xA2).
     public func encoded(bus: PadBus) -> [UInt8] {
-        var common = [UInt8](repeating: 0, count: Self.usbLength - Self.usbCommon)
+        var common = [UInt8](repeating: 0, count: Common.size)
         if let rumble {
-            common[0] |= ValidFlag.motor
-            common[3] = rumble.high                    // motor_right
-            common[4] = rumble.low                     // motor_left
+            common[Common.validFlags] |= ValidFlag.motor
+            common[Common.motorRight] = rumble.high
+            common[Common.motorLeft] = rumble.low
         }
         if let c = lightbar {
-            common[0] |= ValidFlag.led
-            common[5] = c.red; common[6] = c.green; common[7] = c.blue
+            common[Common.validFlags] |= ValidFlag.led
+            common[Common.red] = c.red; common[Common.green] = c.green; common[Common.blue] = c.blue
         }
         if let blink = lightbarBlink {
-            common[0] |= ValidFlag.ledBlink
-            common[8] = blink.on; common[9] = blink.off
+            common[Common.validFlags] |= ValidFlag.ledBlink
+            common[Common.blinkOn] = blink.on; common[Common.blinkOff] = blink.off
         }
         switch bus {
         case .usb:
@@ -80,12 +88,12 @@ public enum DualShock4OutputDecoder {
             bus = .bluetooth; common = report[Layout.bluetoothCommon...]
         default: throw .unknownReportID(id)
         }
-        let c = Array(common)
+        let c = Array(common.prefix(Layout.Common.size)), at = Layout.Common.self, valid = Layout.ValidFlag.self
         var decoded = DecodedDualShock4Output(bus: bus)
-        let flags = c[0]
-        if flags & DualShock4OutputState.ValidFlag.motor != 0 { decoded.motors = MotorLevels(low: c[4], high: c[3]) }
-        if flags & DualShock4OutputState.ValidFlag.led != 0 { decoded.lightbar = RGBColor(red: c[5], green: c[6], blue: c[7]) }
-        if flags & DualShock4OutputState.ValidFlag.ledBlink != 0 { decoded.lightbarBlink = LightbarBlink(on: c[8], off: c[9]) }
+        let flags = c[at.validFlags]
+        if flags & valid.motor != 0 { decoded.motors = MotorLevels(low: c[at.motorLeft], high: c[at.motorRight]) }
+        if flags & valid.led != 0 { decoded.lightbar = RGBColor(red: c[at.red], green: c[at.green], blue: c[at.blue]) }
+        if flags & valid.ledBlink != 0 { decoded.lightbarBlink = LightbarBlink(on: c[at.blinkOn], off: c[at.blinkOff]) }
         return decoded
     }
 }
