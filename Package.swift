@@ -12,7 +12,7 @@ let package = Package(
         .executable(name: "padgate", targets: ["padgate"]),
         .library(name: "HIDCodecs", targets: ["HIDCodecs"]),
         // HIDCodecs fuzzers (tools/fuzz.sh) and benchmark (tools/bench-codecs.sh)
-        .executable(name: "padgate-fuzz", targets: ["FuzzCodecs"]),
+        .executable(name: "padgate-fuzz", targets: ["PadgateFuzz"]),
         .executable(name: "CodecBench", targets: ["CodecBench"]),
         .executable(name: "RumbleBench", targets: ["RumbleBench"]),
         .executable(name: "ForwardBench", targets: ["ForwardBench"]),
@@ -98,8 +98,8 @@ let package = Package(
         // A seeded generator for tests and benchmarks.
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 
-        // Fuzz targets (codecs and every network parser) behind one libFuzzer driver; a plain build replays input files instead.
-        .executableTarget(name: "FuzzCodecs", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "PadFamilies"], path: "Fuzz/FuzzCodecs"),
+        // Fuzz targets (codecs, pad families and every network parser) behind one libFuzzer driver; a plain build replays input files instead.
+        .executableTarget(name: "PadgateFuzz", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "PadFamilies"], path: "Fuzz/PadgateFuzz"),
         // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer driver (Fuzz/FuzzCodecs) and runs each of its targets for a while, or for a
+# Builds the libFuzzer driver (Fuzz/PadgateFuzz) and runs each of its targets for a while, or for a
 # number of executions:
 #   tools/fuzz.sh [SECONDS_PER_TARGET=30] [TARGET...]
 #   tools/fuzz.sh --runs N [TARGET...]          (docs/fuzzing.md: the long run is --runs 10000000)

@@ -60,7 +60,7 @@ func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
 
 /// SwiftPM routes an executable's main to `<Module>_main`; the fuzz build takes it over here and hands
 /// libFuzzer the arguments without the target name.
-@_cdecl("FuzzCodecs_main")
+@_cdecl("PadgateFuzz_main")
 func fuzzerMain(argc: CInt, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     guard let argv, argc >= 2 else { selectTarget(nil); return 2 }
     writeSeedsIfAsked((1..<Int(argc)).map { String(cString: argv[$0]!) })
