@@ -76,7 +76,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs", "TestDecoders"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MonotonicTimeTests", dependencies: ["MonotonicTime"]),
         .testTarget(name: "USBDeviceTests", dependencies: ["USBDevice"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["MonotonicTime", "WireProtocol", "HIDCodecs", "SeededRandom"]),
@@ -88,13 +88,15 @@ let package = Package(
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "PadFamilies", "WireProtocol", "HIDCodecs", "CLinuxInput", "USBDevice"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", "MonotonicTime", "CLinuxInput", "LogCapture", .product(name: "Logging", package: "swift-log")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
-        .testTarget(name: "DeviceTests", dependencies: ["MonotonicTime", "PadSystem", "PadDevices", "PadFamilies", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner"]),
+        .testTarget(name: "DeviceTests", dependencies: ["MonotonicTime", "PadSystem", "PadDevices", "PadFamilies", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner", "TestDecoders"]),
         // The padgate command line as a person runs it, where no device is needed (error messages, decoding).
-        .testTarget(name: "PadgateCLITests", dependencies: ["PadSystem", "MonotonicTime", "PadgateRunner"]),
+        .testTarget(name: "PadgateCLITests", dependencies: ["PadSystem", "MonotonicTime", "PadgateRunner", "TestDecoders"]),
         // Runs the built padgate executable (next to the test bundle) for the command-line tests.
         .target(name: "PadgateRunner", dependencies: ["MonotonicTime", "PadSystem"], path: "Tests/PadgateRunner"),
         // A logger whose messages a test can read.
         .target(name: "LogCapture", dependencies: ["MonotonicTime", "PadSystem", .product(name: "Logging", package: "swift-log")], path: "Tests/LogCapture"),
+        // Decoders written from the documented layouts, not from padgate's encoders.
+        .target(name: "TestDecoders", path: "Tests/TestDecoders"),
         // A seeded generator for tests and benchmarks.
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 

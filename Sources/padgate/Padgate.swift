@@ -14,7 +14,7 @@ struct Padgate: ParsableCommand {
             ServeCommand.self, HostCommand.self, ForwardCommand.self, PairCommand.self, HostsCommand.self, ProbeCommand.self, DemoCommand.self,
             // codec commands
             InspectCommand.self, CalibrateCommand.self, LightbarCommand.self, PlayerLEDsCommand.self,
-            TriggerSubcommand.self, RumbleCommand.self,
+            TriggerSubcommand.self, RumbleCommand.self, HapticsCommand.self,
         ]
     )
 

@@ -37,6 +37,14 @@ final class BadInputTests: XCTestCase {
         Case(["watch", "0", "--duration", "-1"], .refused("more than 0 and at most 31536000")),
         Case(["watch", "0", "--duration", "1e400"], .refused("is not a number of seconds")),
         Case(["watch", "99999999999999999999999"], .refused("is not a pad")),
+        // haptics
+        Case(["haptics"], .refused("give either FILE.wav or --tone HZ")),
+        Case(["haptics", "--tone", "5000", "--dry-run"], .refused("--tone must be from 1 to 1500 Hz")),
+        Case(["haptics", "--tone", "150", "--amplitude", "2", "--dry-run"], .refused("--amplitude must be from 0 to 1")),
+        Case(["haptics", "--tone", "150", "--for", "1h", "--dry-run"], .refused("is not a duration")),
+        Case(["haptics", "--tone", "150", "--for", "3000s", "--dry-run"], .refused("--for is at most 600 s")),
+        Case(["haptics", "{dir}/wedge.script", "--dry-run"], .refused("not a WAV file")),
+        Case(["haptics", "--tone", "150", "--dry-run", "--bus", "usb"], .refused("audio card's channels 3 and 4")),
         // emulate
         Case(["emulate"], .refused("Missing expected argument '<model>'")),
         Case(["emulate", "ps3"], .refused("'ps3' is invalid")),

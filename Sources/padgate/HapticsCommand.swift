@@ -1,0 +1,134 @@
+import ArgumentParser
+import Feedback
+import Foundation
+import HIDCodecs
+import MonotonicTime
+import PadDevices
+import PadSystem
+
+/// `padgate haptics`: a signal on a DualSense's voice coils, from a WAV file or a test tone.
+struct HapticsCommand: ParsableCommand {
+    @OptionGroup var logging: LoggingOptions
+    static let configuration = CommandConfiguration(
+        commandName: "haptics",
+        abstract: "Play a signal on a DualSense's voice coils (its HD haptics): a WAV file or a test tone.",
+        discussion: """
+            padgate haptics [--pad PAD] FILE.wav            16-bit 48 kHz: mono on both coils, stereo as left \
+            and right, 4 channels as the pad's own layout (coils on channels 3 and 4)
+            padgate haptics [--pad PAD] --tone HZ [--for DURATION] [--amplitude 0-1]
+            padgate haptics --tone HZ --dry-run [--bus bt]     print the reports instead of sending them
+            Over Bluetooth the coils take output report 0x32 (32 frames of 8-bit stereo at 3 kHz, every \
+            10.667 ms; docs/haptics.md). The last report sent is silence, so the coils stop at once, on \
+            Ctrl-C too; a killed padgate stops them when the pad's buffer runs dry. A USB pad's coils are \
+            its audio card's channels 3 and 4.
+            """)
+
+    @Argument(help: "A 16-bit 48 kHz WAV file.") var file: String?
+    @Option(help: "A sine of this many hertz (1 to 1500) instead of a file.") var tone: Double?
+    @Option(name: .customLong("for"), parsing: .unconditional, help: "How long the tone plays: 500ms, 2s (default 1s).") var duration: String?
+    @Option(help: "The tone's amplitude, 0 to 1 of full scale (default 1).") var amplitude: Double = 1
+    @Option(help: ArgumentHelp("The pad: an index from 'padgate list', one of its /dev nodes, or vid:pid. Default: the first pad.", valueName: "PAD"))
+    var pad: String?
+    @Flag(help: "Print each report as hex instead of sending it (no pad needed).") var dryRun = false
+    @Option(help: "With --dry-run: the bus to build reports for (bt).") var bus: PadBus = .bluetooth
+
+    /// The longest signal played: a bound, not a limit anyone should meet.
+    static let maximumLength: Duration = .seconds(600)
+
+    func validate() throws {
+        guard (file == nil) != (tone == nil) else { throw ValidationError("give either FILE.wav or --tone HZ") }
+        if let tone, !(1...1500).contains(tone) { throw ValidationError("--tone must be from 1 to 1500 Hz (the Bluetooth path carries up to 1.5 kHz)") }
+        if !(0...1).contains(amplitude) { throw ValidationError("--amplitude must be from 0 to 1") }
+        if file != nil && duration != nil { throw ValidationError("--for sets a tone's length; a file plays whole") }
+        if dryRun && pad != nil { throw ValidationError("--dry-run prints reports; it takes no --pad") }
+        if !dryRun && bus != .bluetooth { throw ValidationError("--bus goes with --dry-run; a pad's bus is known") }
+    }
+
+    func run() throws {
+        let samples = try signal()
+        if dryRun {
+            guard bus == .bluetooth else { throw ValidationError("--bus usb: a USB pad's coils are its audio card's channels 3 and 4, not reports") }
+            for report in HapticsReports(samples) { print(Hex.encode(report)) }
+            return
+        }
+        let selector = try pad.map { try PadSelector($0) }
+        let target = try PadSelector.select(selector, from: try Udev().pads())
+        guard target.kind.hasAdaptiveTriggers else { throw ValidationError("\(target.name) has no voice coils: haptics needs a DualSense or Edge") }
+        guard target.bus == .bluetooth else {
+            throw ValidationError("\(target.name) is on USB: its coils are channels 3 and 4 of its audio card (aplay -D plughw:CARD=…); padgate plays them over Bluetooth")
+        }
+        guard let hidraw = target.hidraw else { throw ValidationError("\(target.name) has no hidraw node to send reports to") }
+        try play(samples, on: HIDRawDevice(path: hidraw))
+    }
+
+    /// The coils' signal at 48 kHz, left and right interleaved.
+    func signal() throws -> [Int16] {
+        if let file {
+            let bytes: [UInt8]
+            do { bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file))) } catch { throw ValidationError("\(file): \(error.localizedDescription)") }
+            let wav: WAVFile
+            do { wav = try WAVFile(bytes: bytes) } catch { throw ValidationError("\(file): \(error)") }
+            guard wav.frameCount <= Int(Self.maximumLength.seconds) * 48_000 else { throw ValidationError("\(file) is longer than \(Int(Self.maximumLength.seconds)) s") }
+            return wav.coilSamples
+        }
+        let length = try duration.map(parseDuration) ?? .seconds(1)
+        guard length <= Self.maximumLength else { throw ValidationError("--for is at most \(Int(Self.maximumLength.seconds)) s") }
+        let frames = Int(length.seconds * 48_000)
+        let step = 2 * Double.pi * (tone ?? 0) / 48_000
+        var samples = [Int16](repeating: 0, count: frames * 2)
+        for i in 0..<frames {
+            let value = Int16((sin(step * Double(i)) * amplitude * 32767).rounded())
+            samples[2 * i] = value
+            samples[2 * i + 1] = value
+        }
+        return samples
+    }
+
+    /// Sends the reports at the pad's cadence, then silence; Ctrl-C skips to the silence.
+    func play(_ samples: [Int16], on device: HIDRawDevice) throws {
+        SignalTrap.install {}
+        let timer = try PeriodicTimer(interval: DualSenseHapticsReport.interval)
+        var reports = HapticsReports(samples)
+        defer {
+            // Twice: the pad plays what it has buffered, and a silent report replaces it.
+            for _ in 0..<2 { try? device.write(reports.silence()) }
+        }
+        while !SignalTrap.fired, let report = reports.next() {
+            try device.write(report)
+            _ = Poll.wait([timer.descriptor, SignalTrap.descriptor], timeout: DualSenseHapticsReport.interval * 2)
+            _ = timer.takeExpirations()
+        }
+    }
+}
+
+/// A 48 kHz coil signal as the Bluetooth reports that carry it, numbered in order.
+struct HapticsReports: Sequence, IteratorProtocol {
+    private let samples: [Int16]
+    private var frame = 0
+    private var decimator = HapticsDecimator()
+    private var sequence: UInt8 = 0
+    private var counter: UInt8 = 0
+    private var pending: [Int8] = []
+
+    init(_ samples: [Int16]) {
+        self.samples = samples
+        pending.reserveCapacity(DualSenseHapticsReport.framesPerReport * 2)
+    }
+
+    mutating func next() -> [UInt8]? {
+        pending.removeAll(keepingCapacity: true)
+        while pending.count < DualSenseHapticsReport.framesPerReport * 2, frame < samples.count / 2 {
+            if let out = decimator.push(left: samples[2 * frame], right: samples[2 * frame + 1]) { pending += [out.left, out.right] }
+            frame += 1
+        }
+        guard !pending.isEmpty else { return nil }
+        return stamp(pending[...])
+    }
+
+    mutating func silence() -> [UInt8] { stamp([]) }
+
+    private mutating func stamp(_ samples: ArraySlice<Int8>) -> [UInt8] {
+        defer { sequence = (sequence + 1) & 0x0F; counter &+= 1 }
+        return DualSenseHapticsReport.encode(samples, sequence: sequence, counter: counter)
+    }
+}
