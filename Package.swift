@@ -31,6 +31,7 @@ let package = Package(
         systemLibrary("CHidapi", pkgConfig: "hidapi-hidraw", apt: "libhidapi-dev"),
         systemLibrary("COpenSSL", pkgConfig: "openssl", apt: "libssl-dev"),
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
+        systemLibrary("CAlsa", pkgConfig: "alsa", apt: "libasound2-dev"),
         // Not through pkg-config: avahi-client's cflags carry -D_REENTRANT, which SwiftPM refuses
         // noisily; its headers are in /usr/include and the module map links it.
         .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", providers: [.apt(["libavahi-client-dev"])]),
@@ -48,9 +49,9 @@ let package = Package(
         // Pure: a USB device as USB/IP carries it (vhci-hcd's requests and replies), its descriptors
         // and the control requests a host stack makes of it.
         .target(name: "USBDevice"),
-        // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput, USB/IP on vhci-hcd.
+        // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput, USB/IP on vhci-hcd, ALSA playback.
         .target(name: "PadDevices", dependencies: ["MonotonicTime", "USBDevice",
-            "PadSystem", "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CLinuxInput",
+            "PadSystem", "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CAlsa", "CLinuxInput",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Pure: the forwarding protocol's messages, their encoding, and snapshot-diff state.

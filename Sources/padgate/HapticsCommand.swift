@@ -19,8 +19,9 @@ struct HapticsCommand: ParsableCommand {
             padgate haptics --tone HZ --dry-run [--bus bt]     print the reports instead of sending them
             Over Bluetooth the coils take output report 0x32 (32 frames of 8-bit stereo at 3 kHz, every \
             10.667 ms; docs/haptics.md). The last report sent is silence, so the coils stop at once, on \
-            Ctrl-C too; a killed padgate stops them when the pad's buffer runs dry. A USB pad's coils are \
-            its audio card's channels 3 and 4.
+            Ctrl-C too; a killed padgate stops them when the pad's buffer runs dry. Over USB the coils are \
+            channels 3 and 4 of the pad's own sound card (4 channels, 16-bit, 48 kHz), played through ALSA \
+            with 20 ms queued; Ctrl-C drops the queue.
             """)
 
     @Argument(help: "A 16-bit 48 kHz WAV file.") var file: String?
@@ -54,8 +55,11 @@ struct HapticsCommand: ParsableCommand {
         let selector = try pad.map { try PadSelector($0) }
         let target = try PadSelector.select(selector, from: try Udev().pads())
         guard target.kind.hasAdaptiveTriggers else { throw ValidationError("\(target.name) has no voice coils: haptics needs a DualSense or Edge") }
-        guard target.bus == .bluetooth else {
-            throw ValidationError("\(target.name) is on USB: its coils are channels 3 and 4 of its audio card (aplay -D plughw:CARD=…); padgate plays them over Bluetooth")
+        if target.bus == .usb {
+            guard let card = try Udev().soundCard(of: target) else {
+                throw ValidationError("\(target.name) is on USB but has no sound card: is snd-usb-audio loaded (sudo modprobe snd-usb-audio)?")
+            }
+            return try play(samples, on: ALSAPlayback(card: card, channels: 4, rate: 48_000, latency: Self.usbLatency))
         }
         guard let hidraw = target.hidraw else { throw ValidationError("\(target.name) has no hidraw node to send reports to") }
         try play(samples, on: HIDRawDevice(path: hidraw))
@@ -82,6 +86,36 @@ struct HapticsCommand: ParsableCommand {
             samples[2 * i + 1] = value
         }
         return samples
+    }
+
+    /// What ALSA holds ahead of the pad over USB: four 5 ms periods.
+    static let usbLatency: Duration = .milliseconds(20)
+    static let usbPeriodFrames = 240
+
+    /// Over USB: the pad's own 4-channel 48 kHz output, the coils on channels 2 and 3 and the
+    /// headphone pair silent, written a period at a time (the writes pace it). Ctrl-C drops what
+    /// is queued, so the coils stop at once. The end is padded with as much silence as ALSA
+    /// holds: the drain ends once the last data is in a transfer, and transfers still queued
+    /// then are cancelled unsent (measured in the guest: the last 5 ms), so the signal itself
+    /// must not be last. The coils fall silent when the stream stops.
+    func play(_ samples: [Int16], on playback: ALSAPlayback) throws {
+        SignalTrap.install {}
+        var period = [Int16](repeating: 0, count: Self.usbPeriodFrames * 4)
+        var frame = 0
+        let frames = samples.count / 2
+        while !SignalTrap.fired, frame < frames {
+            let count = min(Self.usbPeriodFrames, frames - frame)
+            for i in 0..<Self.usbPeriodFrames {
+                period[4 * i + 2] = i < count ? samples[2 * (frame + i)] : 0
+                period[4 * i + 3] = i < count ? samples[2 * (frame + i) + 1] : 0
+            }
+            try period.withUnsafeBufferPointer { try playback.write($0) }
+            frame += count
+        }
+        if SignalTrap.fired { return playback.stop() }
+        period = [Int16](repeating: 0, count: period.count)
+        for _ in 0..<Int(Self.usbLatency / .milliseconds(5)) { try period.withUnsafeBufferPointer { try playback.write($0) } }
+        playback.finish()
     }
 
     /// Sends the reports at the pad's cadence, then silence; Ctrl-C skips to the silence.

@@ -72,4 +72,47 @@ final class HapticsDeviceTests: XCTestCase {
         XCTAssertTrue((last.report.left + last.report.right).allSatisfy { $0 == 0 }, "the last report is not silence")
         XCTAssertLessThan(last.at - stopped, .seconds(1))
     }
+
+    /// Over USB the coils are channels 2 and 3 of the pad's own sound card: what `padgate haptics`
+    /// plays through ALSA arrives in the pad's isochronous OUT transfers, 16-bit at 48 kHz, the
+    /// headphone pair silent, whole and at real-time pace, and the stream then ends in silence.
+    func testOverUSBTheToneArrivesOnTheCoilChannelsOfThePadsAudio() throws {
+        if let reason = VHCI.unavailableReason() { try skipLoudly(reason) }
+        let audio = LockedBox<(bytes: [UInt8], first: MonotonicInstant?, last: MonotonicInstant?)>(([], nil, nil))
+        let virtual = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, idleRepeat: EmulatedPlayStationPad.idleReportInterval,
+                                                 onAudioOut: { bytes in
+            audio.update { state in
+                guard state.bytes.count < 8 << 20 else { return }
+                // Arrival times of sound, not of the silence snd-usb-audio starts the stream with.
+                if bytes.contains(where: { $0 != 0 }) { state.first = state.first ?? .now; state.last = .now }
+                state.bytes += bytes
+            }
+        })
+        defer { virtual.stop() }
+        let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()), "hid-playstation never bound the USB DualSense")
+        XCTAssertNotNil(eventually(timeout: .seconds(20)) { try? Udev().soundCard(of: pad) }, "snd-usb-audio made no card")
+        let run = try padgate(["haptics", "--pad", try XCTUnwrap(pad.hidraw), "--tone", "150", "--for", "300ms"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        func frames(_ bytes: [UInt8]) -> [Int16] {
+            stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        }
+        let captured = audio.value
+        let samples = frames(captured.bytes)
+        let frames = samples.count / 4
+        func channel(_ c: Int) -> [Int16] { (0..<frames).map { samples[4 * $0 + c] } }
+        XCTAssertTrue(channel(0).allSatisfy { $0 == 0 } && channel(1).allSatisfy { $0 == 0 }, "the headphone pair is silent")
+        let left = channel(2), right = channel(3)
+        XCTAssertEqual(left, right, "the tone plays on both coils")
+        let sounding = left.enumerated().filter { $0.element != 0 }.map(\.offset)
+        let start = try XCTUnwrap(sounding.first, "no sound reached the coils (\(frames) frames)")
+        // 300 ms at 48 kHz, whole: 14400 frames (a zero crossing may fall on either end).
+        XCTAssertEqual(sounding.last! - start + 1, 14_400, accuracy: 2)
+        XCTAssertGreaterThanOrEqual(left.map { abs(Int($0)) }.max() ?? 0, 32_700, "full scale")
+        let tone = Array(left[start..<start + 14_000])
+        XCTAssertLessThanOrEqual(zip(tone, tone.dropFirst(320)).map { abs(Int($0) - Int($1)) }.max() ?? 99, 2, "period 320 frames: 150 Hz")
+        XCTAssertGreaterThan(frames, sounding.last! + 1, "the stream ends in silence, not in the tone: \(frames) frames, sound \(start)...\(sounding.last!)")
+        // The pad takes 48 frames a millisecond: 300 ms of sound cannot arrive in much less.
+        let span = try XCTUnwrap(captured.last) - XCTUnwrap(captured.first)
+        XCTAssertGreaterThanOrEqual(span, .milliseconds(250), "faster than real time")
+    }
 }

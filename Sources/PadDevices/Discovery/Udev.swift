@@ -35,6 +35,32 @@ public final class Udev {
 
     public func pads() -> [Pad] { PadGrouping.pads(from: records()) }
 
+    /// The ALSA card of a USB pad's own audio function: the card under the same USB device as the
+    /// pad's HID interface (a DualSense's 4-channel output and its microphone); nil for a pad
+    /// with none, or not on USB.
+    public func soundCard(of pad: Pad) -> Int? {
+        guard let hid = udev_device_new_from_syspath(handle, pad.id) else { return nil }
+        defer { udev_device_unref(hid) }
+        guard let usb = udev_device_get_parent_with_subsystem_devtype(hid, "usb", "usb_device"),
+              let usbPath = Self.string(udev_device_get_syspath(usb)),
+              let enumerate = udev_enumerate_new(handle) else { return nil }
+        defer { udev_enumerate_unref(enumerate) }
+        udev_enumerate_add_match_subsystem(enumerate, "sound")
+        udev_enumerate_add_match_sysname(enumerate, "card[0-9]*")
+        udev_enumerate_scan_devices(enumerate)
+        var entry = udev_enumerate_get_list_entry(enumerate)
+        while let current = entry {
+            defer { entry = udev_list_entry_get_next(current) }
+            guard let path = Self.string(udev_list_entry_get_name(current)), path.hasPrefix(usbPath + "/"),
+                  let card = udev_device_new_from_syspath(handle, path) else { continue }
+            defer { udev_device_unref(card) }
+            if let number = Self.string(udev_device_get_sysattr_value(card, "number")).flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) {
+                return number
+            }
+        }
+        return nil
+    }
+
     static func record(_ device: OpaquePointer) -> UdevRecord? {
         guard let syspath = string(udev_device_get_syspath(device)),
               let subsystem = string(udev_device_get_subsystem(device)) else { return nil }

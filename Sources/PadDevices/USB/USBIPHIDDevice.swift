@@ -76,6 +76,7 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     private var opened = false
     private var dropped = 0
     private var audioBytes = 0
+    private let onAudioOut: (@Sendable ([UInt8]) -> Void)?
     /// Writes come from the server thread and from `input`/replies: one at a time.
     private let writeLock = NSLock()
     private var reply = [UInt8](repeating: 0, count: USBIPLimits.headerSize + Int(USBIPLimits.maximumTransfer)
@@ -88,7 +89,8 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     private let log = Logger(label: "padgate.devices.usb")
 
     /// Makes the socket pair, starts serving it and attaches the kernel's end to a free port.
-    package convenience init(descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], mark: VHCI.Mark, endpoints: Endpoints = Endpoints()) throws {
+    package convenience init(descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], mark: VHCI.Mark, endpoints: Endpoints = Endpoints(),
+                             onAudioOut: (@Sendable ([UInt8]) -> Void)? = nil) throws {
         if let reason = VHCI.unavailableReason() { throw DeviceError.unsupported(reason) }
         var pair: [CInt] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -96,7 +98,7 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         }
         let kernelEnd = OwnedDescriptor(FileDescriptor(rawValue: pair[1]))
         self.init(serving: OwnedDescriptor(FileDescriptor(rawValue: pair[0])), descriptors: descriptors, audioUnits: audioUnits,
-                  devid: mark.rawValue << 16 | UInt32.random(in: 1...0xffff), endpoints: endpoints)
+                  devid: mark.rawValue << 16 | UInt32.random(in: 1...0xffff), endpoints: endpoints, onAudioOut: onAudioOut)
         do {
             let port = try VHCI.attach(socket: kernelEnd.descriptor, devid: devid)
             lock.withLock { self.port = port }
@@ -108,8 +110,13 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     }
 
     /// Serves USB/IP on `socket`, whose other end is the kernel's (or a test's).
-    package init(serving socket: OwnedDescriptor, descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], devid: UInt32, endpoints: Endpoints = Endpoints()) {
+    /// - Parameter onAudioOut: the bytes each isochronous OUT transfer carries (the host played
+    ///   them into the pad: its 4-channel 16-bit 48 kHz output), packet after packet, on the
+    ///   serving thread.
+    package init(serving socket: OwnedDescriptor, descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], devid: UInt32, endpoints: Endpoints = Endpoints(),
+                 onAudioOut: (@Sendable ([UInt8]) -> Void)? = nil) {
         self.socket = socket
+        self.onAudioOut = onAudioOut
         var timeout = timeval(tv_sec: Int(Limits.sendTimeout / .seconds(1)), tv_usec: 0)
         _ = setsockopt(socket.descriptor.rawValue, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         control = USBControlState(descriptors: descriptors, audioUnits: audioUnits)
@@ -350,7 +357,16 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
                 list.append(packet)
             }
         }
-        if submit.direction == .out { lock.withLock { audioBytes += submit.outLength } }
+        if submit.direction == .out {
+            lock.withLock { audioBytes += submit.outLength }
+            if let onAudioOut {
+                // The packets' payloads in order: each packet's length within the transfer (checked above).
+                let payload = buffer.withUnsafeBytes { bytes in
+                    list.flatMap { bytes[USBIPLimits.headerSize + Int($0.offset) ..< USBIPLimits.headerSize + Int($0.offset) + Int($0.length)] }
+                }
+                onAudioOut(payload)
+            }
+        }
         let period = Duration.microseconds(125 << max(0, min(Int(interval) - 1, 15)))
         let now = MonotonicInstant.now
         let full = lock.withLock { () -> Bool in

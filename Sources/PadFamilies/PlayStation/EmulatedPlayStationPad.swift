@@ -98,10 +98,14 @@ public final class EmulatedPlayStationPad: @unchecked Sendable {
     /// - Parameter transport: `.usb` makes a DualSense or Edge a USB device on vhci-hcd (its bus
     ///   is then USB, and `phys` says only whether it is the host's pad or an emulated one).
     /// - Parameter onOutput: called on the pump thread for every output report, from the first.
+    /// - Parameter onAudioOut: a USB pad's audio output as the host played it (4 channels of 16-bit
+    ///   little-endian at 48 kHz: headphones or speaker on 0-1, the voice coils on 2-3), transfer
+    ///   by transfer, on the USB device's thread.
     public init(kind: PadKind = .dualSense, bus: PadBus = busPresentedToGames, transport: Transport = .uhid, name: String? = nil,
                 macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
                 calibration: [UInt8]? = nil, firmwareInfo: [UInt8]? = nil,
-                idleRepeat: Duration? = nil, onOutput: (@Sendable ([UInt8]) -> Void)? = nil) throws {
+                idleRepeat: Duration? = nil, onOutput: (@Sendable ([UInt8]) -> Void)? = nil,
+                onAudioOut: (@Sendable ([UInt8]) -> Void)? = nil) throws {
         let bus = transport == .usb ? PadBus.usb : bus
         guard let profile = PlayStationPadProfile(kind: kind, bus: bus), let ids = kind.canonicalIDs else {
             throw DeviceError.unsupported("a virtual PlayStation pad cannot be a \(kind.displayName)")
@@ -124,7 +128,7 @@ public final class EmulatedPlayStationPad: @unchecked Sendable {
                 throw DeviceError.unsupported("a USB \(kind.displayName) cannot be made: padgate has a DualSense's and an Edge's USB descriptors")
             }
             uhid = try USBIPHIDDevice(descriptors: usb, audioUnits: DualSenseUSBDescriptors.audioUnits,
-                                      mark: phys.hasPrefix(PadPhys.hostVirtual) ? .host : .emulated)
+                                      mark: phys.hasPrefix(PadPhys.hostVirtual) ? .host : .emulated, onAudioOut: onAudioOut)
         }
         channel = UHIDPadChannel(uhid)
         let identity = UHIDDevice.Identity(

@@ -1,0 +1,68 @@
+import CAlsa
+import Glibc
+
+/// Playback to one ALSA card's first PCM device, as interleaved 16-bit frames at a fixed rate and
+/// channel count (no conversion: the pad's own format, or an error that says so). Writes block
+/// until the card takes them, which paces the caller. `stop()` drops what is queued, so the card
+/// falls silent at once; `finish()` plays it out first.
+public final class ALSAPlayback {
+    public let device: String
+    public let channels: Int
+    private var pcm: OpaquePointer?
+
+    /// - Parameter latency: what ALSA may buffer ahead (a few periods); more survives a late
+    ///   writer, less keeps what plays close to what was written.
+    public init(card: Int, channels: Int, rate: Int, latency: Duration) throws {
+        device = "hw:\(card),0"
+        self.channels = channels
+        var handle: OpaquePointer?
+        var status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
+        guard status >= 0, let handle else { throw Self.error(status, "open \(device)") }
+        status = snd_pcm_set_params(handle, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, UInt32(channels), UInt32(rate),
+                                    0, UInt32(latency / .microseconds(1)))
+        guard status >= 0 else {
+            snd_pcm_close(handle)
+            throw Self.error(status, "set \(channels) channels of 16-bit at \(rate) Hz on \(device)")
+        }
+        pcm = handle
+    }
+
+    deinit { stop() }
+
+    /// Writes whole frames (`samples.count` a multiple of `channels`); an underrun (the writer was
+    /// late) is recovered and the write retried once.
+    public func write(_ samples: UnsafeBufferPointer<Int16>) throws {
+        guard let pcm, let base = samples.baseAddress else { return }
+        var offset = 0, frames = samples.count / channels, recovered = false
+        while frames > 0 {
+            let written = snd_pcm_writei(pcm, base + offset * channels, snd_pcm_uframes_t(frames))
+            if written < 0 {
+                guard !recovered, snd_pcm_recover(pcm, Int32(written), 1) >= 0 else { throw Self.error(Int32(written), "write to \(device)") }
+                recovered = true
+                continue
+            }
+            offset += Int(written)
+            frames -= Int(written)
+        }
+    }
+
+    /// Plays out what is queued, then closes.
+    public func finish() {
+        guard let pcm else { return }
+        snd_pcm_drain(pcm)
+        snd_pcm_close(pcm)
+        self.pcm = nil
+    }
+
+    /// Drops what is queued (silence at once), then closes.
+    public func stop() {
+        guard let pcm else { return }
+        snd_pcm_drop(pcm)
+        snd_pcm_close(pcm)
+        self.pcm = nil
+    }
+
+    static func error(_ status: Int32, _ what: String) -> DeviceError {
+        .unsupported("ALSA could not \(what): \(String(cString: snd_strerror(status)))")
+    }
+}
