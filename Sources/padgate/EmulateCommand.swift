@@ -40,8 +40,7 @@ struct EmulateCommand: ParsableCommand {
             }
             return model
         }
-        var isDualSense: Bool { model.playsScripts }
-    }
+            }
 
     @Argument(help: ArgumentHelp("The controller to emulate: \(Model.allValueStrings.joined(separator: ", ")).", valueName: "model"),
               completion: .list(Model.allValueStrings), transform: Model.parse)
@@ -71,10 +70,10 @@ struct EmulateCommand: ParsableCommand {
     func validate() throws {
         if script != nil && replay != nil { throw ValidationError("use either --script or --replay, not both") }
         if loop && replay == nil { throw ValidationError("--loop repeats a --replay recording; a --script loops with its own 'repeat'") }
-        if transport == .usb && (!device.isDualSense || (bus ?? .usb) != .usb) {
+        if transport == .usb && (!device.model.playsScripts || (bus ?? .usb) != .usb) {
             throw ValidationError("--transport usb makes a USB DualSense: with dualsense (or dualsense-edge) and --bus usb")
         }
-        if !device.isDualSense && (script != nil || replay != nil) {
+        if !device.model.playsScripts && (script != nil || replay != nil) {
             throw ValidationError("--script and --replay drive an emulated DualSense; the \(device.model.name) pad is held neutral")
         }
     }
@@ -83,7 +82,7 @@ struct EmulateCommand: ParsableCommand {
         guard device.model.throughUHID else { return try runUInputPad() }
         // The input is read first: a typo in a file name should not cost a pad plug and unplug.
         let bus = transport == .usb ? .usb : try self.bus ?? replay.map(InputFeeder.recordingBus) ?? EmulatedPlayStationPad.busPresentedToGames
-        let source = try device.isDualSense ? InputFeeder.Source(bus: bus, script: script, replay: replay, loop: loop) : nil
+        let source = try device.model.playsScripts ? InputFeeder.Source(bus: bus, script: script, replay: replay, loop: loop) : nil
         let started = MonotonicInstant.now, json = json, driver = device.driver
         let pad = try driver.emulate(device.model, bus: bus, transport: transport) { report in
             OutputPrinter.print(report, describedBy: driver, json: json, since: started)

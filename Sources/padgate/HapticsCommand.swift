@@ -94,10 +94,8 @@ struct HapticsCommand: ParsableCommand {
 
     /// Over USB: the pad's own 4-channel 48 kHz output, the coils on channels 2 and 3 and the
     /// headphone pair silent, written a period at a time (the writes pace it). Ctrl-C drops what
-    /// is queued, so the coils stop at once. The end is padded with as much silence as ALSA
-    /// holds: the drain ends once the last data is in a transfer, and transfers still queued
-    /// then are cancelled unsent (measured in the guest: the last 5 ms), so the signal itself
-    /// must not be last. The coils fall silent when the stream stops.
+    /// is queued, so the coils stop at once; at the end `finish()` plays it out whole. The coils
+    /// fall silent when the stream stops.
     func play(_ samples: [Int16], on playback: ALSAPlayback) throws {
         SignalTrap.install {}
         var period = [Int16](repeating: 0, count: Self.usbPeriodFrames * 4)
@@ -113,9 +111,7 @@ struct HapticsCommand: ParsableCommand {
             frame += count
         }
         if SignalTrap.fired { return playback.stop() }
-        period = [Int16](repeating: 0, count: period.count)
-        for _ in 0..<Int(Self.usbLatency / .milliseconds(5)) { try period.withUnsafeBufferPointer { try playback.write($0) } }
-        playback.finish()
+        try playback.finish()
     }
 
     /// Sends the reports at the pad's cadence, then silence; Ctrl-C skips to the silence.
@@ -140,8 +136,7 @@ struct HapticsReports: Sequence, IteratorProtocol {
     private let samples: [Int16]
     private var frame = 0
     private var decimator = HapticsDecimator()
-    private var sequence: UInt8 = 0
-    private var counter: UInt8 = 0
+    private var stream = DualSenseHapticsReport.Stream()
     private var pending: [Int8] = []
 
     init(_ samples: [Int16]) {
@@ -156,13 +151,8 @@ struct HapticsReports: Sequence, IteratorProtocol {
             frame += 1
         }
         guard !pending.isEmpty else { return nil }
-        return stamp(pending[...])
+        return stream.report(pending[...])
     }
 
-    mutating func silence() -> [UInt8] { stamp([]) }
-
-    private mutating func stamp(_ samples: ArraySlice<Int8>) -> [UInt8] {
-        defer { sequence = (sequence + 1) & 0x0F; counter &+= 1 }
-        return DualSenseHapticsReport.encode(samples, sequence: sequence, counter: counter)
-    }
+    mutating func silence() -> [UInt8] { stream.report([]) }
 }

@@ -39,6 +39,16 @@ public enum DualSenseHapticsReport {
     /// A report of silence: what is sent last, so the coils stop at once rather than when the
     /// pad's buffer runs dry.
     public static func silence(sequence: UInt8, counter: UInt8) -> [UInt8] { encode([], sequence: sequence, counter: counter) }
+
+    /// One stream's reports, numbered in order: the 4-bit sequence and the counter both advance.
+    public struct Stream: Sendable {
+        private var sequence: UInt8 = 0, counter: UInt8 = 0
+        public init() {}
+        public mutating func report(_ samples: ArraySlice<Int8>) -> [UInt8] {
+            defer { sequence = (sequence + 1) & 0x0F; counter &+= 1 }
+            return DualSenseHapticsReport.encode(samples, sequence: sequence, counter: counter)
+        }
+    }
 }
 
 /// 48 kHz 16-bit stereo to the Bluetooth path's 3 kHz 8-bit: the mean of each 16 frames (a box

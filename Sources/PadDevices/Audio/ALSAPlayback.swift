@@ -8,6 +8,8 @@ import Glibc
 public final class ALSAPlayback {
     public let device: String
     public let channels: Int
+    /// Frames of silence `finish()` writes after the last data: as many as ALSA holds ahead.
+    private let tailFrames: Int
     private var pcm: OpaquePointer?
 
     /// - Parameter latency: what ALSA may buffer ahead (a few periods); more survives a late
@@ -15,6 +17,7 @@ public final class ALSAPlayback {
     public init(card: Int, channels: Int, rate: Int, latency: Duration) throws {
         device = "hw:\(card),0"
         self.channels = channels
+        tailFrames = rate * Int(latency / .microseconds(1)) / 1_000_000
         var handle: OpaquePointer?
         var status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
         guard status >= 0, let handle else { throw Self.error(status, "open \(device)") }
@@ -46,8 +49,13 @@ public final class ALSAPlayback {
         }
     }
 
-    /// Plays out what is queued, then closes.
-    public func finish() {
+    /// Plays out what is queued, then closes. A drain ends once the last data is in a USB
+    /// transfer, and transfers still queued then are cancelled unsent (measured in the guest with
+    /// snd-usb-audio: the last 5 ms), so silence as long as the queue goes last: what was written
+    /// arrives whole.
+    public func finish() throws {
+        let silence = [Int16](repeating: 0, count: tailFrames * channels)
+        try silence.withUnsafeBufferPointer { try write($0) }
         guard let pcm else { return }
         snd_pcm_drain(pcm)
         snd_pcm_close(pcm)
