@@ -80,6 +80,8 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
     public var takesPlayStationOutput: Bool { isPlayStation }
     /// Pads with player LEDs and adaptive triggers in those reports (the DualSense's).
     public var hasAdaptiveTriggers: Bool { isDualSenseFamily }
+    /// Pads whose HD haptics are two voice coils driven as audio (docs/haptics.md).
+    public var hasVoiceCoils: Bool { isDualSenseFamily }
 
     /// Pads whose raw HID reports `ControllerInputDecoder` reads with a fixed layout: forwarded from
     /// hidraw, nothing lost.

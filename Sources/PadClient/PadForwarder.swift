@@ -47,6 +47,8 @@ public final class PadForwarder {
         public var received = 0
         public var rejected = 0
         public var lastFeedback = ""
+        /// Haptics blocks the host sent (each 5 ms of the coils' signal).
+        public var hapticsBlocks = 0
         /// The host's session id for this client (it is in every datagram's header).
         public var session: UInt32?
     }
@@ -354,6 +356,12 @@ public final class PadForwarder {
             guard let source = pads.first(where: { $0.source.arrival.slot == output.slot })?.source else { return }
             try? source.apply(output)
             status.lastFeedback = "hid output \(output.fields.rawValue)"
+        case .haptics(let block):
+            guard let source = pads.first(where: { $0.source.arrival.slot == block.slot })?.source else { return }
+            status.hapticsBlocks += 1
+            do { try source.apply(block) } catch {
+                logger.warning("\(source.arrival.name): \(error)", metadata: ["slot": "\(block.slot.rawValue)"])
+            }
         case .pong(let probe):
             // Only an answer to one of the last pings counts: a host's bytes are checked like any peer's.
             let now = UInt64((MonotonicInstant.now - origin) / .microseconds(1))

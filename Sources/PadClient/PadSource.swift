@@ -20,6 +20,8 @@ public protocol PadSource: AnyObject {
     func takeMotion(_ body: (WireMotionSample) -> Void)
     func apply(_ lease: RumbleLease) throws
     func apply(_ output: HIDOutputMessage) throws
+    /// A block of the host's haptics stream (docs/haptics.md); pads without voice coils ignore it.
+    func apply(_ haptics: HapticsBlock) throws
     /// When the feedback renderer needs to run next, if at all.
     var feedbackDeadline: MonotonicInstant? { get }
     func pumpFeedback() throws
@@ -35,4 +37,5 @@ extension PadSource {
     public var battery: BatteryReport? { nil }
     public var motionCorrection: MotionCorrection? { nil }
     public var gyroCalibration: GyroCalibrationMode { .off }
+    public func apply(_ haptics: HapticsBlock) throws {}
 }

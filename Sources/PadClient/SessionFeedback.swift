@@ -49,6 +49,7 @@ public final class SessionFeedback {
         try feedback.pump()
     }
     func apply(_ output: HIDOutputMessage) throws { try feedback.apply(output) }
+    func apply(_ haptics: HapticsBlock) throws { try feedback.receive(haptics) }
     var deadline: MonotonicInstant? { feedback.nextDeadline }
     func pump() throws { try feedback.pump() }
     func silence() {
@@ -65,6 +66,7 @@ public protocol PhysicalPadSource: PadSource {
 extension PhysicalPadSource {
     public func apply(_ lease: RumbleLease) throws { try sessionFeedback.apply(lease) }
     public func apply(_ output: HIDOutputMessage) throws { try sessionFeedback.apply(output) }
+    public func apply(_ haptics: HapticsBlock) throws { try sessionFeedback.apply(haptics) }
     public var feedbackDeadline: MonotonicInstant? { sessionFeedback.deadline }
     public func pumpFeedback() throws { try sessionFeedback.pump() }
     /// Motors to zero now; a fresh renderer takes the next session's leases.

@@ -35,6 +35,9 @@ public protocol PadDriver: Sendable {
     /// Client: the family's own rumble report through hidraw, preferred to evdev force feedback
     /// where it reaches more (nil: evdev force feedback, then `output`).
     func ownRumbleSink(for pad: Pad) -> (any RumbleSink)?
+    /// Client: where the host's haptics stream plays on the pad (its voice coils), made when the
+    /// first block arrives; nil: the family has none (docs/haptics.md).
+    func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)?
 
     /// Client: what `forward` says of how it reads such a pad, when that is not the obvious.
     func readingNote(for pad: Pad) -> String?
@@ -86,6 +89,13 @@ public protocol EmulatedPad: AnyObject, Sendable {
     func stop()
 }
 
+/// A physical pad's haptics actuators, playing the host's stream (`HapticsBlock`s) at their own
+/// pace; silent after `close()`.
+public protocol HapticsOutput: AnyObject {
+    func receive(_ block: HapticsBlock, at now: MonotonicInstant)
+    func close()
+}
+
 /// Where a pad's lights and triggers go.
 public enum OutputRoute: Sendable {
     /// The kernel's LED class devices (lightbar colour, player LEDs); rumble through evdev.
@@ -98,6 +108,7 @@ extension PadDriver {
     public var presentsAsUSBDevice: Bool { false }
     public var output: OutputRoute { .kernelClasses }
     public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? { nil }
+    public func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)? { nil }
     public func calibrationReport(bus: PadBus) -> (id: UInt8, length: Int)? { nil }
     public func readingNote(for pad: Pad) -> String? { nil }
     public func parseCalibration(_ report: [UInt8], convention: CalibrationConvention, bus: PadBus?) throws(CalibrationError) -> CalibrationResult {

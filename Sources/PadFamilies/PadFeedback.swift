@@ -4,6 +4,7 @@ import Foundation
 import HIDCodecs
 import MonotonicTime
 import PadSystem
+import WireProtocol
 
 /// All feedback for one pad: rumble (through the renderer and a sink), lightbar, player LEDs and
 /// triggers, over one cumulative output state. Motors go to zero on `close()`, which callers run
@@ -32,6 +33,8 @@ public final class PadFeedback {
     public private(set) var renderer: RumbleRenderer
     private var playStation: PlayStationOutput?
     private var rumbleSink: RumbleSink?
+    private var haptics: (any HapticsOutput)?
+    private var hapticsUnavailable = false
     private var closed = false
 
     public init(pad: Pad, options: Options = Options()) {
@@ -90,6 +93,24 @@ public final class PadFeedback {
             guard let report = try output.readInput(timeout: .milliseconds(500)) else { return }
             if DualSenseStartupAnimation.isOver(inputReport: report) != false { return }
         }
+    }
+
+    // MARK: Haptics
+
+    /// A block of the host's haptics stream, for the pad's voice coils where it has them.
+    /// Pads without are left to the game's rumble (docs/haptics.md).
+    public func receive(_ block: HapticsBlock) throws {
+        guard !closed, !hapticsUnavailable else { return }
+        if haptics == nil {
+            do {
+                haptics = try driver.hapticsOutput(for: pad)
+            } catch {
+                hapticsUnavailable = true
+                throw error
+            }
+            if haptics == nil { hapticsUnavailable = true; return }
+        }
+        haptics?.receive(block, at: now)
     }
 
     // MARK: Rumble
@@ -184,6 +205,8 @@ public final class PadFeedback {
     public func close() {
         guard !closed else { return }
         closed = true
+        haptics?.close()
+        haptics = nil
         for action in renderer.shutdown() { try? rumbleSink?.perform(action) }
         rumbleSink?.silence()
         // Only the rumble path is silenced: a lightbar-only session must not stop another tool's rumble.

@@ -360,10 +360,11 @@ public enum WireMessage: Equatable, Sendable {
     case hidOutput(HIDOutputMessage)
     case motionRate(MotionRateRequest)
     case pong(Probe)
+    case haptics(HapticsBlock)
 }
 
 /// Message type numbers. Never reuse one; add new ones at the end.
 public enum WireMessageType: UInt8, Sendable {
     case arrival = 0x01, removal = 0x02, state = 0x03, touch = 0x04, motion = 0x05, battery = 0x06, ping = 0x07
-    case rumble = 0x20, hidOutput = 0x21, motionRate = 0x22, pong = 0x23
+    case rumble = 0x20, hidOutput = 0x21, motionRate = 0x22, pong = 0x23, haptics = 0x24
 }

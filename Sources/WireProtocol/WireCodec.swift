@@ -20,6 +20,7 @@ public enum WireCodec {
         case .hidOutput(let h): try encode(h, into: &w)
         case .motionRate(let m): try encode(m, into: &w)
         case .pong(let p): try encode(Pong(probe: p), into: &w)
+        case .haptics(let h): try encode(h, into: &w)
         }
     }
 
@@ -170,6 +171,8 @@ public enum WireCodec {
             let request = MotionRateRequest(slot: try WireLimits.checkSlot(try r.u8()), hertz: try r.u16())
             guard request.hertz <= WireLimits.maxMotionHertz else { throw .malformed("a motion rate of \(request.hertz) Hz") }
             return .motionRate(request)
+        case .haptics:
+            return .haptics(try HapticsBlock.decode(&r))
         }
     }
 }

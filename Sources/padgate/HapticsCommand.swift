@@ -54,7 +54,7 @@ struct HapticsCommand: ParsableCommand {
         }
         let selector = try pad.map { try PadSelector($0) }
         let target = try PadSelector.select(selector, from: try Udev().pads())
-        guard target.kind.hasAdaptiveTriggers else { throw ValidationError("\(target.name) has no voice coils: haptics needs a DualSense or Edge") }
+        guard target.kind.hasVoiceCoils else { throw ValidationError("\(target.name) has no voice coils: haptics needs a DualSense or Edge") }
         if target.bus == .usb {
             guard let card = try Udev().soundCard(of: target) else {
                 throw ValidationError("\(target.name) is on USB but has no sound card: is snd-usb-audio loaded (sudo modprobe snd-usb-audio)?")

@@ -48,6 +48,24 @@ public enum DualSenseHapticsReport {
             defer { sequence = (sequence + 1) & 0x0F; counter &+= 1 }
             return DualSenseHapticsReport.encode(samples, sequence: sequence, counter: counter)
         }
+
+        /// The next report into `report` (`length` bytes, reused: 94 reports a second must not
+        /// allocate), `samples` as in `encode`.
+        public mutating func fill(_ report: inout [UInt8], samples: UnsafeBufferPointer<Int8>) {
+            precondition(report.count == DualSenseHapticsReport.length)
+            defer { sequence = (sequence + 1) & 0x0F; counter &+= 1 }
+            report.withUnsafeMutableBufferPointer { out in
+                for i in out.indices { out[i] = 0 }
+                out[0] = reportID
+                out[Offset.sequence] = (sequence & 0x0F) << 4
+                for (i, byte) in controlPacket.enumerated() { out[Offset.controlPacket + i] = byte }
+                out[Offset.counter] = counter
+                out[Offset.samplePacket] = samplePacketHeader[0]
+                out[Offset.samplePacket + 1] = samplePacketHeader[1]
+                for i in 0..<min(samples.count, framesPerReport * 2) { out[Offset.samples + i] = UInt8(bitPattern: samples[i]) }
+            }
+            BluetoothCRC.stamp(seed: .output, report: &report)
+        }
     }
 }
 

@@ -8,6 +8,7 @@ import Glibc
 public final class ALSAPlayback {
     public let device: String
     public let channels: Int
+    public let rate: Int
     /// Frames of silence `finish()` writes after the last data: as many as ALSA holds ahead.
     private let tailFrames: Int
     private var pcm: OpaquePointer?
@@ -17,6 +18,7 @@ public final class ALSAPlayback {
     public init(card: Int, channels: Int, rate: Int, latency: Duration) throws {
         device = "hw:\(card),0"
         self.channels = channels
+        self.rate = rate
         tailFrames = rate * Int(latency / .microseconds(1)) / 1_000_000
         var handle: OpaquePointer?
         var status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
@@ -47,6 +49,15 @@ public final class ALSAPlayback {
             offset += Int(written)
             frames -= Int(written)
         }
+    }
+
+    /// How long until what was written so far has played (zero before the stream starts and
+    /// after an underrun): where the next write plays.
+    public var queued: Duration {
+        guard let pcm else { return .zero }
+        var frames: snd_pcm_sframes_t = 0
+        guard snd_pcm_delay(pcm, &frames) >= 0, frames > 0 else { return .zero }
+        return .microseconds(Int64(frames) * 1_000_000 / Int64(rate))
     }
 
     /// Plays out what is queued, then closes. A drain ends once the last data is in a USB

@@ -76,7 +76,7 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     private var opened = false
     private var dropped = 0
     private var audioBytes = 0
-    private let onAudioOut: (@Sendable ([UInt8]) -> Void)?
+    private let onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)?
     /// Writes come from the server thread and from `input`/replies: one at a time.
     private let writeLock = NSLock()
     private var reply = [UInt8](repeating: 0, count: USBIPLimits.headerSize + Int(USBIPLimits.maximumTransfer)
@@ -90,7 +90,7 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
 
     /// Makes the socket pair, starts serving it and attaches the kernel's end to a free port.
     package convenience init(descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], mark: VHCI.Mark, endpoints: Endpoints = Endpoints(),
-                             onAudioOut: (@Sendable ([UInt8]) -> Void)? = nil) throws {
+                             onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil) throws {
         if let reason = VHCI.unavailableReason() { throw DeviceError.unsupported(reason) }
         var pair: [CInt] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -110,11 +110,11 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     }
 
     /// Serves USB/IP on `socket`, whose other end is the kernel's (or a test's).
-    /// - Parameter onAudioOut: the bytes each isochronous OUT transfer carries (the host played
+    /// - Parameter onAudioOut: the bytes each isochronous OUT packet carries (the host played
     ///   them into the pad: its 4-channel 16-bit 48 kHz output), packet after packet, on the
-    ///   serving thread.
+    ///   serving thread, without a copy (the buffer is valid during the call only).
     package init(serving socket: OwnedDescriptor, descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], devid: UInt32, endpoints: Endpoints = Endpoints(),
-                 onAudioOut: (@Sendable ([UInt8]) -> Void)? = nil) {
+                 onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil) {
         self.socket = socket
         self.onAudioOut = onAudioOut
         var timeout = timeval(tv_sec: Int(Limits.sendTimeout / .seconds(1)), tv_usec: 0)
@@ -361,10 +361,12 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
             lock.withLock { audioBytes += submit.outLength }
             if let onAudioOut {
                 // The packets' payloads in order: each packet's length within the transfer (checked above).
-                let payload = buffer.withUnsafeBytes { bytes in
-                    list.flatMap { bytes[USBIPLimits.headerSize + Int($0.offset) ..< USBIPLimits.headerSize + Int($0.offset) + Int($0.length)] }
+                buffer.withUnsafeBytes { bytes in
+                    for packet in list {
+                        let start = USBIPLimits.headerSize + Int(packet.offset)
+                        onAudioOut(UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(packet.length)]))
+                    }
                 }
-                onAudioOut(payload)
             }
         }
         let period = Duration.microseconds(125 << max(0, min(Int(interval) - 1, 15)))

@@ -36,6 +36,18 @@ public struct DualSenseDriver: PadDriver {
 
     public var presentsAsUSBDevice: Bool { true }
 
+    /// The voice coils: the pad's own sound card over USB, report 0x32 over Bluetooth.
+    public func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)? {
+        if pad.bus == .usb {
+            guard let card = try Udev().soundCard(of: pad) else {
+                throw DeviceError.unsupported("\(pad.name) is on USB but has no sound card for its voice coils: is snd-usb-audio loaded (sudo modprobe snd-usb-audio)?")
+            }
+            return DualSenseCoils(output: .usb(card: card))
+        }
+        guard let hidraw = pad.hidraw else { throw DeviceError.unsupported("\(pad.name) has no hidraw node for its voice coils' reports") }
+        return DualSenseCoils(output: .bluetooth(hidraw: hidraw))
+    }
+
     public var emulatedModels: [EmulatedModel] {
         [EmulatedModel(name: "dualsense", kind: .dualSense, playsScripts: true),
          EmulatedModel(name: PadKind.dualSenseEdge.name, kind: .dualSenseEdge, playsScripts: true)]

@@ -99,13 +99,13 @@ public final class EmulatedPlayStationPad: @unchecked Sendable {
     ///   is then USB, and `phys` says only whether it is the host's pad or an emulated one).
     /// - Parameter onOutput: called on the pump thread for every output report, from the first.
     /// - Parameter onAudioOut: a USB pad's audio output as the host played it (4 channels of 16-bit
-    ///   little-endian at 48 kHz: headphones or speaker on 0-1, the voice coils on 2-3), transfer
-    ///   by transfer, on the USB device's thread.
+    ///   little-endian at 48 kHz: headphones or speaker on 0-1, the voice coils on 2-3), packet
+    ///   by packet, on the USB device's thread, the buffer valid during the call only.
     public init(kind: PadKind = .dualSense, bus: PadBus = busPresentedToGames, transport: Transport = .uhid, name: String? = nil,
                 macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
                 calibration: [UInt8]? = nil, firmwareInfo: [UInt8]? = nil,
                 idleRepeat: Duration? = nil, onOutput: (@Sendable ([UInt8]) -> Void)? = nil,
-                onAudioOut: (@Sendable ([UInt8]) -> Void)? = nil) throws {
+                onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil) throws {
         let bus = transport == .usb ? PadBus.usb : bus
         guard let profile = PlayStationPadProfile(kind: kind, bus: bus), let ids = kind.canonicalIDs else {
             throw DeviceError.unsupported("a virtual PlayStation pad cannot be a \(kind.displayName)")

@@ -16,6 +16,8 @@ public final class PlayStationVirtualPad: VirtualPad {
     var state = GamepadState.dualSenseAtRest
     var translator: GameOutputTranslator
     let calibration: MotionCalibration
+    /// What games play on a USB pad's voice coils, for the client's (nil: uhid, no audio).
+    let coils: HostCoilCapture?
 
     /// - Parameter kind: what to present; nil: the arriving pad's own kind (a pad outside the
     ///   PlayStation family, or `serve --virtual dualsense`, is shown as a DualSense).
@@ -27,11 +29,16 @@ public final class PlayStationVirtualPad: VirtualPad {
         let identity = Self.identity(for: arrival, presenting: kind)
         translator = GameOutputTranslator(slot: arrival.slot, kind: identity.kind)
         calibration = identity.calibration
+        let coils = transport == .usb ? HostCoilCapture(slot: arrival.slot) : nil
+        self.coils = coils
+        var onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+        if let coils { onAudioOut = { coils.take($0) } }
         device = try EmulatedPlayStationPad(kind: identity.kind, bus: EmulatedPlayStationPad.busPresentedToGames, transport: transport,
                                       name: arrival.name.isEmpty ? nil : arrival.name,
                                       macAddress: transport == .usb ? Self.stableAddress(for: arrival, kind: identity.kind) : nil,
                                       phys: PadPhys.hostVirtual, calibration: identity.calibrationReport,
-                                      firmwareInfo: identity.firmwareInfo, idleRepeat: EmulatedPlayStationPad.idleReportInterval)
+                                      firmwareInfo: identity.firmwareInfo, idleRepeat: EmulatedPlayStationPad.idleReportInterval,
+                                      onAudioOut: onAudioOut)
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
             device.stop()
             let driver = identity.kind == .dualShock4 ? "hid-sony (or hid-playstation on 6.2 and later)" : transport == .usb ? "usbhid and hid-playstation" : "hid-playstation"
@@ -174,10 +181,12 @@ public final class PlayStationVirtualPad: VirtualPad {
     /// -32768...32767 back to the DualSense's 0...255 with 0 at 128.
     static func byte(_ v: Int16) -> UInt16 { UInt16(StickScale(minimum: 0, maximum: 255).raw(v)) }
 
-    public var feedbackDescriptors: [FileDescriptor] { [device.outputReadyDescriptor] }
+    public var feedbackDescriptors: [FileDescriptor] { [device.outputReadyDescriptor] + (coils.map { [$0.descriptor] } ?? []) }
 
     public func takeFeedback() throws -> [WireMessage] {
-        device.takeOutputs().flatMap { translator.messages(for: $0) }
+        var messages = device.takeOutputs().flatMap { translator.messages(for: $0) }
+        coils?.drain(into: &messages)
+        return messages
     }
 
     public func remove() { device.stop() }

@@ -1,0 +1,274 @@
+import MonotonicTime
+
+/// The client's side of the haptics stream: numbered 5 ms blocks (15 stereo frames of signed
+/// 8-bit at 3 kHz) in, whatever order and timing the network gives them, and a steady signal out
+/// at the pace the pad's output takes it. The rules are rumble's, for audio (docs/haptics.md):
+///
+/// - every block has its place on one timeline, fixed when a stream starts: block `n` plays at
+///   `start + allowance + lead + (n - first) × 5 ms`, so jitter up to the allowance costs nothing;
+/// - **a late block is never played late**: one whose place has passed is dropped and counted,
+///   and the allowance grows by its lateness (bounded by `maximumAllowance`) by holding the
+///   output that long, so the next late block of the same cause is on time;
+/// - **a lost block is concealed, then silenced**: the last signal's period is repeated, fading
+///   to nothing over `concealment`, and silence follows;
+/// - **a dead link leaves the coils silent**: `deadLink` after the newest block's place the stream
+///   ends (`render` says `.idle`) and the next block starts a new one;
+/// - a pull that comes late (the output's thread was held up) skips to where the timeline is
+///   now, rather than play the backlog late.
+///
+/// It never reads a clock and never allocates after `init`: callers pass `now`, so tests drive it
+/// with simulated time and the benchmark measures the code that ships.
+public struct HapticsPlayout: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        /// Jitter absorbed from the start of a stream.
+        public var allowance: Duration = .milliseconds(20)
+        /// The most the allowance grows to after late blocks.
+        public var maximumAllowance: Duration = .milliseconds(80)
+        /// How long a gap is filled with the repeated, fading signal before silence.
+        public var concealment: Duration = .milliseconds(30)
+        /// How long after the newest block's place the stream ends.
+        public var deadLink: Duration = .milliseconds(100)
+        /// How far ahead of the moment it pulls the output plays what it pulls (a Bluetooth
+        /// report's length, an ALSA queue): part of the latency, so part of the timeline.
+        public var lead: Duration = .zero
+        public init() {}
+        public init(allowance: Duration = .milliseconds(20), maximumAllowance: Duration = .milliseconds(80),
+                    concealment: Duration = .milliseconds(30), deadLink: Duration = .milliseconds(100), lead: Duration) {
+            self.allowance = allowance; self.maximumAllowance = maximumAllowance
+            self.concealment = concealment; self.deadLink = deadLink; self.lead = lead
+        }
+    }
+
+    public enum State: Sendable, Equatable {
+        /// Signal, concealment or the silence inside a stream: keep pulling on the output's cadence.
+        case playing
+        /// No stream: the output may stop until the next block (`receive` returns true then).
+        case idle
+    }
+
+    /// What happened to the blocks, for `host status`-like lines, tests and the benchmark.
+    public struct Counters: Sendable, Equatable {
+        public var received = 0, played = 0, late = 0, duplicates = 0, stale = 0
+        /// Blocks whose place passed without them (lost or never sent), and frames concealed.
+        public var missing = 0, concealedFrames = 0
+        /// Pulls that came late and skipped ahead, and the frames skipped.
+        public var skips = 0, skippedFrames = 0
+        /// Streams started (a block after idle).
+        public var streams = 0
+        public init() {}
+    }
+
+    public static let blockFrames = 15
+    public static let sampleRate = 3000
+    /// Blocks held: 320 ms, four times the largest allowance.
+    static let capacity = 64
+    /// A pull more than this far from the timeline is moved onto it.
+    static let tolerance = 2 * blockFrames
+
+    public let configuration: Configuration
+    public private(set) var counters = Counters()
+    /// The allowance now (grows with late blocks; back to the configured one with each stream).
+    public private(set) var allowance: Duration
+
+    /// Block storage, `capacity` slots of `2 × blockFrames` samples; `slotBlock` says which block
+    /// each holds (-1: none).
+    private var samples: [Int8]
+    private var slotBlock: [Int64]
+    /// The newest block's number, unwrapped from 16 bits.
+    private var newest: Int64?
+    /// Stream time: frame `f` plays at `origin.time + (f - origin.frame) / 3 kHz`.
+    private var origin: (frame: Int64, time: MonotonicInstant)?
+    /// The next frame `render` gives; nil until the stream's first pull.
+    private var position: Int64?
+    /// Frames of concealment to give before `position` moves on (the allowance growing).
+    private var hold = 0
+    /// The last frames of real signal (`history`, a ring of `historyFrames`), where they end, and
+    /// the period concealment repeats (found once per gap).
+    private var history: [Int8]
+    private var historyEnd = 0
+    private var lastRealFrame: Int64?
+    private var concealPeriod = 0
+    static let historyFrames = 2 * blockFrames
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        allowance = configuration.allowance
+        samples = [Int8](repeating: 0, count: Self.capacity * 2 * Self.blockFrames)
+        slotBlock = [Int64](repeating: -1, count: Self.capacity)
+        history = [Int8](repeating: 0, count: 2 * Self.historyFrames)
+    }
+
+    public var isPlaying: Bool { origin != nil }
+
+    /// The latency a block sees from arrival to the coils when it arrives on time with no jitter.
+    public var delay: Duration { allowance + configuration.lead }
+
+    static func frames(_ d: Duration) -> Int64 { Int64(d / .microseconds(1)) * Int64(sampleRate) / 1_000_000 }
+    static func duration(frames: Int64) -> Duration { .microseconds(frames * 1_000_000 / Int64(sampleRate)) }
+
+    /// Where the timeline is at `time`.
+    func frame(at time: MonotonicInstant) -> Int64? {
+        guard let origin else { return nil }
+        let elapsed = time - origin.time
+        return origin.frame + (elapsed < .zero ? -Self.frames(.zero - elapsed) : Self.frames(elapsed))
+    }
+
+    /// A block from the host: `sequence` its 16-bit number, `blockSamples` its `2 × blockFrames`
+    /// samples (left, right, …). Returns true when it starts a stream (the output should wake).
+    @discardableResult
+    public mutating func receive(sequence: UInt16, samples blockSamples: UnsafeRawBufferPointer, at now: MonotonicInstant) -> Bool {
+        guard blockSamples.count >= 2 * Self.blockFrames else { return false }
+        counters.received += 1
+        // Unwrapped against the newest: the 16 bits wrap every 5.5 minutes of haptics.
+        let number: Int64
+        if let newest {
+            number = newest + Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: newest)))
+        } else {
+            number = 1 << 32 + Int64(sequence)
+        }
+        let start = number * Int64(Self.blockFrames)
+        // Beyond what the ring holds from where the output is: a new stream, not a wait.
+        if let position, start > position + Int64(Self.capacity * Self.blockFrames) { origin = nil }
+        var starts = false
+        if origin == nil {
+            starts = true
+            counters.streams += 1
+            allowance = configuration.allowance
+            origin = (start, now + delay)
+            position = nil
+            hold = 0
+            lastRealFrame = nil
+            newest = number
+            for i in slotBlock.indices { slotBlock[i] = -1 }
+        }
+        if let position, start + Int64(Self.blockFrames) <= position {
+            // Its place has passed: never played late. The timeline moves back by its lateness
+            // (the output holds that long), within the largest allowance.
+            counters.late += 1
+            let lateness = Self.duration(frames: position - start)
+            let room = configuration.maximumAllowance - allowance
+            let growth = min(lateness, room)
+            if growth > .zero {
+                allowance += growth
+                origin!.time += growth
+                hold += Int(Self.frames(growth))
+            }
+            return false
+        }
+        if let newest, number <= newest - Int64(Self.capacity) { counters.stale += 1; return false }
+        let slot = Int(number & Int64(Self.capacity - 1))
+        if slotBlock[slot] == number { counters.duplicates += 1; return false }
+        slotBlock[slot] = number
+        let base = slot * 2 * Self.blockFrames
+        for i in 0..<2 * Self.blockFrames { samples[base + i] = Int8(bitPattern: blockSamples[i]) }
+        if number > newest ?? .min { newest = number }
+        return starts
+    }
+
+    /// Fills `out` (`2 × frames` samples, left and right interleaved) with what plays from
+    /// `playsAt` on: the moment the output will play the first of these frames (for a sink with
+    /// a queue, now plus what is queued).
+    public mutating func render(into out: UnsafeMutableBufferPointer<Int8>, frames count: Int, playsAt time: MonotonicInstant) -> State {
+        precondition(out.count >= 2 * count)
+        guard let target = frame(at: time), let newest else {
+            for i in 0..<2 * count { out[i] = 0 }
+            return .idle
+        }
+        var position = self.position ?? target
+        if hold == 0, position < target - Int64(Self.tolerance) {
+            counters.skips += 1
+            counters.skippedFrames += Int(target - position)
+            markMissing(from: position, to: target)
+            position = target
+        }
+        for i in 0..<count {
+            if hold > 0 {
+                hold -= 1
+                conceal(into: out, at: i, frame: position)
+                continue
+            }
+            let number = position >= 0 ? position / Int64(Self.blockFrames) : (position - Int64(Self.blockFrames) + 1) / Int64(Self.blockFrames)
+            let offset = Int(position - number * Int64(Self.blockFrames))
+            let slot = Int(number & Int64(Self.capacity - 1))
+            if slotBlock[slot] == number {
+                let base = slot * 2 * Self.blockFrames + 2 * offset
+                out[2 * i] = samples[base]
+                out[2 * i + 1] = samples[base + 1]
+                remember(left: out[2 * i], right: out[2 * i + 1])
+                lastRealFrame = position
+                concealPeriod = 0
+                if offset == Self.blockFrames - 1 {
+                    slotBlock[slot] = -1
+                    counters.played += 1
+                }
+            } else {
+                if offset == 0, number <= newest, number >= origin!.frame / Int64(Self.blockFrames) { counters.missing += 1 }
+                conceal(into: out, at: i, frame: position)
+            }
+            position += 1
+        }
+        self.position = position
+        // The stream ends `deadLink` after the newest block's place.
+        if position >= (newest + 1) * Int64(Self.blockFrames) + Self.frames(configuration.deadLink) {
+            origin = nil
+            self.position = nil
+            return .idle
+        }
+        return .playing
+    }
+
+    /// Blocks skipped over by a late pull count as missing.
+    private mutating func markMissing(from: Int64, to: Int64) {
+        var f = from
+        while f < to {
+            let number = f / Int64(Self.blockFrames)
+            let slot = Int(number & Int64(Self.capacity - 1))
+            if slotBlock[slot] == number { slotBlock[slot] = -1 }
+            f = (number + 1) * Int64(Self.blockFrames)
+        }
+    }
+
+    private mutating func remember(left: Int8, right: Int8) {
+        history[2 * historyEnd] = left
+        history[2 * historyEnd + 1] = right
+        historyEnd = (historyEnd + 1) % Self.historyFrames
+    }
+
+    /// A frame of concealment: the last real signal's period repeated, fading linearly to zero
+    /// over `concealment` after the last real frame; silence after that, or with nothing to repeat.
+    private mutating func conceal(into out: UnsafeMutableBufferPointer<Int8>, at i: Int, frame: Int64) {
+        out[2 * i] = 0
+        out[2 * i + 1] = 0
+        guard let lastRealFrame else { return }
+        let gap = frame - lastRealFrame
+        let length = Self.frames(configuration.concealment)
+        guard gap > 0, gap < length else { return }
+        counters.concealedFrames += 1
+        if concealPeriod == 0 { concealPeriod = findPeriod() }
+        // The frame one period back (repeatedly) within the history.
+        let back = Int((gap - 1) % Int64(concealPeriod)) + 1
+        let index = ((historyEnd - concealPeriod + back - 1) % Self.historyFrames + Self.historyFrames) % Self.historyFrames
+        let gain = Double(length - gap) / Double(length)
+        out[2 * i] = Int8((Double(history[2 * index]) * gain).rounded())
+        out[2 * i + 1] = Int8((Double(history[2 * index + 1]) * gain).rounded())
+    }
+
+    /// The period (in frames, 2 to half the history) whose shift best matches the last real
+    /// signal: the lag of least mean difference. A signal with no period repeats the whole history.
+    private func findPeriod() -> Int {
+        let n = Self.historyFrames
+        func sample(_ age: Int) -> Int {  // age 1: the newest frame; left and right summed
+            let index = ((historyEnd - age) % n + n) % n
+            return Int(history[2 * index]) + Int(history[2 * index + 1])
+        }
+        var best = n, bestScore = Int.max
+        for lag in 2...(n / 2) {
+            var score = 0
+            for age in 1...(n - lag) { score += abs(sample(age) - sample(age + lag)) }
+            // Per compared frame, weighted to prefer the shorter of two equal lags (a period's multiples match too).
+            let normalised = score * 64 / (n - lag)
+            if normalised < bestScore { bestScore = normalised; best = lag }
+        }
+        return best
+    }
+}

@@ -1,0 +1,173 @@
+import Feedback
+import Foundation
+import HIDCodecs
+import Logging
+import MonotonicTime
+import PadDevices
+import PadSystem
+import WireProtocol
+
+/// A physical DualSense's voice coils playing the host's haptics stream: blocks from the link go
+/// into a `HapticsPlayout`, and a thread of their own takes the signal out at the pad's pace.
+///
+/// - **Bluetooth**: report 0x32 every 10.667 ms (32 frames at 3 kHz), on a timerfd.
+/// - **USB**: the pad's own sound card, channels 2-3 at 48 kHz, 5 ms at a time, with
+///   `queue` held by ALSA; the blocking writes pace it.
+///
+/// The thread runs only while a stream plays, at input priority where the process may have it
+/// (a game's load must not starve the coils into gaps). Silence ends every stream and `close()`:
+/// two silent reports over Bluetooth, the ALSA stream played out to its silent end or dropped.
+public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
+    public enum Output: Sendable {
+        case bluetooth(hidraw: String)
+        case usb(card: Int)
+    }
+
+    /// What ALSA holds ahead over USB: two 5 ms periods.
+    public static let usbQueue: Duration = .milliseconds(10)
+    static let usbPeriodFrames = 240
+
+    public let output: Output
+    /// Guards `playout`, `running` and `stopping`.
+    private let lock = NSLock()
+    private var playout: HapticsPlayout
+    private var running = false
+    private var stopping = false
+    /// The output failed (the pad gone, its card busy): blocks are dropped until a new session
+    /// makes a new one, rather than a thread started and failing for each.
+    private var broken = false
+    private var thread: JoinableThread?
+    private let log = Logger(label: "padgate.feedback.coils")
+
+    public init(output: Output, configuration: HapticsPlayout.Configuration? = nil) {
+        self.output = output
+        let lead: Duration
+        switch output {
+        case .bluetooth: lead = DualSenseHapticsReport.interval
+        case .usb: lead = Self.usbQueue
+        }
+        playout = HapticsPlayout(configuration: configuration ?? HapticsPlayout.Configuration(lead: lead))
+    }
+
+    deinit { close() }
+
+    /// What the playout counted (for status lines and tests).
+    public var counters: HapticsPlayout.Counters { lock.withLock { playout.counters } }
+
+    /// A block from the host, on the forwarding thread; starts the output thread with a stream.
+    public func receive(_ block: HapticsBlock, at now: MonotonicInstant = .now) {
+        let start = lock.withLock { () -> Bool in
+            guard !stopping, !broken else { return false }
+            block.withSamples { _ = playout.receive(sequence: block.sequence.rawValue, samples: $0, at: now) }
+            guard !running, playout.isPlaying else { return false }
+            running = true
+            return true
+        }
+        guard start else { return }
+        thread?.join()  // the last stream's thread has ended (it cleared `running`)
+        thread = JoinableThread { [self] in ThreadPriority.raisedForInput { play() } }
+    }
+
+    /// Silence now, and no more streams.
+    public func close() {
+        lock.withLock { stopping = true }
+        thread?.join()
+        thread = nil
+    }
+
+    private var isStopping: Bool { lock.withLock { stopping } }
+
+    /// Streams, until one ends with no next one waiting, or `close()`.
+    private func play() {
+        repeat {
+            do {
+                switch output {
+                case .bluetooth(let path): try playReports(to: HIDRawDevice(path: path))
+                case .usb(let card): try playAudio(on: ALSAPlayback(card: card, channels: 4, rate: 48_000, latency: Self.usbQueue))
+                }
+            } catch {
+                log.warning("the voice coils stopped, and take no more haptics this session: \(error)")
+                lock.withLock { broken = true; running = false }
+                return
+            }
+        } while lock.withLock { () -> Bool in
+            // A block that started a stream while the last one ended is played by this thread.
+            if playout.isPlaying && !stopping { return true }
+            running = false
+            return false
+        }
+    }
+
+    private func render(_ buffer: inout [Int8], frames: Int, playsAt: MonotonicInstant) -> HapticsPlayout.State {
+        lock.withLock {
+            guard !stopping else { return .idle }
+            return buffer.withUnsafeMutableBufferPointer { playout.render(into: $0, frames: frames, playsAt: playsAt) }
+        }
+    }
+
+    private func playReports(to device: HIDRawDevice) throws {
+        let timer = try PeriodicTimer(interval: DualSenseHapticsReport.interval)
+        var wait = PollSet<Bool>()
+        wait.add(timer.descriptor, true)
+        var samples = [Int8](repeating: 0, count: 2 * DualSenseHapticsReport.framesPerReport)
+        var report = [UInt8](repeating: 0, count: DualSenseHapticsReport.length)
+        var stream = DualSenseHapticsReport.Stream()
+        defer {
+            // Twice: the pad plays what it has buffered, and silence replaces it.
+            for _ in 0..<2 {
+                stream.fill(&report, samples: UnsafeBufferPointer(start: nil, count: 0))
+                try? device.write(report)
+            }
+        }
+        while true {
+            let state = render(&samples, frames: DualSenseHapticsReport.framesPerReport, playsAt: .now)
+            guard state == .playing else { return }
+            samples.withUnsafeBufferPointer { stream.fill(&report, samples: $0) }
+            try device.write(report)
+            wait.wait(timeout: DualSenseHapticsReport.interval * 2) { _, _ in }
+            _ = timer.takeExpirations()
+        }
+    }
+
+    private func playAudio(on playback: ALSAPlayback) throws {
+        let frames = HapticsPlayout.blockFrames
+        var samples = [Int8](repeating: 0, count: 2 * frames)
+        var period = [Int16](repeating: 0, count: Self.usbPeriodFrames * 4)
+        var upsampler = CoilUpsampler()
+        while true {
+            let state = render(&samples, frames: frames, playsAt: .now + playback.queued)
+            guard state == .playing else {
+                if isStopping { playback.stop() } else { try playback.finish() }
+                return
+            }
+            upsampler.fill(&period, from: samples)
+            try period.withUnsafeBufferPointer { try playback.write($0) }
+        }
+    }
+}
+
+/// 3 kHz signed 8-bit stereo to the pad's 48 kHz 16-bit, coils on channels 2 and 3 of 4: linear
+/// between samples (16 steps each), so the coils get no 3 kHz staircase; the headphone pair silent.
+struct CoilUpsampler {
+    private var lastLeft = 0, lastRight = 0
+    static let factor = 16
+    /// ±127 to ±32766.
+    static let gain = 258
+
+    mutating func fill(_ period: inout [Int16], from samples: [Int8]) {
+        let frames = samples.count / 2
+        precondition(period.count == frames * Self.factor * 4)
+        for i in 0..<frames {
+            let left = Int(samples[2 * i]) * Self.gain, right = Int(samples[2 * i + 1]) * Self.gain
+            for step in 0..<Self.factor {
+                let at = 4 * (i * Self.factor + step)
+                period[at] = 0
+                period[at + 1] = 0
+                period[at + 2] = Int16(lastLeft + (left - lastLeft) * (step + 1) / Self.factor)
+                period[at + 3] = Int16(lastRight + (right - lastRight) * (step + 1) / Self.factor)
+            }
+            lastLeft = left
+            lastRight = right
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import HIDCodecs
+
+/// Host → client: 5 ms of what a game plays on the host pad's voice coils, as the Bluetooth path
+/// carries it (3 kHz, signed 8-bit, left and right interleaved: docs/haptics.md says why this and
+/// not 48 kHz or Opus). Blocks are numbered per pad; block `n` starts at frame `15 n` of the
+/// stream, so the client places each by its number alone and a gap is loss, never a shift.
+/// Fixed storage: 200 blocks a second must not allocate.
+public struct HapticsBlock: Equatable, Sendable {
+    /// 5 ms at 3 kHz.
+    public static let frames = 15
+    public static let sampleRate = DualSenseHapticsReport.sampleRate
+    public static let duration: Duration = .milliseconds(5)
+    static let wireSize = 3 + 2 * frames
+
+    public var slot: PadSlot
+    public var sequence: WireSequence
+    private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    public init(slot: PadSlot, sequence: WireSequence) { self.slot = slot; self.sequence = sequence }
+
+    /// Sample `i` of `2 * frames`: left, right, left, right…
+    public subscript(i: Int) -> Int8 {
+        get {
+            precondition(i < 2 * Self.frames)
+            return withUnsafeBytes(of: storage) { Int8(bitPattern: $0[i]) }
+        }
+        set {
+            precondition(i < 2 * Self.frames)
+            withUnsafeMutableBytes(of: &storage) { $0[i] = UInt8(bitPattern: newValue) }
+        }
+    }
+
+    public var isSilent: Bool { storage == (0, 0, 0, 0) }
+
+    public func withSamples<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: storage) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(2 * Self.frames))) }
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.slot == b.slot && a.sequence == b.sequence && a.storage == b.storage
+    }
+}
+
+extension HapticsBlock: WireMessageBody {
+    public static var wireType: WireMessageType { .haptics }
+    public func write(into w: inout WireWriter) throws(WireError) {
+        try w.u8(slot.rawValue); try w.u16(sequence.rawValue)
+        var copy = storage
+        try withUnsafeBytes(of: &copy) { (raw) throws(WireError) in try w.bytes(UnsafeRawBufferPointer(rebasing: raw.prefix(2 * Self.frames))) }
+    }
+
+    static func decode(_ r: inout WireReader) throws(WireError) -> HapticsBlock {
+        var block = HapticsBlock(slot: try WireLimits.checkSlot(try r.u8()), sequence: WireSequence(try r.u16()))
+        let samples = try r.slice(2 * frames)
+        withUnsafeMutableBytes(of: &block.storage) { $0.copyMemory(from: samples) }
+        return block
+    }
+}
