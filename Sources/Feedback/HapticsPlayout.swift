@@ -88,7 +88,8 @@ public struct HapticsPlayout: Sendable {
     private var historyEnd = 0
     private var lastRealFrame: Int64?
     private var concealPeriod = 0
-    static let historyFrames = 2 * blockFrames
+    /// 21 ms: periods up to 32 frames (94 Hz) are found.
+    static let historyFrames = 64
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration

@@ -50,8 +50,33 @@ final class WireCodecTests: XCTestCase {
             .hidOutput(hid),
             .motionRate(MotionRateRequest(slot: slot, hertz: 250)),
             .pong(Probe(id: 7, sentMicros: 1)),
+            .haptics(haptics),
             .removal(slot),
         ]
+    }
+
+    static var haptics: HapticsBlock {
+        var block = HapticsBlock(slot: slot, sequence: WireSequence(0xFFFE))
+        for i in 0..<2 * HapticsBlock.frames { block[i] = Int8(truncatingIfNeeded: i * 9 - 128) }
+        return block
+    }
+
+    /// Pinned from the layout docs/wire.md gives: type 0x24, length 33, slot, sequence (big-endian),
+    /// 30 samples as signed bytes, left first.
+    func testHapticsBlockLayoutIsPinned() throws {
+        let bytes = try encode([.haptics(Self.haptics)])
+        XCTAssertEqual(Array(bytes[0..<7]), [wireVersion, 0x24, 0x00, 33, 2, 0xFF, 0xFE])
+        XCTAssertEqual(bytes.count, 1 + 3 + 33)
+        XCTAssertEqual(Array(bytes[7...]).map { Int8(bitPattern: $0) }, (0..<30).map { Int8(truncatingIfNeeded: $0 * 9 - 128) })
+        // Short samples are malformed at every cut; a bad slot is refused.
+        for cut in 5..<bytes.count - 1 {
+            var short = Array(bytes.prefix(cut))
+            short[2] = 0; short[3] = UInt8(cut - 4)
+            XCTAssertEqual(decode(short).1.malformed, 1, "cut at \(cut)")
+        }
+        var badSlot = bytes
+        badSlot[4] = WireLimits.maxSlots
+        XCTAssertEqual(decode(badSlot).1.malformed, 1)
     }
 
     func testEveryMessageRoundTrips() throws {

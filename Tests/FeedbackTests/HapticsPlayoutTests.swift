@@ -1,0 +1,221 @@
+import Foundation
+import MonotonicTime
+import XCTest
+@testable import Feedback
+
+/// The playout on simulated time: a host sends a known signal in numbered 5 ms blocks at chosen
+/// arrival times, and an output pulls on its own cadence (a Bluetooth pad's: 32 frames every
+/// 10.667 ms). Every rule of docs/haptics.md is checked on what comes out, frame by frame, with
+/// the time each frame plays.
+final class HapticsPlayoutTests: XCTestCase {
+    static let frames = HapticsPlayout.blockFrames
+    /// Left: a sawtooth of period 20 frames (150 Hz at 3 kHz), 10 to 86; right: which period of
+    /// the stream it is. Never zero, so silence and sound are told apart frame by frame, and
+    /// the pair names its frame uniquely within 2540 frames, so what played can be placed.
+    static func signal(_ frame: Int) -> (Int8, Int8) {
+        (Int8(10 + 4 * (frame % 20)), Int8(1 + (frame / 20) % 127))
+    }
+    static let frameOf: [Int16: Int] = {
+        var table: [Int16: Int] = [:]
+        for f in 0..<2540 { let (l, r) = signal(f); table[Int16(l) << 8 | Int16(UInt8(bitPattern: r))] = f }
+        return table
+    }()
+    /// The stream frame a played frame is, if it is one exactly.
+    func frame(_ p: Played) -> Int? { Self.frameOf[Int16(p.left) << 8 | Int16(UInt8(bitPattern: p.right))] }
+    static func block(_ n: Int) -> [UInt8] {
+        (0..<frames).flatMap { i -> [UInt8] in
+            let (l, r) = signal(n * frames + i)
+            return [UInt8(bitPattern: l), UInt8(bitPattern: r)]
+        }
+    }
+
+    struct Played { let at: MonotonicInstant; let left: Int8; let right: Int8 }
+
+    /// Feeds `arrivals` (block number, arrival in µs from the origin) and pulls `pull` frames
+    /// every `interval` until `end`; what played, when, and the playout.
+    func run(_ arrivals: [(block: Int, at: Int)], firstSequence: UInt16 = 100, until end: Duration = .milliseconds(600),
+             pull: Int = 32, interval: Duration = .nanoseconds(10_666_667), pullAt: ((Int) -> Duration?)? = nil,
+             configuration: HapticsPlayout.Configuration = .init(lead: .nanoseconds(10_666_667))) -> ([Played], HapticsPlayout) {
+        var playout = HapticsPlayout(configuration: configuration)
+        var played: [Played] = []
+        var queue = arrivals.sorted { $0.at < $1.at }[...]
+        var buffer = [Int8](repeating: 0, count: 2 * pull)
+        var k = 0
+        while true {
+            let pullTime = pullAt?(k) ?? interval * k
+            if pullTime > end { break }
+            while let next = queue.first, Duration.microseconds(next.at) <= pullTime {
+                queue.removeFirst()
+                let bytes = Self.block(next.block)
+                bytes.withUnsafeBytes { _ = playout.receive(sequence: firstSequence &+ UInt16(truncatingIfNeeded: next.block), samples: $0, at: .origin + .microseconds(next.at)) }
+            }
+            let now = MonotonicInstant.origin + pullTime
+            _ = buffer.withUnsafeMutableBufferPointer { playout.render(into: $0, frames: pull, playsAt: now) }
+            for i in 0..<pull {
+                played.append(Played(at: now + .microseconds(Int64(i) * 1_000_000 / 3000), left: buffer[2 * i], right: buffer[2 * i + 1]))
+            }
+            k += 1
+        }
+        return (played, playout)
+    }
+
+    /// Blocks 0..<count sent every 5 ms from `start` µs, each delayed by `jitter(n)` µs.
+    func steady(_ count: Int, start: Int = 1000, jitter: (Int) -> Int = { _ in 0 }) -> [(block: Int, at: Int)] {
+        (0..<count).map { ($0, start + $0 * 5000 + jitter($0)) }
+    }
+
+    func sound(_ played: [Played]) -> [Played] { played.filter { $0.left != 0 || $0.right != 0 } }
+    func signal(_ range: Range<Int>) -> [Int8] { range.map { Self.signal($0).0 } }
+    /// The stream's frames among what played, with when: a frame counts when it and a neighbour
+    /// are consecutive frames of the stream (a faded, concealed frame can match one by chance).
+    func placed(_ played: [Played]) -> [(frame: Int, at: MonotonicInstant)] {
+        let ids = played.map(frame)
+        return played.indices.compactMap { i in
+            guard let f = ids[i] else { return nil }
+            let before = i > 0 ? ids[i - 1] : nil, after = i + 1 < ids.count ? ids[i + 1] : nil
+            return before == f - 1 || after == f + 1 ? (f, played[i].at) : nil
+        }
+    }
+
+    func testASteadyStreamPlaysWholeAfterExactlyItsDelay() {
+        let (played, playout) = run(steady(40))
+        let heard = sound(played)
+        XCTAssertEqual(heard.prefix(600).compactMap(frame), Array(0..<600), "the signal, whole, in order")
+        // With no block after the last, its period is repeated, fading, for at most 30 ms.
+        XCTAssertLessThanOrEqual(heard.count, 600 + 90)
+        // Frame 0 plays `delay` after block 0 arrived (at 1 ms), within a frame.
+        let latency = heard[0].at - (.origin + .milliseconds(1))
+        XCTAssertEqual(Double(latency / .microseconds(1)), Double(playout.delay / .microseconds(1)), accuracy: 334)
+        XCTAssertEqual(playout.delay, .milliseconds(20) + .nanoseconds(10_666_667))
+        // Frames play 1/3000 s apart: no frame is held or skipped.
+        XCTAssertEqual(Double((heard[599].at - heard[0].at) / .microseconds(1)), 599 * 333.33, accuracy: 334)
+        XCTAssertEqual(playout.counters.late + playout.counters.missing + playout.counters.skips, 0)
+        XCTAssertEqual(playout.counters.played, 40)
+    }
+
+    func testJitterWithinTheAllowanceAndReorderingCostNothing() {
+        var random = SystemRandomNumberGenerator()
+        let jitter = (0..<60).map { _ in Int.random(in: 0...19_000, using: &random) }
+        let (played, playout) = run(steady(60) { jitter[$0] })
+        XCTAssertEqual(sound(played).prefix(900).compactMap(frame), Array(0..<900), "jitter \(jitter)")
+        XCTAssertEqual(playout.counters.late, 0)
+        // Pairs swapped: each second block arrives 6 ms early, before the one it follows.
+        let (swapped, _) = run(steady(60) { $0 % 2 == 1 ? -6000 : 0 })
+        XCTAssertEqual(sound(swapped).prefix(900).compactMap(frame), Array(0..<900))
+    }
+
+    func testALostBlockIsConcealedThenASilentGapNeverLastsLongerThanTheConcealment() {
+        // Block 10 lost: its 5 ms are the last period repeated (150 Hz: 20 frames), fading.
+        let (played, playout) = run(steady(40).filter { $0.block != 10 })
+        let heard = sound(played)
+        XCTAssertEqual(heard.prefix { $0.at < heard[599].at }.count, 599, "a 5 ms gap is filled, not silent")
+        let gap = Array(heard[150..<165])
+        for (i, frame) in gap.enumerated() {
+            let truth = Int(Self.signal(150 + i).0)
+            // The repeated period has the signal's phase; the fade takes at most 1/6 of it by 5 ms.
+            XCTAssertLessThanOrEqual(abs(Int(frame.left) - truth), truth / 6 + 2, "frame \(150 + i)")
+        }
+        XCTAssertEqual(heard[165..<600].compactMap(frame), Array(165..<600), "the stream goes on where it was")
+        XCTAssertEqual(playout.counters.missing, 1)
+
+        // 60 ms lost: 30 ms (90 frames) of fading concealment, then silence until the stream resumes.
+        let (long, _) = run(steady(60).filter { !(10..<22).contains($0.block) })
+        let first = long.firstIndex { $0.left != 0 }!
+        let stream = Array(long[first...])
+        XCTAssertEqual(stream[0..<150].compactMap(frame), Array(0..<150))
+        XCTAssertTrue(stream[150..<210].allSatisfy { $0.left != 0 }, "concealed, fading over 30 ms")
+        XCTAssertTrue(stream[240..<330].allSatisfy { $0.left == 0 && $0.right == 0 }, "then silent")
+        XCTAssertEqual(stream[330..<900].compactMap(frame), Array(330..<900))
+        let levels = stream[150..<240].map { abs(Int($0.left)) }
+        XCTAssertLessThan(levels.suffix(20).max()!, levels.prefix(20).max()! / 3, "the concealment fades")
+    }
+
+    func testADeadLinkEndsInSilenceAndTheStreamEndsWithin100ms() {
+        let (played, playout) = run(steady(20), until: .milliseconds(500))
+        let lastBlockPlace = sound(played)[299].at
+        let after = played.filter { $0.at > lastBlockPlace }
+        let concealed = after.prefix { $0.left != 0 }
+        XCTAssertLessThanOrEqual(concealed.count, 90, "at most 30 ms of concealment after the signal ends")
+        XCTAssertTrue(after.dropFirst(concealed.count).allSatisfy { $0.left == 0 && $0.right == 0 })
+        XCTAssertFalse(playout.isPlaying, "the stream ended")
+
+        // When it ends: the first pull that says idle is within 100 ms (and a pull) of the last place.
+        var p = HapticsPlayout(configuration: .init(lead: .zero))
+        for n in 0..<4 { Self.block(n).withUnsafeBytes { _ = p.receive(sequence: UInt16(n), samples: $0, at: .origin + .milliseconds(5 * n)) } }
+        var out = [Int8](repeating: 0, count: 64)
+        var t = MonotonicInstant.origin
+        var idleAt: MonotonicInstant?
+        while idleAt == nil && t < .origin + .seconds(1) {
+            if out.withUnsafeMutableBufferPointer({ p.render(into: $0, frames: 32, playsAt: t) }) == .idle { idleAt = t }
+            t = t + .nanoseconds(10_666_667)
+        }
+        // The last block's place ends at 20 ms (delay) + 20 ms; idle by 100 ms after that, plus one pull.
+        XCTAssertLessThanOrEqual(idleAt! - MonotonicInstant.origin, .milliseconds(40 + 100 + 11))
+    }
+
+    func testALateBlockIsNeverPlayedLateAndTheAllowanceGrows() {
+        // From block 10 on the path is 40 ms slower: block 10's place (20 ms allowance) has passed.
+        let (played, playout) = run(steady(60) { $0 >= 10 ? 40_000 : 0 })
+        XCTAssertGreaterThanOrEqual(playout.counters.late, 1)
+        XCTAssertLessThanOrEqual(playout.counters.late, 3, "the allowance grows past the new delay within a few blocks")
+        XCTAssertGreaterThanOrEqual(playout.allowance, .milliseconds(40))
+        XCTAssertLessThanOrEqual(playout.allowance, .milliseconds(80))
+        // Every block that played, played whole, in order and at most its (grown) delay after it arrived.
+        let placed = self.placed(played)
+        XCTAssertEqual(placed.prefix(150).map(\.frame), Array(0..<150))
+        XCTAssertEqual(placed.suffix(300).map(\.frame), Array(600..<900), "the stream after the late ones is whole")
+        XCTAssertEqual(placed.map(\.frame), placed.map(\.frame).sorted(), "never out of order")
+        for p in placed {
+            let block = p.frame / Self.frames
+            let arrived = MonotonicInstant.origin + .microseconds(1000 + block * 5000 + (block >= 10 ? 40_000 : 0))
+            let place = arrived + .microseconds(Int64(p.frame % Self.frames) * 1_000_000 / 3000)
+            XCTAssertLessThanOrEqual(p.at - place, .milliseconds(80) + .nanoseconds(10_666_667) + .microseconds(334), "frame \(p.frame) played late")
+        }
+        XCTAssertFalse(placed.contains { $0.frame / Self.frames == 10 }, "the late block was played")
+    }
+
+    func testAPullThatComesLateSkipsToWhereTheTimelineIs() {
+        // The output's thread is held up 60 ms after its 10th pull: the next pull starts at the
+        // frame due then, not at the backlog.
+        let (played, playout) = run(steady(60), pullAt: { k in
+            let base = Duration.nanoseconds(10_666_667) * k
+            return k >= 10 ? base + .milliseconds(60) : base
+        })
+        XCTAssertEqual(playout.counters.skips, 1)
+        XCTAssertGreaterThan(playout.counters.skippedFrames, 150)
+        // Every frame that played is the stream's, in order, and none played later than its
+        // place on the timeline (delay after its block arrived) plus one pull.
+        let placed = self.placed(played)
+        XCTAssertEqual(placed.map(\.frame), placed.map(\.frame).sorted())
+        for p in placed {
+            let place = MonotonicInstant.origin + .microseconds(1000 + Int64(p.frame) * 1_000_000 / 3000) + playout.delay
+            XCTAssertLessThanOrEqual(p.at - place, .nanoseconds(10_666_667) + .microseconds(334), "frame \(p.frame) played late")
+        }
+        XCTAssertLessThan(placed.count, 900 - 150)
+    }
+
+    func testSequencesWrapAndHostileNumbersStayBounded() {
+        let (played, _) = run(steady(40), firstSequence: 65530)
+        XCTAssertEqual(sound(played).prefix(600).compactMap(frame), Array(0..<600), "across the 16-bit wrap")
+
+        // Random numbers, random bytes, random times: no trap, output within ±127 and silent
+        // 100 ms (and a pull) after the last block.
+        var random = SystemRandomNumberGenerator()
+        var p = HapticsPlayout(configuration: .init(lead: .zero))
+        var out = [Int8](repeating: 0, count: 64)
+        var t = MonotonicInstant.origin
+        for _ in 0..<5000 {
+            t = t + .microseconds(Int64.random(in: 0...3000, using: &random))
+            let bytes = (0..<30).map { _ in UInt8.random(in: 0...255, using: &random) }
+            bytes.withUnsafeBytes { _ = p.receive(sequence: UInt16.random(in: 0...65535, using: &random), samples: $0, at: t) }
+            if Bool.random(using: &random) { _ = out.withUnsafeMutableBufferPointer { p.render(into: $0, frames: 32, playsAt: t) } }
+        }
+        var quiet = false
+        for _ in 0..<100 {
+            t = t + .nanoseconds(10_666_667)
+            let state = out.withUnsafeMutableBufferPointer { p.render(into: $0, frames: 32, playsAt: t) }
+            if state == .idle { quiet = true; break }
+        }
+        XCTAssertTrue(quiet, "a hostile stream still ends once blocks stop")
+    }
+}
