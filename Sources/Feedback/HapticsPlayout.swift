@@ -244,14 +244,27 @@ public struct HapticsPlayout: Sendable {
         let gap = frame - lastRealFrame
         let length = Self.frames(configuration.concealment)
         guard gap > 0, gap < length else { return }
+        if concealPeriod == 0 { concealPeriod = lastBlockSilent() ? -1 : findPeriod() }
+        // After silence there is nothing to conceal: repeating a period would bring back sound
+        // from before it.
+        guard concealPeriod > 0 else { return }
         counters.concealedFrames += 1
-        if concealPeriod == 0 { concealPeriod = findPeriod() }
         // The frame one period back (repeatedly) within the history.
         let back = Int((gap - 1) % Int64(concealPeriod)) + 1
         let index = ((historyEnd - concealPeriod + back - 1) % Self.historyFrames + Self.historyFrames) % Self.historyFrames
         let gain = Double(length - gap) / Double(length)
         out[2 * i] = Int8((Double(history[2 * index]) * gain).rounded())
         out[2 * i + 1] = Int8((Double(history[2 * index + 1]) * gain).rounded())
+    }
+
+    /// Whether the last block's worth of real signal was silence.
+    private func lastBlockSilent() -> Bool {
+        let n = Self.historyFrames
+        for age in 1...Self.blockFrames {
+            let index = ((historyEnd - age) % n + n) % n
+            if history[2 * index] != 0 || history[2 * index + 1] != 0 { return false }
+        }
+        return true
     }
 
     /// The period (in frames, 2 to half the history) whose shift best matches the last real

@@ -107,7 +107,7 @@ struct HapticsCommand: ParsableCommand {
                 period[4 * i + 2] = i < count ? samples[2 * (frame + i)] : 0
                 period[4 * i + 3] = i < count ? samples[2 * (frame + i) + 1] : 0
             }
-            try period.withUnsafeBufferPointer { try playback.write($0) }
+            _ = try period.withUnsafeBufferPointer { try playback.write($0) }
             frame += count
         }
         if SignalTrap.fired { return playback.stop() }

@@ -130,6 +130,26 @@ final class HapticsPlayoutTests: XCTestCase {
         XCTAssertLessThan(levels.suffix(20).max()!, levels.prefix(20).max()! / 3, "the concealment fades")
     }
 
+    /// A stream that ends with a silent block (the host sends one when the game's sound stops)
+    /// ends at once: nothing from before the silence is repeated as concealment.
+    func testAStreamEndingInASilentBlockHasNoTail() {
+        var playout = HapticsPlayout(configuration: .init(lead: .zero))
+        for n in 0..<10 {
+            let bytes = n < 9 ? Self.block(n) : [UInt8](repeating: 0, count: 30)
+            bytes.withUnsafeBytes { _ = playout.receive(sequence: UInt16(n), samples: $0, at: .origin + .milliseconds(5 * n)) }
+        }
+        var out = [Int8](repeating: 0, count: 30)
+        var played: [Int8] = []
+        for k in 0..<40 {
+            _ = out.withUnsafeMutableBufferPointer { playout.render(into: $0, frames: 15, playsAt: .origin + .milliseconds(5 * k)) }
+            played += out
+        }
+        let lastSound = played.lastIndex { $0 != 0 }! / 2
+        let firstSound = played.firstIndex { $0 != 0 }! / 2
+        XCTAssertEqual(lastSound - firstSound + 1, 9 * 15, "the sound, then silence at once")
+        XCTAssertEqual(playout.counters.concealedFrames, 0)
+    }
+
     func testADeadLinkEndsInSilenceAndTheStreamEndsWithin100ms() {
         let (played, playout) = run(steady(20), until: .milliseconds(500))
         let lastBlockPlace = sound(played)[299].at

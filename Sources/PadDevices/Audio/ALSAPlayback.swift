@@ -35,9 +35,11 @@ public final class ALSAPlayback {
     deinit { stop() }
 
     /// Writes whole frames (`samples.count` a multiple of `channels`); an underrun (the writer was
-    /// late) is recovered and the write retried once.
-    public func write(_ samples: UnsafeBufferPointer<Int16>) throws {
-        guard let pcm, let base = samples.baseAddress else { return }
+    /// late) is recovered and the write retried once. Returns whether it was: the stream then
+    /// restarted, and what was queued before is gone.
+    @discardableResult
+    public func write(_ samples: UnsafeBufferPointer<Int16>) throws -> Bool {
+        guard let pcm, let base = samples.baseAddress else { return false }
         var offset = 0, frames = samples.count / channels, recovered = false
         while frames > 0 {
             let written = snd_pcm_writei(pcm, base + offset * channels, snd_pcm_uframes_t(frames))
@@ -49,6 +51,7 @@ public final class ALSAPlayback {
             offset += Int(written)
             frames -= Int(written)
         }
+        return recovered
     }
 
     /// How long until what was written so far has played (zero before the stream starts and
@@ -66,7 +69,7 @@ public final class ALSAPlayback {
     /// arrives whole.
     public func finish() throws {
         let silence = [Int16](repeating: 0, count: tailFrames * channels)
-        try silence.withUnsafeBufferPointer { try write($0) }
+        _ = try silence.withUnsafeBufferPointer { try write($0) }
         guard let pcm else { return }
         snd_pcm_drain(pcm)
         snd_pcm_close(pcm)

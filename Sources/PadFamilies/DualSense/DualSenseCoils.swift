@@ -37,6 +37,8 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     /// makes a new one, rather than a thread started and failing for each.
     private var broken = false
     private var thread: JoinableThread?
+    /// The Bluetooth reports' numbering, across streams (the output thread's alone).
+    private var stream = DualSenseHapticsReport.Stream()
     private let log = Logger(label: "padgate.feedback.coils")
 
     public init(output: Output, configuration: HapticsPlayout.Configuration? = nil) {
@@ -80,6 +82,12 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     /// Streams, until one ends with no next one waiting, or `close()`.
     private func play() {
         repeat {
+            let (began, before, delay) = lock.withLock { (MonotonicInstant.now, playout.counters, playout.delay) }
+            log.debug("haptics stream from \(began.nanoseconds / 1000) µs (monotonic), delay \(delay)")
+            defer {
+                let (after, allowance) = lock.withLock { (playout.counters, playout.allowance) }
+                log.debug("haptics stream ended after \(MonotonicInstant.now - began): \(after.played - before.played) blocks played, \(after.late - before.late) late, \(after.missing - before.missing) missing, \(after.skips - before.skips) skips (\(after.skippedFrames - before.skippedFrames) frames), allowance \(allowance)")
+            }
             do {
                 switch output {
                 case .bluetooth(let path): try playReports(to: HIDRawDevice(path: path))
@@ -111,7 +119,6 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         wait.add(timer.descriptor, true)
         var samples = [Int8](repeating: 0, count: 2 * DualSenseHapticsReport.framesPerReport)
         var report = [UInt8](repeating: 0, count: DualSenseHapticsReport.length)
-        var stream = DualSenseHapticsReport.Stream()
         defer {
             // Twice: the pad plays what it has buffered, and silence replaces it.
             for _ in 0..<2 {
@@ -134,14 +141,19 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         var samples = [Int8](repeating: 0, count: 2 * frames)
         var period = [Int16](repeating: 0, count: Self.usbPeriodFrames * 4)
         var upsampler = CoilUpsampler()
+        // ALSA plays what is written end to end: each period plays where the last one ended, so
+        // the timeline follows the card's own pace. Only a restart (an underrun: the thread was
+        // held up) puts it back on the clock.
+        var playsAt = MonotonicInstant.now
         while true {
-            let state = render(&samples, frames: frames, playsAt: .now + playback.queued)
+            let state = render(&samples, frames: frames, playsAt: playsAt)
             guard state == .playing else {
                 if isStopping { playback.stop() } else { try playback.finish() }
                 return
             }
             upsampler.fill(&period, from: samples)
-            try period.withUnsafeBufferPointer { try playback.write($0) }
+            let restarted = try period.withUnsafeBufferPointer { try playback.write($0) }
+            playsAt = restarted ? .now + playback.queued : playsAt + HapticsBlock.duration
         }
     }
 }

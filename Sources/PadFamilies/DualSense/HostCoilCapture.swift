@@ -1,5 +1,6 @@
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadSystem
 import WireProtocol
 
@@ -33,6 +34,9 @@ public final class HostCoilCapture: @unchecked Sendable {
     private var partialCount = 0
     public private(set) var dropped = 0
     public private(set) var blocks = 0
+    /// When the game's sound last began (a block with sound after silence), for the debug log.
+    public private(set) var soundBegan: MonotonicInstant?
+    private var soundReported = true
     private let wake = WakePipe()
 
     public init(slot: PadSlot) {
@@ -90,6 +94,7 @@ public final class HostCoilCapture: @unchecked Sendable {
         let silent = block.isSilent
         defer { lastWasSilent = silent }
         if silent && lastWasSilent { return false }
+        if !silent && lastWasSilent { soundBegan = .now; soundReported = false }
         blocks += 1
         if count == Self.capacity {
             head = (head + 1) % Self.capacity
@@ -99,6 +104,15 @@ public final class HostCoilCapture: @unchecked Sendable {
         queue[(head + count) % Self.capacity] = block
         count += 1
         return true
+    }
+
+    /// When sound began since the last call, once.
+    public func takeSoundBegan() -> MonotonicInstant? {
+        lock.withLock {
+            guard !soundReported else { return nil }
+            soundReported = true
+            return soundBegan
+        }
     }
 
     /// Hands over the queued blocks, oldest first, as wire messages.

@@ -1,5 +1,7 @@
 import Feedback
 import HIDCodecs
+import Logging
+import MonotonicTime
 import PadDevices
 import PadSystem
 import WireProtocol
@@ -18,6 +20,7 @@ public final class PlayStationVirtualPad: VirtualPad {
     let calibration: MotionCalibration
     /// What games play on a USB pad's voice coils, for the client's (nil: uhid, no audio).
     let coils: HostCoilCapture?
+    let log = Logger(label: "padgate.host.haptics")
 
     /// - Parameter kind: what to present; nil: the arriving pad's own kind (a pad outside the
     ///   PlayStation family, or `serve --virtual dualsense`, is shown as a DualSense).
@@ -185,7 +188,12 @@ public final class PlayStationVirtualPad: VirtualPad {
 
     public func takeFeedback() throws -> [WireMessage] {
         var messages = device.takeOutputs().flatMap { translator.messages(for: $0) }
-        coils?.drain(into: &messages)
+        if let coils {
+            coils.drain(into: &messages)
+            if let began = coils.takeSoundBegan() {
+                log.debug("haptics: a game's sound on the coils from \(began.nanoseconds / 1000) µs (monotonic), sent \(MonotonicInstant.now - began) later; \(coils.blocks) blocks so far, \(coils.dropped) dropped")
+            }
+        }
         return messages
     }
 
