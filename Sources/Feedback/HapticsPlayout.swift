@@ -23,7 +23,7 @@ public struct HapticsPlayout: Sendable {
         /// Jitter absorbed from the start of a stream.
         public var allowance: Duration = .milliseconds(20)
         /// The most the allowance grows to after late blocks.
-        public var maximumAllowance: Duration = .milliseconds(80)
+        public var maximumAllowance: Duration = .milliseconds(100)
         /// How long a gap is filled with the repeated, fading signal before silence.
         public var concealment: Duration = .milliseconds(30)
         /// How long after the newest block's place the stream ends.
@@ -32,7 +32,7 @@ public struct HapticsPlayout: Sendable {
         /// report's length, an ALSA queue): part of the latency, so part of the timeline.
         public var lead: Duration = .zero
         public init() {}
-        public init(allowance: Duration = .milliseconds(20), maximumAllowance: Duration = .milliseconds(80),
+        public init(allowance: Duration = .milliseconds(20), maximumAllowance: Duration = .milliseconds(100),
                     concealment: Duration = .milliseconds(30), deadLink: Duration = .milliseconds(100), lead: Duration) {
             self.allowance = allowance; self.maximumAllowance = maximumAllowance
             self.concealment = concealment; self.deadLink = deadLink; self.lead = lead
@@ -55,12 +55,15 @@ public struct HapticsPlayout: Sendable {
         public var skips = 0, skippedFrames = 0
         /// Streams started (a block after idle).
         public var streams = 0
+        /// The latest a block arrived, this stream, against the first block's pace (5 ms a
+        /// block from its arrival): the jitter the allowance has to cover.
+        public var worstLateness: Duration = .zero
         public init() {}
     }
 
     public static let blockFrames = 15
     public static let sampleRate = 3000
-    /// Blocks held: 320 ms, four times the largest allowance.
+    /// Blocks held: 320 ms, three times the largest allowance.
     static let capacity = 64
     /// A pull more than this far from the timeline is moved onto it.
     static let tolerance = 2 * blockFrames
@@ -82,6 +85,8 @@ public struct HapticsPlayout: Sendable {
     private var position: Int64?
     /// Frames of concealment to give before `position` moves on (the allowance growing).
     private var hold = 0
+    /// The stream's first block and when it arrived.
+    private var firstArrival: (number: Int64, at: MonotonicInstant)?
     /// The last frames of real signal (`history`, a ring of `historyFrames`), where they end, and
     /// the period concealment repeats (found once per gap).
     private var history: [Int8]
@@ -104,6 +109,7 @@ public struct HapticsPlayout: Sendable {
     /// The latency a block sees from arrival to the coils when it arrives on time with no jitter.
     public var delay: Duration { allowance + configuration.lead }
 
+    static func blockDuration(_ blocks: Int64) -> Duration { .microseconds(blocks * 5000) }
     static func frames(_ d: Duration) -> Int64 { Int64(d / .microseconds(1)) * Int64(sampleRate) / 1_000_000 }
     static func duration(frames: Int64) -> Duration { .microseconds(frames * 1_000_000 / Int64(sampleRate)) }
 
@@ -128,6 +134,10 @@ public struct HapticsPlayout: Sendable {
             number = 1 << 32 + Int64(sequence)
         }
         let start = number * Int64(Self.blockFrames)
+        if let first = firstArrival {
+            let lateness = now - (first.at + Self.blockDuration(number - first.number))
+            if lateness > counters.worstLateness { counters.worstLateness = lateness }
+        }
         // Beyond what the ring holds from where the output is: a new stream, not a wait.
         if let position, start > position + Int64(Self.capacity * Self.blockFrames) { origin = nil }
         var starts = false
@@ -140,6 +150,8 @@ public struct HapticsPlayout: Sendable {
             hold = 0
             lastRealFrame = nil
             newest = number
+            firstArrival = (number, now)
+            counters.worstLateness = .zero
             for i in slotBlock.indices { slotBlock[i] = -1 }
         }
         if let position, start + Int64(Self.blockFrames) <= position {

@@ -54,8 +54,10 @@ final class HapticsDeviceTests: XCTestCase {
         XCTAssertTrue(arrivals.suffix(2).allSatisfy { ($0.report.left + $0.report.right).allSatisfy { $0 == 0 } }, "the last two are silence")
         // The pad's clock is 10.667 ms a report: 28 intervals are 299 ms. Never faster than the
         // pad plays (its buffer would overflow); slower only by what the guest's scheduling adds.
+        // Arrivals are read in this process, which a loaded guest may hold up by a report or
+        // two at the first: unpaced, all 28 would arrive within a few milliseconds.
         let span = arrivals[28].at - arrivals[0].at
-        XCTAssertGreaterThanOrEqual(span, .milliseconds(280), "sent faster than the pad plays")
+        XCTAssertGreaterThanOrEqual(span, .milliseconds(299) - DualSenseHapticsReport.interval * 2, "sent faster than the pad plays")
         XCTAssertLessThan(span, .seconds(3))
     }
 

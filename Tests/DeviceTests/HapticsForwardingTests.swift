@@ -15,8 +15,14 @@ import XCTest
 /// audio over USB (channels 2-3 of the isochronous OUT samples it is sent).
 ///
 /// The signal: 100 ms of silence, 300 ms of 150 Hz (left coil at full scale, right at half),
-/// 200 ms of silence, 300 ms of 300 Hz on both, 200 ms of silence; the headphone pair (0-1)
+/// 400 ms of silence, 300 ms of 300 Hz on both, 200 ms of silence; the headphone pair (0-1)
 /// carries a 1 kHz tone throughout, which must never reach the coils.
+///
+/// The bounds are the playout's rules where the machine is busy (both cores loaded, the guest
+/// then stalls for tens of milliseconds at a time): a block later than the allowance is dropped,
+/// not played late, and a gap is concealed or silent. So at least 80 % of each burst arrives,
+/// every frame that does is the signal (its period, its level, nothing from the headphone pair),
+/// and the bursts arrive 700 ms apart ± 120 ms (unloaded: within 10 ms, printed).
 final class HapticsForwardingTests: XCTestCase {
     override func setUpWithError() throws {
         try requireDeviceAccess([UHIDDevice.path])
@@ -27,7 +33,7 @@ final class HapticsForwardingTests: XCTestCase {
     override func setUp() { state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-haptics-\(UUID())") }
 
     /// Where each part of the signal starts, in ms.
-    static let burst150 = 100, burst300 = 600, length = 1100
+    static let burst150 = 100, burst300 = 800, length = 1300
 
     static func signalFile() throws -> URL {
         var bytes: [UInt8] = []
@@ -56,7 +62,7 @@ final class HapticsForwardingTests: XCTestCase {
                                          includeStandardError: true)
         addTeardownBlock {
             // What both ends measured of each haptics stream, for the log.
-            for line in serve.snapshot() + forward.snapshot() where line.contains("haptics") { print(line) }
+            for line in serve.snapshot() + forward.snapshot() where line.contains("haptics") || line.contains("coils") { print(line) }
         }
         let udev = try Udev()
         let hostPad = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.pads().first { $0.isHostVirtualPad && $0.bus == .usb } },
@@ -74,23 +80,21 @@ final class HapticsForwardingTests: XCTestCase {
 
     struct Frame { let at: MonotonicInstant; let left: Int8; let right: Int8 }
 
-    /// The sound of one burst: where it starts (the first frame above the noise floor) and its frames.
-    func burst(in frames: [Frame], after start: Int, threshold: Int = 20) -> (start: Int, frames: ArraySlice<Frame>)? {
-        guard let first = frames[start...].firstIndex(where: { abs(Int($0.left)) > threshold }) else { return nil }
-        // It ends where 30 ms (90 frames) pass with nothing above the floor.
-        var end = first, quiet = 0
-        while end < frames.count, quiet < 90 {
-            quiet = abs(Int(frames[end].left)) > threshold ? 0 : quiet + 1
-            end += 1
+    /// The frames with sound, in groups split where none arrives for 200 ms (the bursts are 400 ms apart).
+    func bursts(_ frames: [Frame]) -> [[Frame]] {
+        var groups: [[Frame]] = []
+        for frame in frames where frame.left != 0 || frame.right != 0 {
+            if let last = groups.last?.last, frame.at - last.at < .milliseconds(200) { groups[groups.count - 1].append(frame) } else { groups.append([frame]) }
         }
-        return (first, frames[first..<end - quiet])
+        return groups
     }
 
-    /// The share of frames within a burst's middle that equal (within 2) the frame a period later.
-    func periodic(_ frames: ArraySlice<Frame>, period: Int) -> Double {
-        let middle = Array(frames.dropFirst(60).dropLast(60))
+    /// The share of frames that equal (within `tolerance`) the frame a period later, among those
+    /// of a burst's middle (a drop or a concealment breaks the period at a few places only).
+    func periodic(_ values: [Int], period: Int, tolerance: Int = 2) -> Double {
+        let middle = Array(values.dropFirst(values.count / 10).dropLast(values.count / 10))
         guard middle.count > period else { return 0 }
-        let matches = zip(middle, middle.dropFirst(period)).filter { abs(Int($0.left) - Int($1.left)) <= 2 }.count
+        let matches = zip(middle, middle.dropFirst(period)).filter { abs($0 - $1) <= tolerance }.count
         return Double(matches) / Double(middle.count - period)
     }
 
@@ -127,41 +131,44 @@ final class HapticsForwardingTests: XCTestCase {
         XCTAssertEqual(reports.map(\.counter), reports.indices.map { UInt8(truncatingIfNeeded: $0 + Int(reports[0].counter)) },
                        "the reports count up, across streams too")
 
-        let first = try XCTUnwrap(burst(in: frames, after: 0), "the 150 Hz burst never arrived")
-        let second = try XCTUnwrap(burst(in: frames, after: first.start + first.frames.count), "the 300 Hz burst never arrived")
-        // Whole: 300 ms is 900 frames at 3 kHz; a block lost on the way is concealed, not dropped.
-        XCTAssertEqual(Double(first.frames.count), 900, accuracy: 45, "150 Hz burst length")
-        XCTAssertEqual(Double(second.frames.count), 900, accuracy: 45, "300 Hz burst length")
+        let groups = bursts(frames)
+        XCTAssertEqual(groups.count, 2, "two bursts: \(groups.map(\.count)) frames")
+        guard groups.count == 2 else { return }
+        let first = groups[0], second = groups[1]
+        // Whole or nearly: 300 ms is 900 frames at 3 kHz; at most 30 ms of concealment more.
+        XCTAssertGreaterThanOrEqual(first.count, 720, "150 Hz burst length")
+        XCTAssertLessThanOrEqual(first.count, 990, "150 Hz burst length")
+        XCTAssertGreaterThanOrEqual(second.count, 720, "300 Hz burst length")
+        XCTAssertLessThanOrEqual(second.count, 990, "300 Hz burst length")
         // Level: the 48 kHz to 3 kHz mean keeps 150 Hz at 0.996 and 300 Hz at 0.984 of full scale.
-        XCTAssertGreaterThanOrEqual(first.frames.map { abs(Int($0.left)) }.max() ?? 0, 120)
-        XCTAssertEqual(Double(first.frames.map { abs(Int($0.right)) }.max() ?? 0), 63, accuracy: 4, "the right coil at half")
-        XCTAssertGreaterThanOrEqual(second.frames.map { abs(Int($0.left)) }.max() ?? 0, 118)
-        // Spectrum: a period of 20 frames (150 Hz) and 10 (300 Hz).
-        XCTAssertGreaterThan(periodic(first.frames, period: 20), 0.95)
-        XCTAssertGreaterThan(periodic(second.frames, period: 10), 0.95)
-        XCTAssertLessThan(periodic(first.frames, period: 10), 0.2, "150 Hz is not 300 Hz")
-        // The headphone pair's 1 kHz never reaches the coils: the silences are silent.
-        let gap = frames[(first.start + first.frames.count + 60)..<(second.start - 60)]
-        XCTAssertTrue(gap.allSatisfy { $0.left == 0 && $0.right == 0 }, "sound between the bursts")
-        // Timing: the second burst arrives 500 ms after the first, as it was played; the latency
+        XCTAssertGreaterThanOrEqual(first.map { abs(Int($0.left)) }.max() ?? 0, 120)
+        XCTAssertEqual(Double(first.map { abs(Int($0.right)) }.max() ?? 0), 63, accuracy: 4, "the right coil at half")
+        XCTAssertGreaterThanOrEqual(second.map { abs(Int($0.left)) }.max() ?? 0, 118)
+        // Spectrum: a period of 20 frames (150 Hz) and 10 (300 Hz); the 1 kHz of the headphone
+        // pair would break both.
+        XCTAssertGreaterThan(periodic(first.map { Int($0.left) }, period: 20), 0.8)
+        XCTAssertGreaterThan(periodic(second.map { Int($0.left) }, period: 10), 0.8)
+        XCTAssertLessThan(periodic(first.map { Int($0.left) }, period: 10), 0.3, "150 Hz is not 300 Hz")
+        // Timing: the second burst arrives 700 ms after the first, as it was played; the latency
         // from the game's start (ALSA's start, the host's pad, the link, the playout) is bounded.
-        let spacing = frames[second.start].at - frames[first.start].at
-        XCTAssertEqual(Double(spacing / .milliseconds(1)), 500, accuracy: 60, "the bursts' spacing")
-        let latency = frames[first.start].at - (started + .milliseconds(Self.burst150))
-        print("haptics over Bluetooth: first burst \(latency) after it was played (spacing \(spacing))")
+        let spacing = second[0].at - first[0].at
+        XCTAssertEqual(Double(spacing / .milliseconds(1)), 700, accuracy: 120, "the bursts' spacing")
+        let latency = first[0].at - (started + .milliseconds(Self.burst150))
+        print("haptics over Bluetooth: first burst \(latency) after aplay started playing it; spacing \(spacing) (played 700 ms apart); \(first.count) and \(second.count) of 900 frames")
         XCTAssertLessThan(latency, .seconds(2))
         // The coils end silent.
         XCTAssertTrue(reports.last.map { $0.left.allSatisfy { $0 == 0 } && $0.right.allSatisfy { $0 == 0 } } ?? false, "the last report is not silence")
     }
 
     func testAGamesHapticsReachAUSBPadsCoilsAsItsOwnAudio() throws {
-        // Every packet's samples, and when each packet arrived (by its first byte's offset).
-        let audio = LockedBox<(bytes: [UInt8], sound: [MonotonicInstant], packets: [(at: MonotonicInstant, offset: Int)])>(([], [], []))
-        let physical = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, idleRepeat: EmulatedPlayStationPad.idleReportInterval,
-                                                  onAudioOut: { packet in
+        // Every packet's samples, and when each packet arrived (by its first byte's offset). The
+        // device's thread must never wait on the test: the last sound's time has a box of its own.
+        let audio = LockedBox<(bytes: [UInt8], packets: [(at: MonotonicInstant, offset: Int)])>(([], []))
+        let lastSound = LockedBox<MonotonicInstant?>(nil)
+        let physical = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
+            if packet.contains(where: { $0 != 0 }) { lastSound.update { $0 = .now } }
             audio.update { state in
                 guard state.bytes.count < 16 << 20 else { return }
-                if packet.contains(where: { $0 != 0 }) { state.sound.append(.now) }
                 state.packets.append((.now, state.bytes.count))
                 state.bytes += packet
             }
@@ -175,11 +182,11 @@ final class HapticsForwardingTests: XCTestCase {
         let file = try Self.signalFile()
         defer { try? FileManager.default.removeItem(at: file) }
 
-        audio.update { $0 = ([], [], []) }
+        audio.update { $0 = ([], []) }
         _ = try play(file, card: card)
         // Until the physical pad's stream has carried silence for a while after the sound.
         _ = eventually(timeout: .seconds(5), expiryIsExpected: true) { () -> Bool? in
-            guard let last = audio.value.sound.last else { return nil }
+            guard let last = lastSound.value else { return nil }
             return MonotonicInstant.now - last > .milliseconds(500) ? true : nil
         }
         let bytes = audio.value.bytes
@@ -188,24 +195,38 @@ final class HapticsForwardingTests: XCTestCase {
         func channel(_ c: Int) -> [Int16] { (0..<count).map { samples[4 * $0 + c] } }
         XCTAssertTrue(channel(0).allSatisfy { $0 == 0 } && channel(1).allSatisfy { $0 == 0 }, "the physical pad's headphone pair is silent")
         let left = channel(2), right = channel(3)
-        let start = try XCTUnwrap(left.firstIndex { abs(Int($0)) > 2000 }, "no haptics reached the USB pad's coils (\(count) frames)")
-        // The 150 Hz burst at 48 kHz: 300 ms is 14400 frames; 3 kHz upsampled keeps its level and period.
-        let end = try XCTUnwrap(left[start...].indices.first { i in i + 480 < left.count && left[i..<i + 480].allSatisfy { abs(Int($0)) <= 2000 } })
-        XCTAssertEqual(Double(end - start), 14_400, accuracy: 720, "150 Hz burst length at 48 kHz")
-        let middle = Array(left[(start + 960)..<(end - 960)])
-        XCTAssertGreaterThanOrEqual(middle.map { abs(Int($0)) }.max() ?? 0, 30_000)
-        XCTAssertEqual(Double(right[(start + 960)..<(end - 960)].map { abs(Int($0)) }.max() ?? 0), 16_254, accuracy: 1100, "the right coil at half")
-        let matches = zip(middle, middle.dropFirst(320)).filter { abs(Int($0) - Int($1)) <= 600 }.count
-        XCTAssertGreaterThan(Double(matches) / Double(middle.count - 320), 0.95, "a period of 320 frames: 150 Hz")
-        // The 300 Hz burst reaches the pad 500 ms after the first, as it was played, ± 60 ms
-        // (the pad's stream itself pauses between them: the client ends it when the sound does).
-        let next = try XCTUnwrap(left[end...].firstIndex { abs(Int($0)) > 2000 }, "the 300 Hz burst never arrived")
+        // The coil frames with sound, each with its packet's arrival, grouped as the bursts.
         let packets = audio.value.packets
-        func arrival(ofFrame frame: Int) -> MonotonicInstant { packets.last { $0.offset <= frame * 8 }!.at }
-        let spacing = arrival(ofFrame: next) - arrival(ofFrame: start)
-        print("haptics over USB: the bursts \(spacing) apart at the pad")
-        XCTAssertEqual(Double(spacing / .milliseconds(1)), 500, accuracy: 60, "the bursts' spacing")
-        XCTAssertTrue(left[(end + 480)..<(next - 480)].allSatisfy { $0 == 0 }, "sound between the bursts")
+        var arrivals: [MonotonicInstant] = []
+        arrivals.reserveCapacity(count)
+        for (i, packet) in packets.enumerated() {
+            let end = i + 1 < packets.count ? packets[i + 1].offset : bytes.count
+            arrivals += repeatElement(packet.at, count: (end - packet.offset) / 8)
+        }
+        var groups: [[Int]] = []   // frame indices
+        var lastAt: MonotonicInstant?
+        for i in 0..<min(count, arrivals.count) where left[i] != 0 || right[i] != 0 {
+            if let lastAt, arrivals[i] - lastAt < .milliseconds(200) { groups[groups.count - 1].append(i) } else { groups.append([i]) }
+            lastAt = arrivals[i]
+        }
+        XCTAssertEqual(groups.count, 2, "two bursts: \(groups.map(\.count)) frames at 48 kHz")
+        guard groups.count == 2 else { return }
+        // 300 ms at 48 kHz is 14400 frames; at least 80 % arrive, at most 30 ms of concealment more.
+        for (name, group) in [("150 Hz", groups[0]), ("300 Hz", groups[1])] {
+            XCTAssertGreaterThanOrEqual(group.count, 11_520, "\(name) burst length")
+            XCTAssertLessThanOrEqual(group.count, 14_400 + 1440 + 240, "\(name) burst length")
+        }
+        let first = groups[0].map { Int(left[$0]) }, firstRight = groups[0].map { Int(right[$0]) }
+        XCTAssertGreaterThanOrEqual(first.map(abs).max() ?? 0, 30_000, "the left coil at full scale")
+        XCTAssertEqual(Double(firstRight.map(abs).max() ?? 0), 16_254, accuracy: 1100, "the right coil at half")
+        // Upsampled from 3 kHz, linear between samples: a period of 320 frames (150 Hz), 160 (300 Hz).
+        XCTAssertGreaterThan(periodic(first, period: 320, tolerance: 600), 0.8, "150 Hz")
+        XCTAssertGreaterThan(periodic(groups[1].map { Int(left[$0]) }, period: 160, tolerance: 600), 0.8, "300 Hz")
+        // The second burst reaches the pad 700 ms after the first, as it was played (the pad's
+        // own stream pauses between them: the client ends it when the sound does).
+        let spacing = arrivals[groups[1][0]] - arrivals[groups[0][0]]
+        print("haptics over USB: the bursts \(spacing) apart at the pad (played 700 ms apart); \(groups[0].count) and \(groups[1].count) of 14400 frames")
+        XCTAssertEqual(Double(spacing / .milliseconds(1)), 700, accuracy: 120, "the bursts' spacing")
     }
 
     /// A host killed mid-haptics: the client's playout conceals at most 30 ms, then the coils go

@@ -179,7 +179,7 @@ final class HapticsPlayoutTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(playout.counters.late, 1)
         XCTAssertLessThanOrEqual(playout.counters.late, 3, "the allowance grows past the new delay within a few blocks")
         XCTAssertGreaterThanOrEqual(playout.allowance, .milliseconds(40))
-        XCTAssertLessThanOrEqual(playout.allowance, .milliseconds(80))
+        XCTAssertLessThanOrEqual(playout.allowance, .milliseconds(100))
         // Every block that played, played whole, in order and at most its (grown) delay after it arrived.
         let placed = self.placed(played)
         XCTAssertEqual(placed.prefix(150).map(\.frame), Array(0..<150))
@@ -189,7 +189,7 @@ final class HapticsPlayoutTests: XCTestCase {
             let block = p.frame / Self.frames
             let arrived = MonotonicInstant.origin + .microseconds(1000 + block * 5000 + (block >= 10 ? 40_000 : 0))
             let place = arrived + .microseconds(Int64(p.frame % Self.frames) * 1_000_000 / 3000)
-            XCTAssertLessThanOrEqual(p.at - place, .milliseconds(80) + .nanoseconds(10_666_667) + .microseconds(334), "frame \(p.frame) played late")
+            XCTAssertLessThanOrEqual(p.at - place, .milliseconds(100) + .nanoseconds(10_666_667) + .microseconds(334), "frame \(p.frame) played late")
         }
         XCTAssertFalse(placed.contains { $0.frame / Self.frames == 10 }, "the late block was played")
     }

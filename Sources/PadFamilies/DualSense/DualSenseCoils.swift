@@ -39,6 +39,9 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     private var thread: JoinableThread?
     /// The Bluetooth reports' numbering, across streams (the output thread's alone).
     private var stream = DualSenseHapticsReport.Stream()
+    /// USB streams that failed in a row (the output thread's alone).
+    private var streamErrors = 0
+    static let streamErrorsBeforeGivingUp = 3
     private let log = Logger(label: "padgate.feedback.coils")
 
     public init(output: Output, configuration: HapticsPlayout.Configuration? = nil) {
@@ -86,12 +89,27 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
             log.debug("haptics stream from \(began.nanoseconds / 1000) µs (monotonic), delay \(delay)")
             defer {
                 let (after, allowance) = lock.withLock { (playout.counters, playout.allowance) }
-                log.debug("haptics stream ended after \(MonotonicInstant.now - began): \(after.played - before.played) blocks played, \(after.late - before.late) late, \(after.missing - before.missing) missing, \(after.skips - before.skips) skips (\(after.skippedFrames - before.skippedFrames) frames), allowance \(allowance)")
+                log.debug("haptics stream ended after \(MonotonicInstant.now - began): \(after.played - before.played) blocks played, \(after.late - before.late) late, \(after.missing - before.missing) missing, \(after.skips - before.skips) skips (\(after.skippedFrames - before.skippedFrames) frames), allowance \(allowance), the latest block \(after.worstLateness) behind the first's pace")
             }
             do {
                 switch output {
                 case .bluetooth(let path): try playReports(to: HIDRawDevice(path: path))
-                case .usb(let card): try playAudio(on: ALSAPlayback(card: card, channels: 4, rate: 48_000, latency: Self.usbQueue))
+                case .usb(let card):
+                    let playback = try ALSAPlayback(card: card, channels: 4, rate: 48_000, latency: Self.usbQueue)
+                    do {
+                        try playAudio(on: playback)
+                        streamErrors = 0
+                    } catch {
+                        // The card's stream failed (an underrun it could not recover from): this
+                        // stream ends silent, and the next block starts another, a few times.
+                        playback.stop()
+                        streamErrors += 1
+                        guard streamErrors >= Self.streamErrorsBeforeGivingUp else {
+                            log.notice("the voice coils' stream failed and starts again: \(error)")
+                            continue
+                        }
+                        throw error
+                    }
                 }
             } catch {
                 log.warning("the voice coils stopped, and take no more haptics this session: \(error)")
