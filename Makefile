@@ -3,7 +3,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 export PATH := $(dir $(SWIFT)):$(PATH)
 
-.PHONY: all deps build release test test-unit test-devices test-package demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble fuzz fuzz-long install install-udev uninstall deb clean guest
+.PHONY: all deps build release test test-unit test-devices test-package demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble bench-haptics fuzz fuzz-long install install-udev uninstall deb clean guest
 
 all: build
 
@@ -51,6 +51,7 @@ bench: deps
 	tools/bench-hostile.sh
 	tools/bench-rumble.sh
 	tools/bench-latency.sh
+	tools/bench-haptics.sh
 
 bench-hostile: deps
 	tools/bench-hostile.sh
@@ -65,6 +66,9 @@ bench-forward: deps
 
 bench-rumble: deps
 	tools/bench-rumble.sh
+
+bench-haptics: deps
+	tools/bench-haptics.sh
 
 fuzz: deps
 	tools/fuzz.sh $(or $(SECONDS),30)

@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "RumbleBench", targets: ["RumbleBench"]),
         .executable(name: "ForwardBench", targets: ["ForwardBench"]),
         .executable(name: "LatencyBench", targets: ["LatencyBench"]),
+        .executable(name: "HapticsBench", targets: ["HapticsBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -111,6 +112,8 @@ let package = Package(
                           path: "Benchmarks/ForwardBench"),
         // End-to-end latency through the real `padgate` binaries against the kernel's floor, in the guest (tools/bench-latency.sh).
         .executableTarget(name: "LatencyBench", dependencies: ["MonotonicTime", "PadSystem", "HIDCodecs", "PadDevices", "PadFamilies", "CMallocCounter"], path: "Benchmarks/LatencyBench"),
+        .executableTarget(name: "HapticsBench", dependencies: ["MonotonicTime", "Feedback", "HIDCodecs", "PadFamilies", "Transport", "WireProtocol", "CMallocCounter"],
+                          path: "Benchmarks/HapticsBench"),
         .executableTarget(name: "CodecBench", dependencies: ["HIDCodecs", "CMallocCounter"], path: "Benchmarks/CodecBench"),
     ],
     swiftLanguageModes: [.v6]

@@ -21,7 +21,7 @@ struct HapticsCommand: ParsableCommand {
             10.667 ms; docs/haptics.md). The last report sent is silence, so the coils stop at once, on \
             Ctrl-C too; a killed padgate stops them when the pad's buffer runs dry. Over USB the coils are \
             channels 3 and 4 of the pad's own sound card (4 channels, 16-bit, 48 kHz), played through ALSA \
-            with 20 ms queued; Ctrl-C drops the queue.
+            with 40 ms queued; Ctrl-C drops the queue.
             """)
 
     @Argument(help: "A 16-bit 48 kHz WAV file.") var file: String?
@@ -59,10 +59,14 @@ struct HapticsCommand: ParsableCommand {
             guard let card = try Udev().soundCard(of: target) else {
                 throw ValidationError("\(target.name) is on USB but has no sound card: is snd-usb-audio loaded (sudo modprobe snd-usb-audio)?")
             }
-            return try play(samples, on: ALSAPlayback(card: card, channels: 4, rate: 48_000, latency: Self.usbLatency))
+            let playback = try ALSAPlayback(card: card, channels: 4, rate: 48_000, latency: Self.usbLatency)
+            // A test signal, not a game: the queue can be deep, and the writes carry the pad's
+            // pace as input does (input priority, where the process may have it).
+            return try ThreadPriority.raisedForInput { try play(samples, on: playback) }
         }
         guard let hidraw = target.hidraw else { throw ValidationError("\(target.name) has no hidraw node to send reports to") }
-        try play(samples, on: HIDRawDevice(path: hidraw))
+        let device = try HIDRawDevice(path: hidraw)
+        try ThreadPriority.raisedForInput { try play(samples, on: device) }
     }
 
     /// The coils' signal at 48 kHz, left and right interleaved.
@@ -88,8 +92,9 @@ struct HapticsCommand: ParsableCommand {
         return samples
     }
 
-    /// What ALSA holds ahead of the pad over USB: four 5 ms periods.
-    static let usbLatency: Duration = .milliseconds(20)
+    /// What ALSA holds ahead of the pad over USB: eight 5 ms periods, so a writer held up (a
+    /// busy machine) does not leave the card without data.
+    static let usbLatency: Duration = .milliseconds(40)
     static let usbPeriodFrames = 240
 
     /// Over USB: the pad's own 4-channel 48 kHz output, the coils on channels 2 and 3 and the

@@ -178,13 +178,15 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
 
 /// 3 kHz signed 8-bit stereo to the pad's 48 kHz 16-bit, coils on channels 2 and 3 of 4: linear
 /// between samples (16 steps each), so the coils get no 3 kHz staircase; the headphone pair silent.
-struct CoilUpsampler {
+public struct CoilUpsampler: Sendable {
     private var lastLeft = 0, lastRight = 0
     static let factor = 16
     /// ±127 to ±32766.
     static let gain = 258
 
-    mutating func fill(_ period: inout [Int16], from samples: [Int8]) {
+    public init() {}
+
+    public mutating func fill(_ period: inout [Int16], from samples: [Int8]) {
         let frames = samples.count / 2
         precondition(period.count == frames * Self.factor * 4)
         for i in 0..<frames {

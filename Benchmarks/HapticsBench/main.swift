@@ -1,0 +1,150 @@
+import CMallocCounter
+import Feedback
+import Foundation
+import HIDCodecs
+import MonotonicTime
+import PadFamilies
+import Transport
+import WireProtocol
+
+// The haptics path's own cost, stage by stage, through the calls `serve` and `forward` make for
+// every 5 ms block (docs/haptics.md):
+//   host:   HostCoilCapture.take for each 1 ms isochronous packet (4 channels, 48 frames), then
+//           drain (what the input path does when the capture wakes it);
+//   wire:   OutgoingPayloads.append of the block, DatagramSealer.seal, DatagramOpener.open and
+//           WireCodec.decode (the client's receive);
+//   client: HapticsPlayout.receive, then the output's pull: over Bluetooth render 32 frames and
+//           fill report 0x32 (CRC included) every 10.667 ms, over USB render 15 frames and
+//           upsample them to the pad's 4-channel 48 kHz period.
+// Each stage is timed with the CPU's time-stamp counter around the shipped calls; allocations are
+// counted over the steady state. Also printed: bytes on the wire per second of haptics (sealed
+// datagrams plus IPv4 and UDP headers) and the CPU share one second of haptics costs.
+// The added latency (a game's write to the pad's report) is measured in the guest against the
+// real drivers: tools/bench-haptics.sh runs that too.
+
+let blocks = Int(ProcessInfo.processInfo.environment["PADGATE_BENCH_BLOCKS"] ?? "") ?? 20_000
+
+/// 1 ms packets of the host pad's output: 150 Hz on the coils, noise on the headphone pair.
+func packets(count: Int) -> [[UInt8]] {
+    (0..<count).map { p in
+        var bytes = [UInt8](repeating: 0, count: 48 * 8)
+        for i in 0..<48 {
+            let f = p * 48 + i
+            let coil = Int16(sin(2 * Double.pi * 150 * Double(f) / 48_000) * 30_000)
+            let samples = [Int16(truncatingIfNeeded: f &* 7919), Int16(truncatingIfNeeded: f &* 104_729), coil, coil / 2]
+            for (c, s) in samples.enumerated() {
+                bytes[i * 8 + 2 * c] = UInt8(truncatingIfNeeded: s)
+                bytes[i * 8 + 2 * c + 1] = UInt8(truncatingIfNeeded: s >> 8)
+            }
+        }
+        return bytes
+    }
+}
+
+func median(_ values: [UInt64], _ nsPerTick: Double) -> Double {
+    let sorted = values.sorted()
+    return Double(sorted[sorted.count / 2]) * nsPerTick
+}
+func percentile(_ values: [UInt64], _ p: Double, _ nsPerTick: Double) -> Double {
+    let sorted = values.sorted()
+    return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) * nsPerTick
+}
+
+let source = packets(count: 600)   // 600 ms, replayed
+let capture = HostCoilCapture(slot: PadSlot(0))
+var messages: [WireMessage] = []
+messages.reserveCapacity(8)
+var outbox = OutgoingPayloads()
+let keys = DirectionKeys(key: [UInt8](repeating: 7, count: 32), iv: [UInt8](repeating: 9, count: 12))
+let sealer = try DatagramSealer(keys: keys, session: 1)
+let opener = try DatagramOpener(keys: keys, session: 1)
+var datagram = [UInt8](repeating: 0, count: 1500)
+var opened = [UInt8](repeating: 0, count: 1500)
+var counters = WireCodec.Counters()
+var bluetooth = HapticsPlayout(configuration: .init(lead: DualSenseHapticsReport.interval))
+var usb = HapticsPlayout(configuration: .init(lead: .milliseconds(10)))
+var pulled = [Int8](repeating: 0, count: 2 * DualSenseHapticsReport.framesPerReport)
+var pulledUSB = [Int8](repeating: 0, count: 2 * HapticsPlayout.blockFrames)
+var report = [UInt8](repeating: 0, count: DualSenseHapticsReport.length)
+var period = [Int16](repeating: 0, count: 240 * 4)
+var stream = DualSenseHapticsReport.Stream()
+var upsampler = CoilUpsampler()
+var ticks = (host: [UInt64](), wire: [UInt64](), client: [UInt64](), bluetooth: [UInt64](), usb: [UInt64]())
+var sealedBytes = 0, datagrams = 0, decoded = 0
+
+/// One block through every stage; simulated time moves 5 ms a block, so the playout sees the pace it would.
+@MainActor @inline(never)
+func block(_ n: Int, record: Bool) {
+    let now = MonotonicInstant.origin + .milliseconds(5 * n)
+    let t0 = padgate_ticks()
+    for p in 0..<5 { source[(5 * n + p) % source.count].withUnsafeBytes { capture.take($0) } }
+    messages.removeAll(keepingCapacity: true)
+    capture.drain(into: &messages)
+    let t1 = padgate_ticks()
+    var received: HapticsBlock?
+    for message in messages { outbox.append(message) }
+    outbox.drain { payload in
+        let length = datagram.withUnsafeMutableBytes { (try? sealer.seal(payload, into: $0)) ?? 0 }
+        sealedBytes += length
+        datagrams += 1
+        let openedLength = datagram.withUnsafeBytes { sealed in
+            opened.withUnsafeMutableBytes { opener.open(UnsafeRawBufferPointer(rebasing: sealed.prefix(length)), into: $0) }
+        } ?? 0
+        opened.withUnsafeBytes { raw in
+            WireCodec.decode(UnsafeRawBufferPointer(rebasing: raw.prefix(openedLength)), counters: &counters) { message in
+                if case .haptics(let b) = message { received = b; decoded += 1 }
+            }
+        }
+    }
+    let t2 = padgate_ticks()
+    if let received {
+        received.withSamples { _ = bluetooth.receive(sequence: received.sequence.rawValue, samples: $0, at: now) }
+        received.withSamples { _ = usb.receive(sequence: received.sequence.rawValue, samples: $0, at: now) }
+    }
+    let t3 = padgate_ticks()
+    // Bluetooth: a report every 32 frames (15 a block: 15 of every 32 blocks pull twice, the rest once).
+    var bt: UInt64 = 0
+    if (n * 15) / 32 != ((n + 1) * 15) / 32 {
+        let s = padgate_ticks()
+        _ = pulled.withUnsafeMutableBufferPointer { bluetooth.render(into: $0, frames: 32, playsAt: now) }
+        pulled.withUnsafeBufferPointer { stream.fill(&report, samples: $0) }
+        bt = padgate_ticks() - s
+    }
+    let u0 = padgate_ticks()
+    _ = pulledUSB.withUnsafeMutableBufferPointer { usb.render(into: $0, frames: 15, playsAt: now) }
+    upsampler.fill(&period, from: pulledUSB)
+    let u1 = padgate_ticks()
+    guard record else { return }
+    ticks.host.append(t1 - t0)
+    ticks.wire.append(t2 - t1)
+    ticks.client.append(t3 - t2)
+    if bt > 0 { ticks.bluetooth.append(bt) }
+    ticks.usb.append(u1 - u0)
+}
+
+for n in 0..<2000 { block(n, record: false) }   // warm up: every buffer at its size
+ticks.host.reserveCapacity(blocks); ticks.wire.reserveCapacity(blocks); ticks.client.reserveCapacity(blocks)
+ticks.bluetooth.reserveCapacity(blocks); ticks.usb.reserveCapacity(blocks)
+sealedBytes = 0; datagrams = 0; decoded = 0
+let allocations = padgate_allocation_count()
+let start = MonotonicInstant.now, startTicks = padgate_ticks()
+for n in 2000..<(2000 + blocks) { block(n, record: true) }
+let elapsed = MonotonicInstant.now - start, elapsedTicks = padgate_ticks() - startTicks
+let allocationsPerBlock = Double(padgate_allocation_count() - allocations) / Double(blocks)
+let nsPerTick = Double(elapsed / .nanoseconds(1)) / Double(elapsedTicks)
+
+let host = median(ticks.host, nsPerTick), wire = median(ticks.wire, nsPerTick), client = median(ticks.client, nsPerTick)
+let bt = median(ticks.bluetooth, nsPerTick), usbOut = median(ticks.usb, nsPerTick)
+// Per second of haptics: 200 blocks and 93.75 Bluetooth reports (or 200 USB periods).
+let cpuBluetooth = (host + wire + client) * 200 + bt * 93.75
+let cpuUSB = (host + wire + client + usbOut) * 200
+let bytesPerSecond = Double(sealedBytes + 28 * datagrams) / Double(blocks) * 200
+print("haptics_path " + String(format: "blocks=%d decoded=%d host_ns=%.0f wire_ns=%.0f client_receive_ns=%.0f bt_report_ns=%.0f usb_period_ns=%.0f host_p99_ns=%.0f wire_p99_ns=%.0f",
+                                blocks, decoded, host, wire, client, bt, usbOut, percentile(ticks.host, 0.99, nsPerTick), percentile(ticks.wire, 0.99, nsPerTick)))
+print("haptics_cost " + String(format: "cpu_per_second_bt=%.5f%% cpu_per_second_usb=%.5f%% wire_bytes_per_second=%.0f datagrams_per_second=%.0f allocations_per_block=%.4f",
+                                cpuBluetooth / 1e7, cpuUSB / 1e7, bytesPerSecond, Double(datagrams) / Double(blocks) * 200, allocationsPerBlock))
+print("haptics_playout late=\(bluetooth.counters.late) missing=\(bluetooth.counters.missing) skips=\(bluetooth.counters.skips) played=\(bluetooth.counters.played)")
+if decoded != blocks || allocationsPerBlock > 0 || bluetooth.counters.late + bluetooth.counters.missing > 0 {
+    print("haptics bench: targets missed (every block decoded, none late or missing, 0 allocations a block)")
+    exit(1)
+}

@@ -1,0 +1,135 @@
+import Foundation
+import HIDCodecs
+import MonotonicTime
+@testable import PadDevices
+@testable import PadFamilies
+import PadSystem
+import TestDecoders
+import XCTest
+
+/// How long a game's haptics take to reach the physical pad, in one boot, beside the kernel's own
+/// floor (`make bench-haptics` prints these figures): a "game" (ALSA, 5 ms periods, 10 ms queued)
+/// writes a 5 ms click into the host USB DualSense's card every 100 ms; each click's arrival in
+/// the Bluetooth pad's 0x32 reports is timed from the write that carried it.
+///
+/// - **floor, audio**: the same game writing into an emulated USB pad's card directly, timed to
+///   the pad's isochronous OUT packet (ALSA, snd-usb-audio, vhci-hcd: what any USB pad costs);
+/// - **floor, report**: a 0x32 report written to the Bluetooth pad's hidraw node, timed to the
+///   pad (hidraw, uhid);
+/// - **added by padgate**: the total less both floors, p50 and p99.
+///
+/// Asserted: every click arrives once, the total stays under 250 ms at p99 even on a busy
+/// machine (unloaded it is a few tens of ms over the floors: the playout's 20 ms allowance and a
+/// report's 10.7 ms).
+final class HapticsLatencyTests: XCTestCase {
+    override func setUpWithError() throws {
+        try requireDeviceAccess([UHIDDevice.path])
+        if let reason = VHCI.unavailableReason() { try skipLoudly(reason) }
+    }
+
+    static let clicks = 30
+    static let spacing = 20   // periods of 5 ms: a click every 100 ms
+
+    /// The game: `clicks` clicks into `card`, one every 100 ms; when each click's write began.
+    func playClicks(card: Int) throws -> [MonotonicInstant] {
+        let playback = try ALSAPlayback(card: card, channels: 4, rate: 48_000, latency: .milliseconds(10))
+        var silence = [Int16](repeating: 0, count: 240 * 4)
+        var click = silence
+        for i in 0..<240 {
+            let value = Int16(sin(2 * Double.pi * 200 * Double(i) / 48_000) * 30_000)
+            click[4 * i + 2] = value; click[4 * i + 3] = value
+        }
+        var written: [MonotonicInstant] = []
+        for period in 0..<(Self.clicks * Self.spacing + 40) {
+            let isClick = period % Self.spacing == 10 && written.count < Self.clicks
+            if isClick { written.append(.now) }
+            _ = try (isClick ? click : silence).withUnsafeBufferPointer { try playback.write($0) }
+        }
+        try playback.finish()
+        silence.removeAll()
+        return written
+    }
+
+    func percentile(_ values: [Duration], _ p: Double) -> Duration {
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p + 0.5))]
+    }
+    func ms(_ d: Duration) -> String { String(format: "%.1f ms", Double(d / .microseconds(1)) / 1000) }
+
+    /// Arrivals of sound after silence: a click's first sounding moment each.
+    func onsets(_ events: [(at: MonotonicInstant, sound: Bool)]) -> [MonotonicInstant] {
+        var onsets: [MonotonicInstant] = []
+        var lastSound: MonotonicInstant?
+        for event in events where event.sound {
+            if lastSound.map({ event.at - $0 > .milliseconds(50) }) ?? true { onsets.append(event.at) }
+            lastSound = event.at
+        }
+        return onsets
+    }
+
+    func testAGamesClickReachesThePadWithinItsBoundsBesideTheKernelsFloor() throws {
+        let udev = try Udev()
+        // Floor, audio: the game straight into a USB pad's card.
+        let floorEvents = LockedBox<[(at: MonotonicInstant, sound: Bool)]>([])
+        let usbPad = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
+            let sound = packet.contains { $0 != 0 }
+            floorEvents.update { if $0.count < 100_000 { $0.append((.now, sound)) } }
+        })
+        let usbNode = try XCTUnwrap(padFor(usbPad, udev: udev))
+        let usbCard = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.soundCard(of: usbNode) })
+        let floorWrites = try playClicks(card: usbCard)
+        usbPad.stop()
+        let floorOnsets = onsets(floorEvents.value)
+        XCTAssertEqual(floorOnsets.count, Self.clicks, "the floor's clicks")
+        let audioFloor = zip(floorWrites, floorOnsets).map { $1 - $0 }
+
+        // Across padgate, to a Bluetooth pad.
+        let reports = LockedBox<[(at: MonotonicInstant, sound: Bool)]>([])
+        let physical = try EmulatedPlayStationPad(bus: .bluetooth, onOutput: { report in
+            guard let decoded = try? DualSenseHapticsReader.decode(report) else { return }
+            let sound = (decoded.left + decoded.right).contains { $0 != 0 }
+            reports.update { if $0.count < 100_000 { $0.append((.now, sound)) } }
+        })
+        defer { physical.stop() }
+        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
+        let hidraw = try XCTUnwrap(physicalPad.hidraw)
+
+        // Floor, report: a 0x32 write to the pad's hidraw node, to the pad.
+        let device = try HIDRawDevice(path: hidraw)
+        var stream = DualSenseHapticsReport.Stream()
+        var reportFloor: [Duration] = []
+        for _ in 0..<Self.clicks {
+            reports.update { $0.removeAll() }
+            let sent = MonotonicInstant.now
+            try device.write(stream.report(ArraySlice(repeating: 50, count: 64)))
+            let arrival = eventually(timeout: .seconds(2)) { reports.value.first?.at }
+            reportFloor.append(try XCTUnwrap(arrival) - sent)
+            try device.write(stream.report([]))
+            usleep(20_000)
+        }
+        reports.update { $0.removeAll() }
+
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-hlat-\(UUID())")
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        defer { unsetenv("PADGATE_STATE_DIR") }
+        let port = String(48_200 + Int.random(in: 0..<100))
+        let serve = try startPairedServe(["--virtual", "usb"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"])
+        defer { forward.interrupt() }
+        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.pads().first { $0.isHostVirtualPad && $0.bus == .usb } })
+        let card = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.soundCard(of: hostPad) })
+        let writes = try playClicks(card: card)
+        _ = eventually(timeout: .seconds(3), expiryIsExpected: true) { onsets(reports.value).count >= Self.clicks ? true : nil }
+        let arrivals = onsets(reports.value)
+        XCTAssertEqual(arrivals.count, Self.clicks, "every click arrives, once")
+        // In order: every click arrives once (above), so the n-th arrival is the n-th write's.
+        let totals = zip(writes, arrivals).map { $1 - $0 }
+        guard !totals.isEmpty else { return XCTFail("no click arrived") }
+        let added = totals.map { $0 - percentile(audioFloor, 0.5) - percentile(reportFloor, 0.5) }
+        print("haptics latency (game's write to the pad's report, \(totals.count) clicks): p50 \(ms(percentile(totals, 0.5))), p99 \(ms(percentile(totals, 0.99)))")
+        print("haptics latency floor: audio (write to a USB pad's packet) p50 \(ms(percentile(audioFloor, 0.5))), p99 \(ms(percentile(audioFloor, 0.99))); report (hidraw to the pad) p50 \(ms(percentile(reportFloor, 0.5))), p99 \(ms(percentile(reportFloor, 0.99)))")
+        print("haptics latency added by padgate: p50 \(ms(percentile(added, 0.5))), p99 \(ms(percentile(added, 0.99)))")
+        XCTAssertLessThan(percentile(totals, 0.99), .milliseconds(250))
+    }
+}
