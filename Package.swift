@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "HostDiscoveryTests", dependencies: ["HostDiscovery"]),
         .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "PadFamilies", "HIDCodecs", "WireProtocol", "LogCapture"]),
         .testTarget(name: "PadHostTests", dependencies: ["MonotonicTime", "LogCapture", "PadSystem", "PadHost", "PadClient", "PadDevices", "PadFamilies", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
-        .testTarget(name: "FeedbackTests", dependencies: ["MonotonicTime", "Feedback", "HIDCodecs"]),
+        .testTarget(name: "FeedbackTests", dependencies: ["MonotonicTime", "Feedback", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "PadFamilies", "WireProtocol", "HIDCodecs", "CLinuxInput", "USBDevice"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", "MonotonicTime", "CLinuxInput", "LogCapture", .product(name: "Logging", package: "swift-log")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
 
         // Fuzz targets (codecs, pad families and every network parser) behind one libFuzzer driver; a plain build replays input files instead.
-        .executableTarget(name: "PadgateFuzz", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "PadFamilies"], path: "Fuzz/PadgateFuzz"),
+        .executableTarget(name: "PadgateFuzz", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log"), "PadSystem", "HIDCodecs", "Feedback", "WireProtocol", "Transport", "PadHost", "PadClient", "PadDevices", "PadFamilies"], path: "Fuzz/PadgateFuzz"),
         // Decoder benchmark; CMallocCounter interposes malloc to count allocations (benchmark only).
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         // Rumble renderer through a seeded lossy channel against SDL's keep-alive policy (tools/bench-rumble.sh).

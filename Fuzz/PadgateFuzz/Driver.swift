@@ -20,6 +20,7 @@ let fuzzTargets: KeyValuePairs<String, @Sendable (UnsafeRawBufferPointer) -> Voi
     "pairing": fuzzPairing,
     "virtual-pad": fuzzVirtualPad,
     "pad-families": fuzzPadFamilies,
+    "haptics": fuzzHaptics,
 ]
 
 /// libFuzzer calls one fixed C symbol; it runs whichever target the command line chose.

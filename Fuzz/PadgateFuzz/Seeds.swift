@@ -48,13 +48,23 @@ func writeSeeds(into directory: URL, fixtures: URL) throws {
     // Host → client: what `serve` sends for pydualsense's real output reports.
     let vectors = try JSONSerialization.jsonObject(with: Data(contentsOf: fixtures.appendingPathComponent("output_vectors/dualsense_output_pydualsense.json"))) as? [String: Any]
     var translator = GameOutputTranslator(slot: slot)
-    var hostMessages: [WireMessage] = [.pong(Probe(id: 1, sentMicros: 123_456)), .motionRate(MotionRateRequest(slot: slot, hertz: 250))]
+    var haptics = HapticsBlock(slot: slot, sequence: WireSequence(65_535))
+    for i in 0..<2 * HapticsBlock.frames { haptics[i] = Int8(truncatingIfNeeded: i * 17) }
+    var hostMessages: [WireMessage] = [.pong(Probe(id: 1, sentMicros: 123_456)), .motionRate(MotionRateRequest(slot: slot, hertz: 250)), .haptics(haptics)]
     for vector in (vectors?["vectors"] as? [[String: Any]]) ?? [] {
         guard let hex = vector["report_hex"] as? String, vector["bus"] as? String == "usb" else { continue }
         let report = stride(from: 0, to: hex.count, by: 2).compactMap { UInt8(hex.dropFirst($0).prefix(2), radix: 16) }
         hostMessages += translator.messages(for: report)
     }
     for (i, payload) in payloads(hostMessages).enumerated() { try write("wire-client", "pydualsense-\(i)", payload) }
+
+    // Haptics: a steady stream of blocks (5 ms apart) with a pull each second block.
+    var script: [UInt8] = []
+    for n in 0..<40 {
+        script += [0x0A, 0xFF, UInt8(truncatingIfNeeded: 0xF0 + n)] + (0..<30).map { UInt8(truncatingIfNeeded: n * 7 + $0 * 13) }
+        if n % 2 == 1 { script.append(0x80 | 31) }
+    }
+    try write("haptics", "steady", script)
 
     // Sealed datagrams: one to open as it is (mode 0), and scripts that deliver, repeat and tamper (mode 1).
     let sealer = try DatagramSealer(keys: fuzzKeys, session: 7)

@@ -138,8 +138,9 @@ public struct HapticsPlayout: Sendable {
             let lateness = now - (first.at + Self.blockDuration(number - first.number))
             if lateness > counters.worstLateness { counters.worstLateness = lateness }
         }
-        // Beyond what the ring holds from where the output is: a new stream, not a wait.
-        if let position, start > position + Int64(Self.capacity * Self.blockFrames) { origin = nil }
+        // Beyond what the ring holds from where the output is (or the timeline, before the first
+        // pull): a new stream, not a wait that keeps the output running on silence.
+        if let reference = position ?? frame(at: now), start > reference + Int64(Self.capacity * Self.blockFrames) { origin = nil }
         var starts = false
         if origin == nil {
             starts = true
