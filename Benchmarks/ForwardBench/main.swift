@@ -209,7 +209,7 @@ final class TimedPad: VirtualPad {
     func apply(_ touch: TouchSnapshot) throws {}
     func apply(_ motion: MotionBatch) throws {}
     var feedbackDescriptors: [FileDescriptor] { [] }
-    func takeFeedback() throws -> [WireMessage] { [] }
+    func takeFeedback(into messages: inout [WireMessage]) throws {}
     func remove() {}
 }
 

@@ -41,7 +41,7 @@ final class CheckingPad: VirtualPad {
     func apply(_ touch: TouchSnapshot) throws { guard touch.slot == arrival.slot else { fatalError("a touch reached another slot's pad") } }
     func apply(_ motion: MotionBatch) throws { guard motion.slot == arrival.slot, motion.count <= MotionBatch.capacity else { fatalError("bad motion") } }
     var feedbackDescriptors: [FileDescriptor] { [] }
-    func takeFeedback() throws -> [WireMessage] { [] }
+    func takeFeedback(into messages: inout [WireMessage]) throws {}
     func remove() {}
 }
 
@@ -52,7 +52,8 @@ func fuzzWireHost(_ input: UnsafeRawBufferPointer) {
         checkRoundTrip(message)
         _ = session.handle(message, now: fuzzEpoch)
     }
-    _ = session.feedback(now: fuzzEpoch)
+    var feedback: [WireMessage] = []
+    session.feedback(now: fuzzEpoch, into: &feedback)
     session.expireLeases(now: fuzzEpoch + .seconds(2))  // released
     _ = session.handle(.ping(Probe(id: 0, sentMicros: 0)), now: fuzzEpoch + .seconds(2))
     session.expireLeases(now: fuzzEpoch + .seconds(30))  // removed after the grace period

@@ -6,9 +6,12 @@ import MonotonicTime
 ///
 /// - every block has its place on one timeline, fixed when a stream starts: block `n` plays at
 ///   `start + allowance + lead + (n - first) × 5 ms`, so jitter up to the allowance costs nothing;
-/// - **a late block is never played late**: one whose place has passed is dropped and counted,
-///   and the allowance grows by its lateness (bounded by `maximumAllowance`) by holding the
-///   output that long, so the next late block of the same cause is on time;
+/// - **a late block is never played late**: a straggler whose place has passed (a newer block
+///   came first) is dropped and counted; the newest block that late is the sender falling
+///   behind, and the output goes back to its start (it had played concealment there), the
+///   allowance growing by the lateness up to `maximumAllowance`, past which the timeline follows
+///   the sender's slipped clock with the base allowance again. No frame plays later than the
+///   largest delay after its block arrived;
 /// - **a lost block is concealed, then silenced**: the last signal's period is repeated, fading
 ///   to nothing over `concealment`, and silence follows;
 /// - **a dead link leaves the coils silent**: `deadLink` after the newest block's place the stream
@@ -53,6 +56,9 @@ public struct HapticsPlayout: Sendable {
         public var missing = 0, concealedFrames = 0
         /// Pulls that came late and skipped ahead, and the frames skipped.
         public var skips = 0, skippedFrames = 0
+        /// Blocks that came after their place and still played: the allowance grew by their
+        /// lateness (`regrown`), or past its largest the timeline followed the sender (`slips`).
+        public var regrown = 0, slips = 0
         /// Streams started (a block after idle).
         public var streams = 0
         /// The latest a block arrived, this stream, against the first block's pace (5 ms a
@@ -83,8 +89,6 @@ public struct HapticsPlayout: Sendable {
     private var origin: (frame: Int64, time: MonotonicInstant)?
     /// The next frame `render` gives; nil until the stream's first pull.
     private var position: Int64?
-    /// Frames of concealment to give before `position` moves on (the allowance growing).
-    private var hold = 0
     /// The stream's first block and when it arrived.
     private var firstArrival: (number: Int64, at: MonotonicInstant)?
     /// The last frames of real signal (`history`, a ring of `historyFrames`), where they end, and
@@ -148,7 +152,6 @@ public struct HapticsPlayout: Sendable {
             allowance = configuration.allowance
             origin = (start, now + delay)
             position = nil
-            hold = 0
             lastRealFrame = nil
             newest = number
             firstArrival = (number, now)
@@ -156,18 +159,30 @@ public struct HapticsPlayout: Sendable {
             for i in slotBlock.indices { slotBlock[i] = -1 }
         }
         if let position, start + Int64(Self.blockFrames) <= position {
-            // Its place has passed: never played late. The timeline moves back by its lateness
-            // (the output holds that long), within the largest allowance.
-            counters.late += 1
-            let lateness = Self.duration(frames: position - start)
-            let room = configuration.maximumAllowance - allowance
-            let growth = min(lateness, room)
-            if growth > .zero {
-                allowance += growth
-                origin!.time += growth
-                hold += Int(Self.frames(growth))
+            // Its place has passed. A straggler (a newer block came first) is dropped: what came
+            // after it has played. The newest block is the sender's pace falling behind (jitter,
+            // a stalled host): the output goes back to its start (what it played since was
+            // concealment or silence, not these frames) and the timeline with it, so it and the
+            // blocks after it play. That is the allowance growing by the lateness and the base
+            // allowance, up to its largest; past that the sender's clock slipped, and the timeline
+            // follows it with the base allowance again (a slip).
+            let behind = position - start
+            guard number >= (newest ?? number), behind <= Int64(Self.capacity * Self.blockFrames) else {
+                counters.late += 1
+                return false
             }
-            return false
+            // It plays the base allowance from now, so the blocks after it have that much slack again.
+            let back = behind + Self.frames(configuration.allowance)
+            let grown = allowance + Self.duration(frames: back)
+            if grown <= configuration.maximumAllowance {
+                counters.regrown += 1
+                allowance = grown
+            } else {
+                counters.slips += 1
+                allowance = configuration.allowance
+            }
+            origin!.time += Self.duration(frames: back)
+            self.position = position - back
         }
         if let newest, number <= newest - Int64(Self.capacity) { counters.stale += 1; return false }
         let slot = Int(number & Int64(Self.capacity - 1))
@@ -189,18 +204,13 @@ public struct HapticsPlayout: Sendable {
             return .idle
         }
         var position = self.position ?? target
-        if hold == 0, position < target - Int64(Self.tolerance) {
+        if position < target - Int64(Self.tolerance) {
             counters.skips += 1
             counters.skippedFrames += Int(target - position)
             markMissing(from: position, to: target)
             position = target
         }
         for i in 0..<count {
-            if hold > 0 {
-                hold -= 1
-                conceal(into: out, at: i, frame: position)
-                continue
-            }
             let number = position >= 0 ? position / Int64(Self.blockFrames) : (position - Int64(Self.blockFrames) + 1) / Int64(Self.blockFrames)
             let offset = Int(position - number * Int64(Self.blockFrames))
             let slot = Int(number & Int64(Self.capacity - 1))

@@ -82,7 +82,7 @@ final class FallbackPad: VirtualPad {
     func apply(_ motion: MotionBatch) throws { try pad.apply(motion) }
     func apply(_ battery: BatteryReport) throws { try pad.apply(battery) }
     var feedbackDescriptors: [FileDescriptor] { pad.feedbackDescriptors }
-    func takeFeedback() throws -> [WireMessage] { try pad.takeFeedback() }
+    func takeFeedback(into messages: inout [WireMessage]) throws { try pad.takeFeedback(into: &messages) }
     var feedbackDeadline: MonotonicInstant? { pad.feedbackDeadline }
     func remove() { pad.remove() }
     var presentation: String { "\(pad.presentation); fallback: \(reason)" }

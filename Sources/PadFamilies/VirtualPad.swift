@@ -15,8 +15,9 @@ public protocol VirtualPad: AnyObject {
     func apply(_ battery: BatteryReport) throws
     /// Descriptors that become readable when a game sends feedback (uhid output, uinput FF).
     var feedbackDescriptors: [FileDescriptor] { get }
-    /// Feedback the game produced since the last call, as messages for the client.
-    func takeFeedback() throws -> [WireMessage]
+    /// Appends the feedback the game produced since the last call, as messages for the client,
+    /// to `messages` (the input path's own buffer: haptics wake it 200 times a second).
+    func takeFeedback(into messages: inout [WireMessage]) throws
     /// When `takeFeedback` has something to say without a descriptor becoming readable (an
     /// effect's length running out on a uinput pad); nil if never.
     var feedbackDeadline: MonotonicInstant? { get }

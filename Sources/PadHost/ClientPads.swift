@@ -287,25 +287,21 @@ public final class ClientPads {
     /// Rumble a game holds (a DualSense keeps its motors at the last level until told otherwise)
     /// is renewed before its lease lapses, so the client keeps rumbling exactly as long as the
     /// host is alive and the game wants it.
-    public func feedback(now: MonotonicInstant = .now) -> [WireMessage] {
-        var out: [WireMessage] = []
+    public func feedback(now: MonotonicInstant = .now, into out: inout [WireMessage]) {
         // By index, changing each pad in place: iterating a copy while changing the dictionary copies it.
         var index = pads.startIndex
         while index != pads.endIndex {
             defer { pads.formIndex(after: &index) }
             let slot = pads.keys[index]
             if let pad = pads.values[index].virtualPad {
-                do {
-                    for message in try pad.takeFeedback() {
-                        if case .rumble(var lease) = message {
-                            lease.sequence = nextRumbleSequence(slot)
-                            pads.values[index].heldRumble = lease.isStop ? nil : HeldRumble(lease: lease, sentAt: now)
-                            out.append(.rumble(lease))
-                        } else {
-                            out.append(message)
-                        }
-                    }
-                } catch { counters.deviceErrors += 1 }
+                let start = out.count
+                do { try pad.takeFeedback(into: &out) } catch { counters.deviceErrors += 1 }
+                for i in start..<out.count {
+                    guard case .rumble(var lease) = out[i] else { continue }
+                    lease.sequence = nextRumbleSequence(slot)
+                    pads.values[index].heldRumble = lease.isStop ? nil : HeldRumble(lease: lease, sentAt: now)
+                    out[i] = .rumble(lease)
+                }
             }
         }
         index = pads.startIndex
@@ -317,7 +313,6 @@ public final class ClientPads {
             pads.values[index].heldRumble = HeldRumble(lease: renewal, sentAt: now)
             out.append(.rumble(renewal))
         }
-        return out
     }
 
     /// When a held rumble must be renewed next, or a pad has feedback due by itself.

@@ -46,10 +46,10 @@ public final class InProcessPad: VirtualPad {
 
     public var feedbackDescriptors: [FileDescriptor] { [wakeup.descriptor] }
 
-    public func takeFeedback() throws -> [WireMessage] {
+    public func takeFeedback(into messages: inout [WireMessage]) throws {
         wakeup.drain()
         let reports = lock.withLock { defer { gameReports.removeAll() }; return gameReports }
-        return reports.flatMap { translator.messages(for: $0) }
+        for report in reports { messages += translator.messages(for: report) }
     }
 
     public func remove() { lock.withLock { _removed = true } }

@@ -52,6 +52,8 @@ final class InputPath {
     private var outbox = OutgoingPayloads()
     private let inbox = DatagramInbox()
     private var replies: [WireMessage] = []
+    /// The games' feedback of one pass, kept between passes: it must not allocate per pass.
+    private var feedback: [WireMessage] = []
     /// What woke the input path; the set is rebuilt only when sessions or pads come or go, so a
     /// pass allocates nothing.
     enum Wake { case mailbox, datagrams, feedback, signal }
@@ -148,7 +150,9 @@ final class InputPath {
             }
             for session in sessions.values {
                 session.pads.expireLeases(now: after)
-                send(session.pads.feedback(now: after), to: session)
+                feedback.removeAll(keepingCapacity: true)
+                session.pads.feedback(now: after, into: &feedback)
+                send(feedback, to: session)
             }
             if after - publishedAt >= .milliseconds(50) { publish() }
         }

@@ -213,7 +213,7 @@ final class PrintingPad: VirtualPad {
     }
     func apply(_ motion: MotionBatch) throws { try inner.apply(motion) }
     var feedbackDescriptors: [FileDescriptor] { [] }
-    func takeFeedback() throws -> [WireMessage] { try inner.takeFeedback() }
+    func takeFeedback(into messages: inout [WireMessage]) throws { try inner.takeFeedback(into: &messages) }
     func remove() { inner.remove(); console.info("host: virtual pad in slot \(arrival.slot.rawValue) removed (all controls released)") }
 }
 

@@ -17,29 +17,44 @@ final class HapticsDeviceTests: XCTestCase {
 
     struct Arrival { let at: MonotonicInstant; let report: DualSenseHapticsReader.Decoded }
 
-    /// The haptics reports the pad received until `done` holds or `timeout` passes.
-    func collect(_ virtual: EmulatedPlayStationPad, timeout: Duration, until done: ([Arrival]) -> Bool) throws -> [Arrival] {
+    /// A Bluetooth pad whose 0x32 reports are kept with the moment its driver end received each
+    /// (the pump thread's, not a poll loop's that takes several at once).
+    final class Pad: Sendable {
+        let virtual: EmulatedPlayStationPad
+        let received = LockedBox<[(at: MonotonicInstant, report: [UInt8])]>([])
+        init() throws {
+            let received = received
+            virtual = try EmulatedPlayStationPad(bus: .bluetooth, onOutput: { report in
+                guard report.first == DualSenseHapticsReader.reportID else { return }
+                received.update { if $0.count < 10_000 { $0.append((.now, report)) } }
+            })
+        }
+        /// Takes what arrived so far.
+        func take() -> [(at: MonotonicInstant, report: [UInt8])] { received.withLock { taken in defer { taken.removeAll() }; return taken } }
+    }
+
+    /// The haptics reports the pad received until `done` holds or `timeout` passes, each decoded
+    /// by the test's own reader (a layout or CRC error fails the test).
+    func collect(_ pad: Pad, timeout: Duration, until done: ([Arrival]) -> Bool) throws -> [Arrival] {
         var arrivals: [Arrival] = []
         let deadline = MonotonicInstant.now + timeout
         while MonotonicInstant.now < deadline, !done(arrivals) {
-            _ = Poll.wait([virtual.outputReadyDescriptor], timeout: .milliseconds(50))
-            for report in virtual.takeOutputs() where report.first == DualSenseHapticsReader.reportID {
-                arrivals.append(Arrival(at: .now, report: try DualSenseHapticsReader.decode(report)))
-            }
+            usleep(10_000)
+            for (at, report) in pad.take() { arrivals.append(Arrival(at: at, report: try DualSenseHapticsReader.decode(report))) }
         }
         return arrivals
     }
 
-    func emulated() throws -> (EmulatedPlayStationPad, String) {
-        let virtual = try EmulatedPlayStationPad(bus: .bluetooth)
-        XCTAssertTrue(virtual.waitUntilOpened(), "hid-playstation did not open the pad")
-        let pad = try XCTUnwrap(padFor(virtual, udev: try Udev()), "udev never showed the emulated DualSense")
-        return (virtual, try XCTUnwrap(pad.hidraw))
+    func emulated() throws -> (Pad, String) {
+        let pad = try Pad()
+        XCTAssertTrue(pad.virtual.waitUntilOpened(), "hid-playstation did not open the pad")
+        let node = try XCTUnwrap(padFor(pad.virtual, udev: try Udev()), "udev never showed the emulated DualSense")
+        return (pad, try XCTUnwrap(node.hidraw))
     }
 
     func testAToneArrivesWholeAtThePadsCadenceAndEndsInSilence() throws {
         let (virtual, hidraw) = try emulated()
-        defer { virtual.stop() }
+        defer { virtual.virtual.stop() }
         // Read as they arrive, for their timing.
         let haptics = try RunningPadgate(["haptics", "--pad", hidraw, "--tone", "150", "--for", "300ms"])
         // 300 ms is 900 frames at 3 kHz: 28 reports and a short one, then two of silence.
@@ -54,16 +69,16 @@ final class HapticsDeviceTests: XCTestCase {
         XCTAssertTrue(arrivals.suffix(2).allSatisfy { ($0.report.left + $0.report.right).allSatisfy { $0 == 0 } }, "the last two are silence")
         // The pad's clock is 10.667 ms a report: 28 intervals are 299 ms. Never faster than the
         // pad plays (its buffer would overflow); slower only by what the guest's scheduling adds.
-        // Arrivals are read in this process, which a loaded guest may hold up by a report or
-        // two at the first: unpaced, all 28 would arrive within a few milliseconds.
+        // The typical interval is the pad's (a loaded guest delays single reports, never the median).
+        let intervals = zip(arrivals.prefix(29), arrivals.prefix(29).dropFirst()).map { Double(($1.at - $0.at) / .microseconds(1)) / 1000 }.sorted()
+        XCTAssertEqual(intervals[intervals.count / 2], 10.667, accuracy: 1.5, "the reports' median interval (ms): \(intervals)")
         let span = arrivals[28].at - arrivals[0].at
-        XCTAssertGreaterThanOrEqual(span, .milliseconds(299) - DualSenseHapticsReport.interval * 2, "sent faster than the pad plays")
         XCTAssertLessThan(span, .seconds(3))
     }
 
     func testCtrlCSilencesTheCoilsAtOnce() throws {
         let (virtual, hidraw) = try emulated()
-        defer { virtual.stop() }
+        defer { virtual.virtual.stop() }
         let haptics = try RunningPadgate(["haptics", "--pad", hidraw, "--tone", "200", "--for", "30s"])
         let playing = try collect(virtual, timeout: .seconds(10)) { $0.count >= 10 }
         XCTAssertEqual(playing.count, 10, "it did not start")

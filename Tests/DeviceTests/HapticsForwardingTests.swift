@@ -20,9 +20,11 @@ import XCTest
 ///
 /// The bounds are the playout's rules where the machine is busy (both cores loaded, the guest
 /// then stalls for tens of milliseconds at a time): a block later than the allowance is dropped,
-/// not played late, and a gap is concealed or silent. So at least 80 % of each burst arrives,
+/// not played late, and a gap is concealed or silent. So at least 70 % of each burst arrives
+/// (unloaded: all of it, printed),
 /// every frame that does is the signal (its period, its level, nothing from the headphone pair),
-/// and the bursts arrive 700 ms apart ± 120 ms (unloaded: within 10 ms, printed).
+/// and padgate's part of each burst's latency (from the host pad's packet, which the host's debug
+/// log times) is under 200 ms, the spacing at the pad within 60 ms of the host's.
 final class HapticsForwardingTests: XCTestCase {
     override func setUpWithError() throws {
         try requireDeviceAccess([UHIDDevice.path])
@@ -80,6 +82,30 @@ final class HapticsForwardingTests: XCTestCase {
 
     struct Frame { let at: MonotonicInstant; let left: Int8; let right: Int8 }
 
+    /// When the host's pad took the first sound of each burst from the game (its debug log, on
+    /// the guest's one monotonic clock): where padgate's part of the path begins.
+    func hostSoundOnsets(_ serve: PadgateProcess) -> [MonotonicInstant] {
+        serve.snapshot().compactMap { line in
+            guard let range = line.range(of: "sound on the coils from ") else { return nil }
+            return line[range.upperBound...].split(separator: " ").first.flatMap { Int64($0) }.map { MonotonicInstant(nanoseconds: $0 * 1000) }
+        }
+    }
+
+    /// padgate's part for each burst (the host pad's packet to the physical pad) and the spacing's
+    /// divergence from the host's: the playout's bounds, whatever the game's own audio stack does
+    /// on a busy machine. Each stream starts at its 20 ms allowance, so a burst's first sound is
+    /// 20 ms + the output's lead + the link after the host took it; 200 ms covers a loaded guest.
+    func checkAgainstTheHost(_ serve: PadgateProcess, padOnsets: [MonotonicInstant], path: String) {
+        let host = hostSoundOnsets(serve)
+        XCTAssertEqual(host.count, 2, "the host's log names two bursts: \(serve.snapshot().filter { $0.contains("haptics") })")
+        guard host.count == 2, padOnsets.count == 2 else { return }
+        let latencies = zip(host, padOnsets).map { $1 - $0 }
+        let divergence = (padOnsets[1] - padOnsets[0]) - (host[1] - host[0])
+        print("haptics over \(path): padgate's part (the host pad's packet to the pad) \(latencies); spacing at the pad less the host's \(divergence)")
+        for latency in latencies { XCTAssertLessThan(latency, .milliseconds(200), "padgate's part of a burst's latency") }
+        XCTAssertLessThan(abs(Double(divergence / .milliseconds(1))), 60, "the spacing at the pad against the host's")
+    }
+
     /// The frames with sound, in groups split where none arrives for 200 ms (the bursts are 400 ms apart).
     func bursts(_ frames: [Frame]) -> [[Frame]] {
         var groups: [[Frame]] = []
@@ -135,11 +161,12 @@ final class HapticsForwardingTests: XCTestCase {
         XCTAssertEqual(groups.count, 2, "two bursts: \(groups.map(\.count)) frames")
         guard groups.count == 2 else { return }
         let first = groups[0], second = groups[1]
-        // Whole or nearly: 300 ms is 900 frames at 3 kHz; at most 30 ms of concealment more.
-        XCTAssertGreaterThanOrEqual(first.count, 720, "150 Hz burst length")
-        XCTAssertLessThanOrEqual(first.count, 990, "150 Hz burst length")
-        XCTAssertGreaterThanOrEqual(second.count, 720, "300 Hz burst length")
-        XCTAssertLessThanOrEqual(second.count, 990, "300 Hz burst length")
+        // Whole or nearly: 300 ms is 900 frames at 3 kHz; at most 30 ms of concealment more, and
+        // the 80 ms the allowance may grow by (the output holds, repeating the signal's period).
+        for (name, burst) in [("150 Hz", first), ("300 Hz", second)] {
+            XCTAssertGreaterThanOrEqual(burst.count, 630, "\(name) burst length")
+            XCTAssertLessThanOrEqual(burst.count, 900 + 90 + 240, "\(name) burst length")
+        }
         // Level: the 48 kHz to 3 kHz mean keeps 150 Hz at 0.996 and 300 Hz at 0.984 of full scale.
         XCTAssertGreaterThanOrEqual(first.map { abs(Int($0.left)) }.max() ?? 0, 120)
         XCTAssertEqual(Double(first.map { abs(Int($0.right)) }.max() ?? 0), 63, accuracy: 4, "the right coil at half")
@@ -152,10 +179,10 @@ final class HapticsForwardingTests: XCTestCase {
         // Timing: the second burst arrives 700 ms after the first, as it was played; the latency
         // from the game's start (ALSA's start, the host's pad, the link, the playout) is bounded.
         let spacing = second[0].at - first[0].at
-        XCTAssertEqual(Double(spacing / .milliseconds(1)), 700, accuracy: 120, "the bursts' spacing")
         let latency = first[0].at - (started + .milliseconds(Self.burst150))
         print("haptics over Bluetooth: first burst \(latency) after aplay started playing it; spacing \(spacing) (played 700 ms apart); \(first.count) and \(second.count) of 900 frames")
         XCTAssertLessThan(latency, .seconds(2))
+        checkAgainstTheHost(serve, padOnsets: [first[0].at, second[0].at], path: "Bluetooth")
         // The coils end silent.
         XCTAssertTrue(reports.last.map { $0.left.allSatisfy { $0 == 0 } && $0.right.allSatisfy { $0 == 0 } } ?? false, "the last report is not silence")
     }
@@ -211,10 +238,11 @@ final class HapticsForwardingTests: XCTestCase {
         }
         XCTAssertEqual(groups.count, 2, "two bursts: \(groups.map(\.count)) frames at 48 kHz")
         guard groups.count == 2 else { return }
-        // 300 ms at 48 kHz is 14400 frames; at least 80 % arrive, at most 30 ms of concealment more.
+        // 300 ms at 48 kHz is 14400 frames; at least 70 % arrive, at most 30 ms of concealment and
+        // 80 ms of the allowance's growth more.
         for (name, group) in [("150 Hz", groups[0]), ("300 Hz", groups[1])] {
-            XCTAssertGreaterThanOrEqual(group.count, 11_520, "\(name) burst length")
-            XCTAssertLessThanOrEqual(group.count, 14_400 + 1440 + 240, "\(name) burst length")
+            XCTAssertGreaterThanOrEqual(group.count, 10_080, "\(name) burst length")
+            XCTAssertLessThanOrEqual(group.count, 14_400 + 1440 + 3840 + 240, "\(name) burst length")
         }
         let first = groups[0].map { Int(left[$0]) }, firstRight = groups[0].map { Int(right[$0]) }
         XCTAssertGreaterThanOrEqual(first.map(abs).max() ?? 0, 30_000, "the left coil at full scale")
@@ -226,7 +254,7 @@ final class HapticsForwardingTests: XCTestCase {
         // own stream pauses between them: the client ends it when the sound does).
         let spacing = arrivals[groups[1][0]] - arrivals[groups[0][0]]
         print("haptics over USB: the bursts \(spacing) apart at the pad (played 700 ms apart); \(groups[0].count) and \(groups[1].count) of 14400 frames")
-        XCTAssertEqual(Double(spacing / .milliseconds(1)), 700, accuracy: 120, "the bursts' spacing")
+        checkAgainstTheHost(serve, padOnsets: [arrivals[groups[0][0]], arrivals[groups[1][0]]], path: "USB")
     }
 
     /// A host killed mid-haptics: the client's playout conceals at most 30 ms, then the coils go

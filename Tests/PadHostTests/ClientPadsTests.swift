@@ -225,3 +225,12 @@ extension XboxVirtualPadMappingTests {
         XCTAssertTrue(off.isStop)
     }
 }
+
+extension ClientPads {
+    /// One pass's feedback as its own array (the input path appends to a buffer it keeps).
+    func feedback(now: MonotonicInstant) -> [WireMessage] {
+        var out: [WireMessage] = []
+        feedback(now: now, into: &out)
+        return out
+    }
+}

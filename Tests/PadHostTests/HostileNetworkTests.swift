@@ -383,7 +383,7 @@ final class RecordingPad: VirtualPad {
     func apply(_ touch: TouchSnapshot) throws {}
     func apply(_ motion: MotionBatch) throws {}
     var feedbackDescriptors: [FileDescriptor] { [] }
-    func takeFeedback() throws -> [WireMessage] { [] }
+    func takeFeedback(into messages: inout [WireMessage]) throws {}
     func remove() { log.removedPad() }
 }
 

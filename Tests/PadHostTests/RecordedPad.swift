@@ -30,9 +30,9 @@ final class RecordedPad: VirtualPad {
     func apply(_ touch: TouchSnapshot) throws { try inner.apply(touch) }
     func apply(_ motion: MotionBatch) throws { try inner.apply(motion) }
     var feedbackDescriptors: [FileDescriptor] { inner.feedbackDescriptors }
-    func takeFeedback() throws -> [WireMessage] {
-        let queued = recorded.withLock { recorded in defer { recorded.pendingFeedback.removeAll() }; return recorded.pendingFeedback }
-        return queued + (try inner.takeFeedback())
+    func takeFeedback(into messages: inout [WireMessage]) throws {
+        messages += recorded.withLock { recorded in defer { recorded.pendingFeedback.removeAll() }; return recorded.pendingFeedback }
+        try inner.takeFeedback(into: &messages)
     }
     func remove() { inner.remove() }
 }

@@ -46,7 +46,7 @@ public final class Xbox360VirtualPad: VirtualPad {
     public func apply(_ motion: MotionBatch) throws {}
     public var feedbackDescriptors: [FileDescriptor] { [device.descriptor] }
 
-    public func takeFeedback() throws -> [WireMessage] {
+    public func takeFeedback(into messages: inout [WireMessage]) throws {
         let now = MonotonicInstant.now
         for event in try receiver.service() {
             switch event {
@@ -56,7 +56,7 @@ public final class Xbox360VirtualPad: VirtualPad {
             case .played(let id, let count): playback.play(id: Int(id), count: count, now: now)
             }
         }
-        return Self.leases(for: &playback, sent: &sent, slot: arrival.slot, now: now)
+        messages += Self.leases(for: &playback, sent: &sent, slot: arrival.slot, now: now)
     }
 
     public var feedbackDeadline: MonotonicInstant? { playback.nextChange(after: .now) }

@@ -186,15 +186,14 @@ public final class PlayStationVirtualPad: VirtualPad {
 
     public var feedbackDescriptors: [FileDescriptor] { [device.outputReadyDescriptor] + (coils.map { [$0.descriptor] } ?? []) }
 
-    public func takeFeedback() throws -> [WireMessage] {
-        var messages = device.takeOutputs().flatMap { translator.messages(for: $0) }
+    public func takeFeedback(into messages: inout [WireMessage]) throws {
+        for report in device.takeOutputs() { messages += translator.messages(for: report) }
         if let coils {
             coils.drain(into: &messages)
             if let began = coils.takeSoundBegan() {
                 log.debug("haptics: a game's sound on the coils from \(began.nanoseconds / 1000) µs (monotonic), sent \(MonotonicInstant.now - began) later; \(coils.blocks) blocks so far, \(coils.dropped) dropped")
             }
         }
-        return messages
     }
 
     public func remove() { device.stop() }

@@ -102,12 +102,10 @@ public final class SwitchProVirtualPad: VirtualPad {
 
     public var feedbackDescriptors: [FileDescriptor] { [device.outputReadyDescriptor] }
 
-    public func takeFeedback() throws -> [WireMessage] {
-        var messages: [WireMessage] = []
+    public func takeFeedback(into messages: inout [WireMessage]) throws {
         for report in device.takeOutputs() {
             messages += Self.messages(for: report, slot: arrival.slot, sequence: &sequence, lastLevels: &lastLevels, lastLights: &lastLights)
         }
-        return messages
     }
 
     /// An output report as feedback: a rumble frame whose motors changed becomes a lease, a

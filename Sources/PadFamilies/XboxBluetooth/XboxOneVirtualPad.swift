@@ -53,8 +53,8 @@ public final class XboxOneVirtualPad: VirtualPad {
 
     public var feedbackDescriptors: [FileDescriptor] { [device.outputReadyDescriptor] }
 
-    public func takeFeedback() throws -> [WireMessage] {
-        device.takeOutputs().compactMap { Self.lease(for: $0, slot: arrival.slot) }
+    public func takeFeedback(into messages: inout [WireMessage]) throws {
+        for report in device.takeOutputs() { if let lease = Self.lease(for: report, slot: arrival.slot) { messages.append(lease) } }
     }
 
     /// A rumble report as a lease (held until the next one; the host renews it); anything else,
