@@ -81,7 +81,7 @@ final class HapticsDeviceTests: XCTestCase {
         defer { virtual.virtual.stop() }
         let haptics = try RunningPadgate(["haptics", "--pad", hidraw, "--tone", "200", "--for", "30s"])
         let playing = try collect(virtual, timeout: .seconds(10)) { $0.count >= 10 }
-        XCTAssertEqual(playing.count, 10, "it did not start")
+        XCTAssertGreaterThanOrEqual(playing.count, 10, "it did not start")
         let stopped = MonotonicInstant.now
         XCTAssertNotNil(haptics.stop(with: SIGINT, limit: .seconds(5)), "haptics did not exit on SIGINT")
         let after = try collect(virtual, timeout: .seconds(2)) { $0.count >= 2 && ($0.last.map { ($0.report.left + $0.report.right).allSatisfy { $0 == 0 } } ?? false) }

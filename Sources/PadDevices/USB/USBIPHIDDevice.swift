@@ -122,9 +122,7 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         control = USBControlState(descriptors: descriptors, audioUnits: audioUnits)
         self.endpoints = endpoints
         self.devid = devid
-        // The device's clock (its isochronous pace) and its input reports: input priority, as
-        // the loops that carry input have (a busy machine must not slow the pad's audio clock).
-        let thread = Thread { [self] in ThreadPriority.raisedForInput { serve() } }
+        let thread = Thread { [self] in serve() }
         thread.name = "padgate-usbip"
         thread.start()
     }

@@ -18,10 +18,11 @@ import XCTest
 ///   pad (hidraw, uhid);
 /// - **added by padgate**: the total less both floors, p50 and p99.
 ///
-/// Asserted: every click arrives once, the total stays under 250 ms at p99 even on a busy
-/// machine (unloaded it is a few tens of ms over the floors: the playout's 20 ms allowance and a
-/// report's 10.7 ms).
-final class HapticsLatencyTests: XCTestCase {
+/// A benchmark, not a test: `make bench-haptics` runs it in the guest (tools/test-devices.sh
+/// leaves classes named `…Bench` out of the suite). It asserts only that it measured: every
+/// click arrives once. Unloaded, padgate adds a few tens of ms over the floors: the playout's
+/// 20 ms allowance, a report's 10.7 ms and the 5 ms block.
+final class HapticsLatencyBench: XCTestCase {
     override func setUpWithError() throws {
         try requireDeviceAccess([UHIDDevice.path])
         if let reason = VHCI.unavailableReason() { try skipLoudly(reason) }
@@ -78,6 +79,7 @@ final class HapticsLatencyTests: XCTestCase {
         })
         let usbNode = try XCTUnwrap(padFor(usbPad, udev: udev))
         let usbCard = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.soundCard(of: usbNode) })
+        defer { usbPad.stop() }
         let floorWrites = try playClicks(card: usbCard)
         usbPad.stop()
         let floorOnsets = onsets(floorEvents.value)
@@ -131,6 +133,5 @@ final class HapticsLatencyTests: XCTestCase {
         print("haptics latency (game's write to the pad's report, \(totals.count) clicks): p50 \(ms(percentile(totals, 0.5))), p99 \(ms(percentile(totals, 0.99)))")
         print("haptics latency floor: audio (write to a USB pad's packet) p50 \(ms(percentile(audioFloor, 0.5))), p99 \(ms(percentile(audioFloor, 0.99))); report (hidraw to the pad) p50 \(ms(percentile(reportFloor, 0.5))), p99 \(ms(percentile(reportFloor, 0.99)))")
         print("haptics latency added by padgate: p50 \(ms(percentile(added, 0.5))), p99 \(ms(percentile(added, 0.99)))")
-        XCTAssertLessThan(percentile(totals, 0.99), .milliseconds(250))
     }
 }
