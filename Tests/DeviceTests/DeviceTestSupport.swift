@@ -311,3 +311,52 @@ func inputDeviceName(of node: String) -> String? {
     return (try? FileManager.default.destinationOfSymbolicLink(atPath: "/sys/class/input/\(event)/device"))
         .map { URL(fileURLWithPath: $0).lastPathComponent }
 }
+
+/// Two network namespaces joined by a veth pair, the host at `prefix.1` and the client at
+/// `prefix.2`, for what crosses a link (netem loss, delay). Needs root and iproute2.
+struct NamespacePair {
+    enum Side { case host, client }
+    let host: String, client: String
+    let hostAddress: String, clientAddress: String
+    let tag: String
+
+    /// `tag`: a few letters naming the test's namespaces and links; `prefix`: a /24 such as "10.77.0".
+    init(tag: String, prefix: String) throws {
+        self.tag = tag
+        host = "\(tag)h\(getpid())"
+        client = "\(tag)c\(getpid())"
+        hostAddress = "\(prefix).1"
+        clientAddress = "\(prefix).2"
+        try shell("modprobe -a veth sch_netem")
+        try shell("""
+            ip netns add \(host) && ip netns add \(client) &&
+            ip link add \(tag)veth-h netns \(host) type veth peer name \(tag)veth-c netns \(client) &&
+            ip -n \(host) addr add \(hostAddress)/24 dev \(tag)veth-h && ip -n \(host) link set \(tag)veth-h up && ip -n \(host) link set lo up &&
+            ip -n \(client) addr add \(clientAddress)/24 dev \(tag)veth-c && ip -n \(client) link set \(tag)veth-c up && ip -n \(client) link set lo up
+            """)
+    }
+
+    static var unavailableReason: String? {
+        geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") && FileManager.default.isExecutableFile(atPath: "/usr/sbin/tc")
+            ? nil : "network namespaces need root and iproute2 (ip, tc)"
+    }
+
+    private func where_(_ side: Side) -> (namespace: String, link: String) {
+        side == .host ? (host, "\(tag)veth-h") : (client, "\(tag)veth-c")
+    }
+
+    /// Sets `side`'s outgoing queue to netem with `spec` ("loss 5% delay 10ms 5ms").
+    func netem(_ side: Side, _ spec: String) throws {
+        let (namespace, link) = where_(side)
+        try shell("ip netns exec \(namespace) tc qdisc replace dev \(link) root netem \(spec)")
+    }
+
+    /// What netem dropped on `side`'s outgoing queue so far.
+    func dropped(_ side: Side) throws -> (count: Int, stats: String) {
+        let (namespace, link) = where_(side)
+        let stats = try shell("ip netns exec \(namespace) tc -s qdisc show dev \(link)")
+        return (stats.split(separator: "dropped ").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0, stats)
+    }
+
+    func remove() { _ = try? shell("ip netns del \(client); ip netns del \(host)") }
+}

@@ -14,28 +14,20 @@ import XCTest
 /// and the pad's reports keep their cadence (the median interval; the 99th percentile within what a
 /// busy guest's stalls add). netem's own count proves blocks were lost.
 final class HapticsLossTests: XCTestCase {
-    let client = "phc\(getpid())", host = "phh\(getpid())"
+    var link: NamespacePair!
     var state: URL!
 
     override func setUpWithError() throws {
         try requireDeviceAccess([UHIDDevice.path])
         if let reason = VHCI.unavailableReason() { try skipLoudly(reason) }
-        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip"), FileManager.default.isExecutableFile(atPath: "/usr/sbin/tc") else {
-            try skipLoudly("network namespaces need root and iproute2 (ip, tc)")
-        }
+        if let reason = NamespacePair.unavailableReason { try skipLoudly(reason) }
         state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-hloss-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
-        try shell("modprobe -a veth sch_netem")
-        try shell("""
-            ip netns add \(host) && ip netns add \(client) &&
-            ip link add phveth-h netns \(host) type veth peer name phveth-c netns \(client) &&
-            ip -n \(host) addr add 10.78.0.1/24 dev phveth-h && ip -n \(host) link set phveth-h up && ip -n \(host) link set lo up &&
-            ip -n \(client) addr add 10.78.0.2/24 dev phveth-c && ip -n \(client) link set phveth-c up && ip -n \(client) link set lo up
-            """)
+        link = try NamespacePair(tag: "ph", prefix: "10.78.0")
     }
 
     override func tearDown() {
-        _ = try? shell("ip netns del \(client); ip netns del \(host)")
+        link?.remove()
         unsetenv("PADGATE_STATE_DIR")
         if let state { try? FileManager.default.removeItem(at: state) }
     }
@@ -49,15 +41,15 @@ final class HapticsLossTests: XCTestCase {
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
-        let serve = try startPairedServe(["--virtual", "usb"], host: "10.78.0.1", port: "47821", serveNamespace: host, clientNamespace: client)
+        let serve = try startPairedServe(["--virtual", "usb"], host: link.hostAddress, port: "47821", serveNamespace: link.host, clientNamespace: link.client)
         defer { serve.interrupt() }
-        let forward = try PadgateProcess(["forward", "10.78.0.1:47821", "--pad", physicalPad.evdev[0].path, "--quiet", "--log-level", "debug"],
-                                         namespace: client, includeStandardError: true)
+        let forward = try PadgateProcess(["forward", "\(link.hostAddress):47821", "--pad", physicalPad.evdev[0].path, "--quiet", "--log-level", "debug"],
+                                         namespace: link.client, includeStandardError: true)
         defer { forward.interrupt() }
         let hostPad = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.pads().first { $0.isHostVirtualPad && $0.bus == .usb } })
         let card = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.soundCard(of: hostPad) })
         // Loss only now: the pairing and the pad's arrival are another test's business.
-        try shell("ip netns exec \(host) tc qdisc add dev phveth-h root netem loss 5% delay 10ms 5ms")
+        try link.netem(.host, "loss 5% delay 10ms 5ms")
 
         // Two seconds of 150 Hz on both coils, nothing on the headphone pair.
         var bytes: [UInt8] = []
@@ -77,8 +69,7 @@ final class HapticsLossTests: XCTestCase {
         let reports = try received.value.map { (at: $0.at, decoded: try DualSenseHapticsReader.decode($0.report)) }
         let sounding = reports.filter { $0.decoded.left.contains { $0 != 0 } }
         let frames = sounding.flatMap(\.decoded.left).map(Int.init)
-        let stats = try shell("ip netns exec \(host) tc -s qdisc show dev phveth-h")
-        let dropped = stats.split(separator: "dropped ").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        let (dropped, stats) = try link.dropped(.host)
         let streams = forward.snapshot().filter { $0.contains("haptics stream ended") }
         print("haptics under 5% loss (\(dropped) datagrams dropped by netem): \(frames.count) of 6000 frames sounding in \(sounding.count) reports; \(streams)")
         XCTAssertGreaterThan(dropped, 0, "netem dropped nothing: the test did not test loss (\(stats))")

@@ -12,29 +12,23 @@ import XCTest
 /// virtual pad converges within the bound docs/wire.md states, and a killed client leaves no
 /// button held. Needs root for namespaces; runs in the test guest.
 final class LossyLinkTests: XCTestCase {
-    let client = "pgc\(getpid())", host = "pgh\(getpid())"
+    var link: NamespacePair!
+    var host: String { link.host }
+    var client: String { link.client }
     var state: URL!
 
     override func setUpWithError() throws {
         try requireDeviceAccess()
-        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip"), FileManager.default.isExecutableFile(atPath: "/usr/sbin/tc") else {
-            try skipLoudly("network namespaces need root and iproute2 (ip, tc)")
-        }
+        if let reason = NamespacePair.unavailableReason { try skipLoudly(reason) }
         state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-netem-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
-        try shell("modprobe -a veth sch_netem")
-        try shell("""
-            ip netns add \(host) && ip netns add \(client) &&
-            ip link add pgveth-h netns \(host) type veth peer name pgveth-c netns \(client) &&
-            ip -n \(host) addr add 10.77.0.1/24 dev pgveth-h && ip -n \(host) link set pgveth-h up && ip -n \(host) link set lo up &&
-            ip -n \(client) addr add 10.77.0.2/24 dev pgveth-c && ip -n \(client) link set pgveth-c up && ip -n \(client) link set lo up &&
-            ip netns exec \(host) tc qdisc add dev pgveth-h root netem loss 20% delay 30ms 10ms &&
-            ip netns exec \(client) tc qdisc add dev pgveth-c root netem loss 20% delay 30ms 10ms
-            """)
+        link = try NamespacePair(tag: "pg", prefix: "10.77.0")
+        try link.netem(.host, "loss 20% delay 30ms 10ms")
+        try link.netem(.client, "loss 20% delay 30ms 10ms")
     }
 
     override func tearDown() {
-        _ = try? shell("ip netns del \(client); ip netns del \(host)")
+        link?.remove()
         unsetenv("PADGATE_STATE_DIR")
         if let state { try? FileManager.default.removeItem(at: state) }
     }
@@ -80,8 +74,7 @@ final class LossyLinkTests: XCTestCase {
         }
         let sorted = latencies.sorted()
         // Proof that the link really lost datagrams: netem's own count on the client's side.
-        let stats = try shell("ip netns exec \(client) tc -s qdisc show dev pgveth-c")
-        let dropped = stats.split(separator: "dropped ").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        let (dropped, stats) = try link.dropped(.client)
         XCTAssertGreaterThan(dropped, 0, "netem dropped nothing: the test did not test loss (\(stats))")
         let report = "convergence under 20% loss, 30±10 ms (\(dropped) datagrams dropped by netem): p50 \(sorted[sorted.count / 2]), worst \(sorted.last!), bound \(bound)"
         print(report)
@@ -102,7 +95,7 @@ final class LossyLinkTests: XCTestCase {
     /// A lossy LAN loses ARP probes too, and then connect(2) says "No route to host" though the
     /// host is there: `pair` must keep trying until its deadline rather than give up.
     func testPairingWaitsOutLostARPProbes() throws {
-        try shell("ip netns exec \(client) tc qdisc change dev pgveth-c root netem loss 100%")
+        try link.netem(.client, "loss 100%")
         let serve = try PadgateProcess(["serve", "--pair", "--virtual", "dualsense", "--address", "10.77.0.1", "--port", "47812"],
                                        namespace: host, includeStandardError: true)
         defer { serve.interrupt() }
@@ -112,7 +105,7 @@ final class LossyLinkTests: XCTestCase {
         // Three unanswered ARP probes, one a second, put the neighbour entry in FAILED.
         Thread.sleep(forTimeInterval: 4)
         XCTAssertTrue(pair.process.isRunning, "pair gave up while the link was down: \(pair.snapshot())")
-        try shell("ip netns exec \(client) tc qdisc change dev pgveth-c root netem loss 0%")
+        try link.netem(.client, "loss 0%")
         pair.process.waitUntilExit()
         XCTAssertEqual(pair.process.terminationStatus, 0, "pairing failed once the link came back: \(pair.snapshot())")
     }
