@@ -23,8 +23,9 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         case usb(card: Int)
     }
 
-    /// What ALSA holds ahead over USB: two 5 ms periods.
-    public static let usbQueue: Duration = .milliseconds(10)
+    /// What ALSA holds ahead over USB: four 5 ms periods (with two, a busy machine's card
+    /// underran and failed its stream with EIO).
+    public static let usbQueue: Duration = .milliseconds(20)
     static let usbPeriodFrames = 240
 
     public let output: Output
