@@ -1,3 +1,4 @@
+import HIDCodecs
 import MonotonicTime
 
 /// The client's side of the haptics stream: numbered 5 ms blocks (15 stereo frames of signed
@@ -68,7 +69,7 @@ public struct HapticsPlayout: Sendable {
     }
 
     public static let blockFrames = 15
-    public static let sampleRate = 3000
+    public static let sampleRate = DualSenseHapticsReport.sampleRate
     /// Blocks held: 320 ms, three times the largest allowance.
     static let capacity = 64
     /// A pull more than this far from the timeline is moved onto it.
@@ -113,7 +114,7 @@ public struct HapticsPlayout: Sendable {
     /// The latency a block sees from arrival to the coils when it arrives on time with no jitter.
     public var delay: Duration { allowance + configuration.lead }
 
-    static func blockDuration(_ blocks: Int64) -> Duration { .microseconds(blocks * 5000) }
+    static func blockDuration(_ blocks: Int64) -> Duration { duration(frames: blocks * Int64(blockFrames)) }
     static func frames(_ d: Duration) -> Int64 { Int64(d / .microseconds(1)) * Int64(sampleRate) / 1_000_000 }
     static func duration(frames: Int64) -> Duration { .microseconds(frames * 1_000_000 / Int64(sampleRate)) }
 
@@ -207,7 +208,7 @@ public struct HapticsPlayout: Sendable {
         if position < target - Int64(Self.tolerance) {
             counters.skips += 1
             counters.skippedFrames += Int(target - position)
-            markMissing(from: position, to: target)
+            forget(from: position, to: target)
             position = target
         }
         for i in 0..<count {
@@ -241,8 +242,8 @@ public struct HapticsPlayout: Sendable {
         return .playing
     }
 
-    /// Blocks skipped over by a late pull count as missing.
-    private mutating func markMissing(from: Int64, to: Int64) {
+    /// Blocks a late pull skipped over are forgotten (their frames are counted as skipped).
+    private mutating func forget(from: Int64, to: Int64) {
         var f = from
         while f < to {
             let number = f / Int64(Self.blockFrames)

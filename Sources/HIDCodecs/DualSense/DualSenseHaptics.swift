@@ -26,14 +26,24 @@ public enum DualSenseHapticsReport {
     /// reports. The CRC32 is Bluetooth's, seeded with 0xA2 as every output report's.
     public static func encode(_ samples: ArraySlice<Int8>, sequence: UInt8, counter: UInt8) -> [UInt8] {
         var report = [UInt8](repeating: 0, count: length)
-        report[0] = reportID
-        report[Offset.sequence] = (sequence & 0x0F) << 4
-        report.replaceSubrange(Offset.controlPacket..<Offset.controlPacket + controlPacket.count, with: controlPacket)
-        report[Offset.counter] = counter
-        report.replaceSubrange(Offset.samplePacket..<Offset.samplePacket + 2, with: samplePacketHeader)
-        for (i, sample) in samples.prefix(framesPerReport * 2).enumerated() { report[Offset.samples + i] = UInt8(bitPattern: sample) }
-        BluetoothCRC.stamp(seed: .output, report: &report)
+        Array(samples).withUnsafeBufferPointer { write(into: &report, samples: $0, sequence: sequence, counter: counter) }
         return report
+    }
+
+    /// The one writer of the layout: `report` (`length` bytes) overwritten whole, CRC last.
+    static func write(into report: inout [UInt8], samples: UnsafeBufferPointer<Int8>, sequence: UInt8, counter: UInt8) {
+        precondition(report.count == length)
+        report.withUnsafeMutableBufferPointer { out in
+            for i in out.indices { out[i] = 0 }
+            out[0] = reportID
+            out[Offset.sequence] = (sequence & 0x0F) << 4
+            for (i, byte) in controlPacket.enumerated() { out[Offset.controlPacket + i] = byte }
+            out[Offset.counter] = counter
+            out[Offset.samplePacket] = samplePacketHeader[0]
+            out[Offset.samplePacket + 1] = samplePacketHeader[1]
+            for i in 0..<min(samples.count, framesPerReport * 2) { out[Offset.samples + i] = UInt8(bitPattern: samples[i]) }
+        }
+        BluetoothCRC.stamp(seed: .output, report: &report)
     }
 
     /// A report of silence: what is sent last, so the coils stop at once rather than when the
@@ -52,19 +62,8 @@ public enum DualSenseHapticsReport {
         /// The next report into `report` (`length` bytes, reused: 94 reports a second must not
         /// allocate), `samples` as in `encode`.
         public mutating func fill(_ report: inout [UInt8], samples: UnsafeBufferPointer<Int8>) {
-            precondition(report.count == DualSenseHapticsReport.length)
             defer { sequence = (sequence + 1) & 0x0F; counter &+= 1 }
-            report.withUnsafeMutableBufferPointer { out in
-                for i in out.indices { out[i] = 0 }
-                out[0] = reportID
-                out[Offset.sequence] = (sequence & 0x0F) << 4
-                for (i, byte) in controlPacket.enumerated() { out[Offset.controlPacket + i] = byte }
-                out[Offset.counter] = counter
-                out[Offset.samplePacket] = samplePacketHeader[0]
-                out[Offset.samplePacket + 1] = samplePacketHeader[1]
-                for i in 0..<min(samples.count, framesPerReport * 2) { out[Offset.samples + i] = UInt8(bitPattern: samples[i]) }
-            }
-            BluetoothCRC.stamp(seed: .output, report: &report)
+            DualSenseHapticsReport.write(into: &report, samples: samples, sequence: sequence, counter: counter)
         }
     }
 }

@@ -26,7 +26,8 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     /// What ALSA holds ahead over USB: four 5 ms periods (with two, a busy machine's card
     /// underran and failed its stream with EIO).
     public static let usbQueue: Duration = .milliseconds(20)
-    static let usbPeriodFrames = 240
+    /// One block's frames at the card's 48 kHz.
+    static let usbPeriodFrames = HapticsPlayout.blockFrames * CoilUpsampler.factor
 
     public let output: Output
     /// Guards `playout`, `running` and `stopping`.
@@ -181,7 +182,7 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
 /// between samples (16 steps each), so the coils get no 3 kHz staircase; the headphone pair silent.
 public struct CoilUpsampler: Sendable {
     private var lastLeft = 0, lastRight = 0
-    static let factor = 16
+    static let factor = HapticsDecimator.factor
     /// ±127 to ±32766.
     static let gain = 258
 
