@@ -9,7 +9,9 @@ import MonotonicTime
 /// - a motor going to zero is written at once; non-zero changes at most once per motor per `throttle`;
 /// - every non-zero write is a finite segment, re-armed while the level holds, so a pad whose
 ///   writer dies (lost stop, crashed process) falls silent by itself within one segment;
-/// - a lease that lapses without renewal silences the pad.
+/// - a lease that lapses without renewal silences the pad;
+/// - an underlay (the host's haptics on a pad without voice coils, `HapticsEnvelope`) plays
+///   while the messages ask for silence: the game's rumble wins. It has a lease of its own.
 ///
 /// It never reads a clock: callers pass `now`, so tests and the benchmark drive it with simulated time.
 public struct RumbleRenderer: Sendable {
@@ -33,6 +35,9 @@ public struct RumbleRenderer: Sendable {
     public private(set) var applied = MotorLevels.silent
     /// What the newest live message asks for (silent once its lease lapses).
     public private(set) var target = MotorLevels.silent
+    /// The underlay's levels and when they lapse.
+    public private(set) var underlay = MotorLevels.silent
+    public private(set) var underlayEnds: MonotonicInstant?
     public private(set) var newestSequence: UInt64?
     public private(set) var leaseEnds: MonotonicInstant?
     public private(set) var segmentEnds: MonotonicInstant?
@@ -54,6 +59,17 @@ public struct RumbleRenderer: Sendable {
         inbox.append((message, now))
     }
 
+    /// Levels below the messages' until `until` (each call replaces the last); they take effect at
+    /// the next `step`.
+    public mutating func receiveUnderlay(_ levels: MotorLevels, until: MonotonicInstant) {
+        guard !isShutDown else { return }
+        underlay = levels
+        underlayEnds = levels.isSilent ? nil : until
+    }
+
+    /// What the motors should run at: the messages' target, or while that is silent the underlay.
+    var wanted: MotorLevels { target.isSilent ? underlay : target }
+
     /// Drains the inbox, then says what the sink must do now (often nothing).
     public mutating func step(now: MonotonicInstant) -> [RumbleAction] {
         guard !isShutDown else { inbox.removeAll(); return [] }
@@ -64,6 +80,11 @@ public struct RumbleRenderer: Sendable {
             target = .silent
             leaseLapses += 1
         }
+        if let ends = underlayEnds, now >= ends {
+            underlayEnds = nil
+            underlay = .silent
+        }
+        let target = wanted
         var next = applied
         for motor in MotorLevels.Motor.allCases where target[motor] != applied[motor] {
             if target[motor] == 0 {
@@ -93,6 +114,8 @@ public struct RumbleRenderer: Sendable {
         guard !isShutDown else { return nil }
         var deadlines: [MonotonicInstant] = []
         if let lease = leaseEnds { deadlines.append(lease) }
+        if let lease = underlayEnds { deadlines.append(lease) }
+        let target = wanted
         if let segment = segmentEnds { deadlines.append(segment - configuration.rearmMargin) }
         for motor in MotorLevels.Motor.allCases where target[motor] != applied[motor] && target[motor] != 0 {
             if let last = lastChange[motor] { deadlines.append(last + configuration.throttle) }
@@ -105,9 +128,11 @@ public struct RumbleRenderer: Sendable {
         isShutDown = true
         inbox.removeAll()
         target = .silent
+        underlay = .silent
         applied = .silent
         segmentEnds = nil
         leaseEnds = nil
+        underlayEnds = nil
         return [.stop]
     }
 

@@ -15,8 +15,11 @@ public enum HostPresentation: String, Sendable, CaseIterable {
     case usb
     /// auto, with every pad through uhid (no USB device).
     case uhid
-    /// Every pad as a DualSense (an Edge as an Edge).
+    /// Every pad as a DualSense (an Edge as an Edge), through uhid.
     case dualsense
+    /// Every pad as a USB DualSense with its audio function (an error where it cannot be): a
+    /// game's haptics then reach any pad, as rumble where it has no voice coils.
+    case dualsenseUSB = "dualsense-usb"
     /// Every pad as an Xbox 360 pad through uinput.
     case xbox
 }
@@ -33,7 +36,10 @@ extension PadDrivers {
         let slot = arrival.slot.rawValue
         switch presentation {
         case .dualsense:
-            return try PlayStationVirtualPad.asDualSense(arrival)
+            return try PlayStationVirtualPad.asDualSense(arrival, transport: .uhid)
+        case .dualsenseUSB:
+            if let reason = VHCI.unavailableReason() { throw DeviceError.unsupported("--virtual dualsense-usb: \(reason)") }
+            return try PlayStationVirtualPad.asDualSense(arrival, transport: .usb)
         case .xbox:
             return try Xbox360VirtualPad(arrival: arrival)
         case .auto, .usb, .uhid:

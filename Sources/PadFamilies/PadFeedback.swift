@@ -34,6 +34,7 @@ public final class PadFeedback {
     private var playStation: PlayStationOutput?
     private var rumbleSink: RumbleSink?
     private var haptics: (any HapticsOutput)?
+    private var envelope: HapticsEnvelope?
     private var hapticsUnavailable = false
     private var closed = false
 
@@ -97,21 +98,36 @@ public final class PadFeedback {
 
     // MARK: Haptics
 
-    /// A block of the host's haptics stream, for the pad's voice coils where it has them.
-    /// Pads without are left to the game's rumble (docs/haptics.md).
+    /// A block of the host's haptics stream: for the pad's voice coils where it has them, else as
+    /// motor levels under the game's rumble (`HapticsEnvelope`; docs/feedback.md).
     public func receive(_ block: HapticsBlock) throws {
         guard !closed, !hapticsUnavailable else { return }
-        if haptics == nil {
+        if haptics == nil && envelope == nil {
             do {
                 haptics = try driver.hapticsOutput(for: pad)
             } catch {
                 hapticsUnavailable = true
                 throw error
             }
-            if haptics == nil { hapticsUnavailable = true; return }
+            if haptics == nil { envelope = HapticsEnvelope() }
         }
-        haptics?.receive(block, at: now)
+        let at = now
+        if let haptics { return haptics.receive(block, at: at) }
+        guard var envelope else { return }
+        let motors = block.withSamples { envelope.receive(sequence: block.sequence.rawValue, samples: $0, at: at) }
+        self.envelope = envelope
+        guard let motors else { return }
+        renderer.receiveUnderlay(motors.levels, until: motors.until)
+        do { try pump() } catch {
+            // A pad with no motors to drive (or none left): haptics off for this session, said once.
+            hapticsUnavailable = true
+            throw error
+        }
     }
+
+    /// What the haptics stream did on the motors of a pad without voice coils (nil: none came, or
+    /// the pad has coils).
+    public var hapticsOnMotors: HapticsEnvelope.Counters? { envelope?.counters }
 
     // MARK: Rumble
 

@@ -35,6 +35,8 @@ enum VirtualChoice: String, ExpressibleByArgument, CaseIterable {
     }
 
     case auto, dualsense, xbox
+    /// Every pad as a USB DualSense (its audio function: haptics for pads without voice coils too).
+    case dualsenseUSB = "dualsense-usb"
     /// auto, with a DualSense or Edge always a USB device on vhci-hcd (an error where it cannot be).
     case usb
     /// auto, with every pad through uhid (no USB device).
@@ -66,7 +68,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Address to listen on, IPv6 or IPv4 (the default '::' is both; 127.0.0.1 or ::1: this machine only).")
     var address = PadServer.everyAddress
     @Flag(help: "Do not announce this host on the LAN (DNS-SD through avahi-daemon).") var noAnnounce = false
-    @Option(help: ArgumentHelp("Virtual pad kind: auto (each pad as its own family: a DualSense or Edge as a USB device on vhci-hcd where it can be, else through uhid like DualShock 4, Xbox One over Bluetooth and Switch Pro; without uhid an Xbox 360 pad), usb (auto, DualSense and Edge always as USB devices), uhid (auto without USB devices), dualsense (every pad as a DualSense), xbox (every pad as an Xbox 360 pad, uinput).",
+    @Option(help: ArgumentHelp("Virtual pad kind: auto (each pad as its own family: a DualSense or Edge as a USB device on vhci-hcd where it can be, else through uhid like DualShock 4, Xbox One over Bluetooth and Switch Pro; without uhid an Xbox 360 pad), usb (auto, DualSense and Edge always as USB devices), uhid (auto without USB devices), dualsense (every pad as a DualSense), dualsense-usb (every pad as a USB DualSense: a game's haptics then reach any pad, as rumble where it has no voice coils), xbox (every pad as an Xbox 360 pad, uinput).",
                                valueName: "kind"), completion: .list(VirtualChoice.allCases.map(\.rawValue)), transform: VirtualChoice.parse)
     var virtual: VirtualChoice = .auto
     @Option(parsing: .unconditional, help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient

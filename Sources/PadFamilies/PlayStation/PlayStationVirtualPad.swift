@@ -50,8 +50,8 @@ public final class PlayStationVirtualPad: VirtualPad {
     }
 
     /// `serve --virtual dualsense`: every pad as a DualSense, an Edge as itself.
-    static func asDualSense(_ arrival: PadArrival) throws -> PlayStationVirtualPad {
-        try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense)
+    static func asDualSense(_ arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> PlayStationVirtualPad {
+        try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense, transport: transport)
     }
 
     /// How games reach this pad: "usb" (a USB device on vhci-hcd) or "uhid".
