@@ -257,7 +257,7 @@ final class HapticsForwardingTests: XCTestCase {
         XCTAssertGreaterThan(periodic(first, period: 320, tolerance: 600), 0.3, "150 Hz")
         XCTAssertGreaterThan(periodic(groups[1].map { Int(left[$0]) }, period: 160, tolerance: 600), 0.3, "300 Hz")
         // The second burst reaches the pad 700 ms after the first, as it was played (the pad's
-        // own stream pauses between them: the client ends it when the sound does).
+        // own stream plays silence between them: the client keeps it open for a second).
         let spacing = arrivals[groups[1][0]] - arrivals[groups[0][0]]
         print("haptics over USB: the bursts \(spacing) apart at the pad (played 700 ms apart); \(groups[0].count) and \(groups[1].count) of 14400 frames")
         // The USB pad's own stream starts with each burst: on a loaded guest that took up to 760 ms.

@@ -139,4 +139,49 @@ final class SwitchProTests: XCTestCase {
         XCTAssertEqual(SwitchHDRumble.levels([0x00, 0x01, 0xE0, 0x59, 0x00, 0x29, 0x60, 0x40]), MotorLevels(low: 130, high: 51))
         XCTAssertNil(SwitchHDRumble.levels([0x00, 0x01]))
     }
+
+    // MARK: HD rumble encoding
+
+    /// Rows of dekuNukem/Nintendo_Switch_Reverse_Engineering's rumble_data_table.md (commit
+    /// ac8093c8; hid-nintendo's joycon_rumble_frequencies agree): frequency to the high band's
+    /// 2 bytes and the low band's byte.
+    static let frequencyRows: [(hz: Double, high: [UInt8]?, low: UInt8?)] = [
+        (40.875885, nil, 0x01), (81.75177, [0x04, 0x00], 0x21), (149.933411, [0x74, 0x00], 0x3d),
+        (160, [0x80, 0x00], 0x40), (320, [0x00, 0x01], 0x60), (626.286133, [0x7c, 0x01], 0x7f), (1252.572266, [0xfc, 0x01], nil),
+    ]
+    /// The same table's amplitude rows: the high band's byte, the low band's two (byte 2's added bit, byte 3).
+    static let amplitudeRows: [(amplitude: Double, high: UInt8, low: [UInt8])] = [
+        (0, 0x00, [0x00, 0x40]), (0.007843, 0x02, [0x80, 0x40]), (0.117471, 0x20, [0x00, 0x48]),
+        (0.501433, 0x88, [0x00, 0x62]), (1.002867, 0xc8, [0x00, 0x72]),
+    ]
+
+    func testHDRumbleFrequenciesEncodeAsThePublishedTable() {
+        for row in Self.frequencyRows {
+            if let high = row.high {
+                let side = SwitchHDRumble.encode(.init(highFrequency: row.hz))
+                XCTAssertEqual([side[0], side[1] & 0x01], high, "\(row.hz) Hz, high band")
+            }
+            if let low = row.low {
+                XCTAssertEqual(SwitchHDRumble.encode(.init(lowFrequency: row.hz))[2] & 0x7f, low, "\(row.hz) Hz, low band")
+            }
+        }
+        // Outside a band: its nearest end, never a wrapped code.
+        XCTAssertEqual(Array(SwitchHDRumble.encode(.init(lowFrequency: 5, highFrequency: 5000)).prefix(3)), [0xfc, 0x01, 0x01])
+        XCTAssertEqual(SwitchHDRumble.encode(.init(lowFrequency: 2000, highFrequency: 10))[0...2], [0x04, 0x00, 0x7f])
+    }
+
+    func testHDRumbleAmplitudesEncodeAsThePublishedTable() {
+        for row in Self.amplitudeRows {
+            let side = SwitchHDRumble.encode(.init(lowAmplitude: row.amplitude, highAmplitude: row.amplitude))
+            XCTAssertEqual(side[1] & 0xfe, row.high, "amplitude \(row.amplitude), high band")
+            XCTAssertEqual([side[2] & 0x80, side[3]], row.low, "amplitude \(row.amplitude), low band")
+        }
+        // Above the safe maximum: the maximum (byte 1's low bit is 320 Hz's ninth bit).
+        XCTAssertEqual(SwitchHDRumble.encode(.init(lowAmplitude: 1.8, highAmplitude: 7))[1...3], [0xc9, 0x40, 0x72])
+        // The neutral frame is the pads' own (hid-nintendo's and SDL's): 00 01 40 40 on each side.
+        XCTAssertEqual(SwitchHDRumble.frame(left: .neutral, right: .neutral), [0x00, 0x01, 0x40, 0x40, 0x00, 0x01, 0x40, 0x40])
+        // What the decoder reads back: codes 100 and 68 on the bands it names.
+        let frame = SwitchHDRumble.frame(left: .init(lowAmplitude: 1), right: .init(highAmplitude: 0.501433))
+        XCTAssertEqual(SwitchHDRumble.levels(frame), MotorLevels(low: 255, high: 173))
+    }
 }

@@ -127,4 +127,60 @@ public enum SwitchHDRumble {
         func level(_ code: UInt8) -> UInt8 { UInt8((UInt32(min(code, maximumAmplitudeCode)) * 255 + 50) / 100) }
         return MotorLevels(low: level(lowCode(frame[0..<4])), high: level(highCode(frame[4..<8])))
     }
+
+    /// One actuator's two bands: frequencies in Hz (each clamped to its band), amplitudes 0-1
+    /// (clamped to 1.0, the notes' safe maximum).
+    public struct Side: Sendable, Equatable {
+        public var lowFrequency: Double, lowAmplitude: Double
+        public var highFrequency: Double, highAmplitude: Double
+        public init(lowFrequency: Double = defaultLowFrequency, lowAmplitude: Double = 0,
+                    highFrequency: Double = defaultHighFrequency, highAmplitude: Double = 0) {
+            self.lowFrequency = lowFrequency; self.lowAmplitude = lowAmplitude
+            self.highFrequency = highFrequency; self.highAmplitude = highAmplitude
+        }
+        /// Both bands at their default frequencies, silent: the pad's neutral frame.
+        public static let neutral = Side()
+    }
+
+    /// The bands' resting frequencies (hid-nintendo's JC_RUMBLE_DFLT_LOW_FREQ and _HIGH_FREQ).
+    public static let defaultLowFrequency = 160.0, defaultHighFrequency = 320.0
+
+    /// log2 from the exponent and 16 bits of the significand's (by repeated squaring): the codes
+    /// need 1/64 of an octave, and the codecs take no maths library.
+    static func log2(_ x: Double) -> Double {
+        var result = Double(x.exponent), m = x.significand, bit = 0.5
+        for _ in 0..<16 {
+            m *= m
+            if m >= 2 { m /= 2; result += bit }
+            bit /= 2
+        }
+        return result
+    }
+
+    /// A frequency's code: 32 steps an octave from 10 Hz (dekuNukem's rumble_data_table.md).
+    static func frequencyCode(_ hz: Double) -> Int { Int((log2(max(hz, 10) / 10) * 32).rounded()) }
+
+    /// An amplitude's code 0...100: the notes' two logarithmic pieces above 0.12, and below
+    /// that the table's rows, which are linear (code 1 is 0.0078, code 16 is 0.1175).
+    static func amplitudeCode(_ amplitude: Double) -> Int {
+        let a = min(amplitude, 1.0)
+        guard a > 0 else { return 0 }
+        if a > 0.23 { return min(Int(maximumAmplitudeCode), Int((log2(a * 8.7) * 32).rounded())) }
+        if a > 0.12 { return Int((log2(a * 17) * 16).rounded()) }
+        return max(1, Int((a / 0.117471 * 16).rounded()))
+    }
+
+    /// One side's 4 bytes: the high band's 9-bit frequency across byte 0 and byte 1's low bit,
+    /// its amplitude code doubled in byte 1; the low band's 7-bit frequency in byte 2, its
+    /// amplitude code halved on 0x40 in byte 3, the code's low bit in byte 2's top bit.
+    public static func encode(_ side: Side) -> [UInt8] {
+        let high = (min(max(frequencyCode(side.highFrequency), 0x61), 0xDF) - 0x60) * 4
+        let low = min(max(frequencyCode(side.lowFrequency), 0x41), 0xBF) - 0x40
+        let highAmplitude = amplitudeCode(side.highAmplitude), lowAmplitude = amplitudeCode(side.lowAmplitude)
+        return [UInt8(high & 0xFF), UInt8(2 * highAmplitude + (high >> 8)),
+                UInt8(low | (lowAmplitude & 1) << 7), UInt8(0x40 + lowAmplitude >> 1)]
+    }
+
+    /// A frame: the left actuator's side, then the right's.
+    public static func frame(left: Side, right: Side) -> [UInt8] { encode(left) + encode(right) }
 }

@@ -45,6 +45,10 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         static let sendTimeout: Duration = .seconds(2)
         /// How long an unplug waits for the last input report to reach the driver.
         static let flush: Duration = .milliseconds(100)
+        /// How far behind its schedule an isochronous endpoint catches up (completing what is
+        /// queued at once) rather than start a new schedule from now: a device's clock does not
+        /// slow when its server thread is held up, and a stream that stopped starts afresh.
+        static let isochronousCatchUp: Duration = .milliseconds(20)
     }
 
     /// How the pad's interfaces are reached: the HID interface's endpoints and the audio streams'.
@@ -122,7 +126,9 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         control = USBControlState(descriptors: descriptors, audioUnits: audioUnits)
         self.endpoints = endpoints
         self.devid = devid
-        let thread = Thread { [self] in serve() }
+        // The device's clock (its isochronous pace) and its input reports: input priority, as
+        // the loops that carry input have (a busy machine must not slow the pad's audio clock).
+        let thread = Thread { [self] in ThreadPriority.raisedForInput { serve() } }
         thread.name = "padgate-usbip"
         thread.start()
     }
@@ -373,7 +379,7 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         let now = MonotonicInstant.now
         let full = lock.withLock { () -> Bool in
             guard isochronous.count < Limits.pendingIsochronous else { return true }
-            let start = max(nextFrame[submit.endpoint | (submit.direction == .in ? 0x80 : 0)] ?? now, now - period)
+            let start = max(nextFrame[submit.endpoint | (submit.direction == .in ? 0x80 : 0)] ?? now, now - Limits.isochronousCatchUp)
             let due = start + period * max(count, 1)
             nextFrame[submit.endpoint | (submit.direction == .in ? 0x80 : 0)] = due
             isochronous.append((due, submit, list))

@@ -26,6 +26,8 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     /// What ALSA holds ahead over USB: four 5 ms periods (with two, a busy machine's card
     /// underran and failed its stream with EIO).
     public static let usbQueue: Duration = .milliseconds(20)
+    /// How long the card's stream plays silence after a stream ends before it closes.
+    public static let usbLinger: Duration = .seconds(1)
     /// One block's frames at the card's 48 kHz.
     static let usbPeriodFrames = HapticsPlayout.blockFrames * CoilUpsampler.factor
 
@@ -165,11 +167,18 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         // the timeline follows the card's own pace. Only a restart (an underrun: the thread was
         // held up) puts it back on the clock.
         var playsAt = MonotonicInstant.now
+        var idleSince: MonotonicInstant?
         while true {
             let state = render(&samples, frames: frames, playsAt: playsAt)
-            guard state == .playing else {
-                if isStopping { playback.stop() } else { try playback.finish() }
-                return
+            if state == .playing {
+                idleSince = nil
+            } else {
+                if isStopping { return playback.stop() }
+                // The card's stream stays open on silence for a while: starting it again costs
+                // tens of ms, and a game's next sound is often close behind.
+                let now = MonotonicInstant.now
+                if let idleSince, now - idleSince >= Self.usbLinger { return try playback.finish() }
+                if idleSince == nil { idleSince = now }
             }
             upsampler.fill(&period, from: samples)
             let restarted = try period.withUnsafeBufferPointer { try playback.write($0) }
