@@ -35,6 +35,10 @@ public struct HapticsEnvelope: Sendable {
     public private(set) var counters = Counters()
     /// The level each side holds now (0-255).
     public private(set) var levels = MotorLevels.silent
+    /// Each side's frequency in Hz (0: none found yet), for actuators that take one (a Switch
+    /// Pro's HD rumble).
+    public var frequencies: (left: Double, right: Double) { (left.frequency, right.frequency) }
+    private var left = FrequencyTracker(), right = FrequencyTracker()
     private var newest: UInt16?
     private var lastArrival: MonotonicInstant?
 
@@ -52,10 +56,14 @@ public struct HapticsEnvelope: Sendable {
         if let newest, !quiet { decay = Int(Int16(bitPattern: sequence &- newest)) } else { levels = .silent }
         newest = sequence
         lastArrival = now
+        if decay != 1 { left.reset(); right.reset() }   // a gap, or a new stream: no crossing spans it
         var peakLeft = 0, peakRight = 0
         for frame in 0..<HapticsPlayout.blockFrames {
-            peakLeft = max(peakLeft, abs(Int(Int8(bitPattern: samples[2 * frame]))))
-            peakRight = max(peakRight, abs(Int(Int8(bitPattern: samples[2 * frame + 1]))))
+            let l = Int(Int8(bitPattern: samples[2 * frame])), r = Int(Int8(bitPattern: samples[2 * frame + 1]))
+            peakLeft = max(peakLeft, abs(l))
+            peakRight = max(peakRight, abs(r))
+            left.add(l)
+            right.add(r)
         }
         // A silent block is the sender saying the sound stopped: no release after it.
         levels = peakLeft == 0 && peakRight == 0 ? .silent
@@ -70,5 +78,40 @@ public struct HapticsEnvelope: Sendable {
         let attack = peak >= configuration.gate ? peak * 255 / 127 : 0
         let level = min(255, max(attack, released))
         return level >= configuration.gate * 255 / 127 ? UInt8(level) : 0
+    }
+}
+
+/// A side's frequency from its zero crossings: each crossing placed between the two frames it
+/// lies between, half periods averaged (a quarter of each new one). A swing must pass ±`hysteresis`
+/// to count, so noise around zero is not a frequency; a half period over 60 frames (25 Hz) is no
+/// tone, and the tracker starts again.
+struct FrequencyTracker: Sendable {
+    static let hysteresis = 4
+    static let longestHalfPeriod = 60.0
+    private(set) var frequency = 0.0
+    private var frame = 0
+    private var sign = 0
+    private var previous = 0
+    private var lastCrossing: Double?
+    private var halfPeriod: Double?
+
+    mutating func reset() { sign = 0; lastCrossing = nil }
+
+    mutating func add(_ sample: Int) {
+        defer { previous = sample; frame += 1 }
+        let now = sample >= Self.hysteresis ? 1 : sample <= -Self.hysteresis ? -1 : 0
+        guard now != 0, now != sign else { return }
+        let was = sign
+        sign = now
+        guard was != 0 else { return }
+        // Between the last frame and this one, where the line between them crosses zero.
+        let crossing = Double(frame - 1) + Double(previous) / Double(previous - sample)
+        defer { lastCrossing = crossing }
+        guard let lastCrossing else { return }
+        let half = crossing - lastCrossing
+        guard half <= Self.longestHalfPeriod else { halfPeriod = nil; frequency = 0; return }
+        let average = halfPeriod.map { 0.75 * $0 + 0.25 * half } ?? half
+        halfPeriod = average
+        frequency = Double(HapticsPlayout.sampleRate) / (2 * average)
     }
 }

@@ -94,6 +94,13 @@ public protocol EmulatedPad: AnyObject, Sendable {
 public protocol HapticsOutput: AnyObject {
     func receive(_ block: HapticsBlock, at now: MonotonicInstant)
     func close()
+    /// Whether it plays on the actuators the game's rumble uses: then the rumble wins, and blocks
+    /// are not given to it while the rumble plays (docs/feedback.md).
+    var sharesTheRumbleActuators: Bool { get }
+}
+
+extension HapticsOutput {
+    public var sharesTheRumbleActuators: Bool { false }
 }
 
 /// Where a pad's lights and triggers go.

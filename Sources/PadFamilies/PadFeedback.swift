@@ -112,7 +112,10 @@ public final class PadFeedback {
             if haptics == nil { envelope = HapticsEnvelope() }
         }
         let at = now
-        if let haptics { return haptics.receive(block, at: at) }
+        if let haptics {
+            if haptics.sharesTheRumbleActuators && !renderer.target.isSilent { return }
+            return haptics.receive(block, at: at)
+        }
         guard var envelope else { return }
         let motors = block.withSamples { envelope.receive(sequence: block.sequence.rawValue, samples: $0, at: at) }
         self.envelope = envelope

@@ -159,4 +159,88 @@ final class HapticsOnMotorsTests: XCTestCase {
         XCTAssertLessThan(stopped - killed, .milliseconds(250), "the motors ran on after the host died")
         _ = physical
     }
+
+    /// A Switch Pro's HD rumble read from its documented layout (dekuNukem's
+    /// rumble_data_table.md): per side, the high band's frequency (9 bits across bytes 0-1) and
+    /// amplitude code (byte 1's upper 7 bits), the low band's frequency (byte 2's lower 7 bits)
+    /// and amplitude code (byte 3 less 0x40, doubled, with byte 2's top bit).
+    struct HDSide: CustomStringConvertible {
+        let lowHz: Double, lowCode: Int, highHz: Double, highCode: Int
+        init(_ d: ArraySlice<UInt8>) {
+            let b = Array(d)
+            let hf = Int(b[0]) | Int(b[1] & 1) << 8
+            highHz = 10 * pow(2, Double(hf / 4 + 0x60) / 32)
+            highCode = Int(b[1] >> 1)
+            lowHz = 10 * pow(2, Double(Int(b[2] & 0x7f) + 0x40) / 32)
+            lowCode = b[3] >= 0x40 ? Int(b[3] - 0x40) << 1 | Int(b[2] >> 7) : 0
+        }
+        var silent: Bool { lowCode == 0 && highCode == 0 }
+        var description: String { "low \(Int(lowHz)) Hz @\(lowCode), high \(Int(highHz)) Hz @\(highCode)" }
+    }
+
+    /// The Switch Pro's actuators take a frequency: each burst arrives at its own (150 Hz on the
+    /// low band, 300 Hz on the high band, within a step of the encoding, 2.2 %) with the coils'
+    /// levels (the left at full scale, the right at half in the first burst), as rumble-only
+    /// reports beside hid-nintendo's own, and the actuators end neutral.
+    func testAGamesHapticsPlayOnASwitchProsHDRumbleAtTheirFrequency() throws {
+        let physical = try EmulatedSwitchPro(calibration: EmulatedSwitchProTests.calibration)
+        defer { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(EmulatedSwitchProTests.padFor(physical, udev: udev))
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        let port = String(48_200 + Int.random(in: 0..<100))
+        let serve = try startPairedServe(["--virtual", "dualsense-usb"], host: "127.0.0.1", port: port)
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.gamepadNode?.path), "--quiet"],
+                                         includeStandardError: true)
+        defer { forward.interrupt(); serve.interrupt() }
+        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.pads().first { $0.isHostVirtualPad && $0.bus == .usb } },
+                                    "the host never made its USB DualSense for the Switch Pro: \(serve.snapshot())")
+        let card = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.soundCard(of: hostPad) })
+        let file = try HapticsForwardingTests.signalFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = physical.takeOutputs()
+        let game = Process()
+        game.executableURL = URL(fileURLWithPath: "/usr/bin/aplay")
+        game.arguments = ["-q", "-D", "hw:\(card),0", "-c", "4", "-r", "48000", "-f", "S16_LE", "-t", "raw", file.path]
+        try game.run()
+        // padgate's reports (49 bytes; hid-nintendo's own are 10), with when they came.
+        var reports: [(at: MonotonicInstant, left: HDSide, right: HDSide)] = []
+        let deadline = MonotonicInstant.now + .seconds(10)
+        while MonotonicInstant.now < deadline {
+            _ = Poll.wait([physical.outputReadyDescriptor], timeout: .milliseconds(20))
+            for report in physical.takeOutputs() where report.first == SwitchProReports.rumbleOutputID && report.count == SwitchProReports.length {
+                reports.append((.now, HDSide(report[2..<6]), HDSide(report[6..<10])))
+            }
+            if !game.isRunning, let last = reports.last, last.left.silent, MonotonicInstant.now - last.at > .milliseconds(300) { break }
+        }
+        game.waitUntilExit()
+        let sounding = reports.filter { !$0.left.silent || !$0.right.silent }
+        XCTAssertFalse(sounding.isEmpty, "no HD rumble reached the Switch Pro; forward said \(forward.snapshot().suffix(5))")
+        // The bursts: split where no sounding report comes for 200 ms.
+        var groups: [[(at: MonotonicInstant, left: HDSide, right: HDSide)]] = []
+        for r in sounding {
+            if let last = groups.last?.last, r.at - last.at < .milliseconds(200) { groups[groups.count - 1].append(r) } else { groups.append([r]) }
+        }
+        print("haptics on a Switch Pro: \(groups.map { g in "\(g.count) reports over \(g.last!.at - g.first!.at), e.g. left \(g[g.count / 2].left), right \(g[g.count / 2].right)" })")
+        XCTAssertEqual(groups.count, 2, "a run of reports for each burst")
+        guard groups.count == 2 else { return }
+        let first = groups[0][groups[0].count / 2], second = groups[1][groups[1].count / 2]
+        XCTAssertEqual(first.left.lowHz, 150, accuracy: 150 * 0.025, "150 Hz on the left's low band")
+        XCTAssertGreaterThanOrEqual(first.left.lowCode, 95, "the left coil at full scale")
+        XCTAssertEqual(first.left.highCode, 0)
+        XCTAssertEqual(first.right.lowHz, 150, accuracy: 150 * 0.025)
+        XCTAssertEqual(Double(first.right.lowCode), 68, accuracy: 4, "the right coil at half: amplitude 0.5 is code 68")
+        for side in [second.left, second.right] {
+            XCTAssertEqual(side.highHz, 300, accuracy: 300 * 0.025, "300 Hz on the high band")
+            XCTAssertGreaterThanOrEqual(side.highCode, 95)
+            XCTAssertEqual(side.lowCode, 0)
+        }
+        for group in groups {
+            XCTAssertGreaterThan(group.count, 3, "renewed while the burst lasts")
+            // Read in 20 ms polls, so counted rather than spaced: no faster than one per 20 ms.
+            XCTAssertLessThanOrEqual(Double(group.count), (group.last!.at - group.first!.at) / .milliseconds(20) + 3, "faster than the pad takes")
+        }
+        let last = try XCTUnwrap(reports.last)
+        XCTAssertTrue(last.left.silent && last.right.silent, "the actuators did not end neutral")
+    }
 }

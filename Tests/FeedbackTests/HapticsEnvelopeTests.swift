@@ -35,6 +35,29 @@ final class HapticsEnvelopeTests: XCTestCase {
         XCTAssertEqual(levels.rightTrigger, 0)
     }
 
+    /// Each side's frequency, for actuators that take one: within 2 % of a sine's after 40 ms,
+    /// each side its own; noise under the hysteresis is no frequency.
+    func testEachSidesFrequencyIsTheSignals() {
+        for (left, right) in [(150.0, 300.0), (60.0, 800.0), (1000.0, 41.0)] {
+            var envelope = HapticsEnvelope()
+            for n in 0..<12 {
+                let block = (0..<Self.frames).flatMap { i -> [UInt8] in
+                    let t = Double(n * Self.frames + i) / 3000
+                    return [UInt8(bitPattern: Int8((sin(2 * .pi * left * t + 0.3) * 100).rounded())),
+                            UInt8(bitPattern: Int8((sin(2 * .pi * right * t + 1.1) * 100).rounded()))]
+                }
+                _ = feed(&envelope, UInt16(n), block, at: 5 * n)
+            }
+            XCTAssertEqual(envelope.frequencies.left, left, accuracy: left * 0.02, "left at \(left) Hz")
+            XCTAssertEqual(envelope.frequencies.right, right, accuracy: right * 0.02, "right at \(right) Hz")
+        }
+        var envelope = HapticsEnvelope()
+        for n in 0..<12 {
+            _ = feed(&envelope, UInt16(n), (0..<2 * Self.frames).map { UInt8(bitPattern: Int8(($0 * 7 + n) % 7 - 3)) }, at: 5 * n)
+        }
+        XCTAssertEqual(envelope.frequencies.left, 0, "noise within ±3 has no frequency")
+    }
+
     func testAClickIsHeldByTheReleaseThenFallsToSilence() throws {
         var envelope = HapticsEnvelope()
         var click = [UInt8](repeating: 0, count: 2 * Self.frames)

@@ -33,6 +33,12 @@ public struct SwitchProDriver: PadDriver {
         try SwitchProVirtualPad(arrival: arrival)
     }
 
+    /// Client: the HD rumble through hidraw beside hid-nintendo, with the signal's frequency.
+    public func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)? {
+        guard let hidraw = pad.hidraw else { return nil }
+        return SwitchProHaptics(hidraw: hidraw)
+    }
+
     public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: PadKind.switchPro.name, kind: .switchPro)] }
 
     public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
