@@ -34,9 +34,10 @@ enum VirtualChoice: String, ExpressibleByArgument, CaseIterable {
         return choice
     }
 
-    case auto, dualsense, xbox
+    case auto, dualsense
     /// Every pad as a USB DualSense (its audio function: haptics for pads without voice coils too).
     case dualsenseUSB = "dualsense-usb"
+    case xbox
     /// auto, with a DualSense or Edge always a USB device on vhci-hcd (an error where it cannot be).
     case usb
     /// auto, with every pad through uhid (no USB device).

@@ -104,7 +104,7 @@ final class BadInputTests: XCTestCase {
         Case(["serve", "--pad-grace", "1"], .refused("--pad-grace must be within")),
         Case(["serve", "--address", "999.1.1.1", "--duration", "1"], .refused("'999.1.1.1' is not an IP address")),
         Case(["serve", "--address", "", "--duration", "1"], .refused("is not an IP address")),
-        Case(["serve", "--virtual", "nes"], .refused("the kinds are auto, dualsense, xbox, usb, uhid, in-process")),
+        Case(["serve", "--virtual", "nes"], .refused("the kinds are auto, dualsense, dualsense-usb, xbox, usb, uhid, in-process")),
         Case(["serve", "--duration", "-1"], .refused("more than 0")),
         Case(["serve", "--address", "127.0.0.1", "--port", "0", "--duration", "0.5"], .succeeds("")),
         // forward and pair
