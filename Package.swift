@@ -33,6 +33,7 @@ let package = Package(
         systemLibrary("COpenSSL", pkgConfig: "openssl", apt: "libssl-dev"),
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         systemLibrary("CAlsa", pkgConfig: "alsa", apt: "libasound2-dev"),
+        systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         // Not through pkg-config: avahi-client's cflags carry -D_REENTRANT, which SwiftPM refuses
         // noisily; its headers are in /usr/include and the module map links it.
         .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", providers: [.apt(["libavahi-client-dev"])]),
@@ -50,9 +51,9 @@ let package = Package(
         // Pure: a USB device as USB/IP carries it (vhci-hcd's requests and replies), its descriptors
         // and the control requests a host stack makes of it.
         .target(name: "USBDevice"),
-        // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput, USB/IP on vhci-hcd, ALSA playback.
+        // Linux device access: udev enumeration and hot-plug, evdev, hidraw, uhid, uinput, USB/IP on vhci-hcd, ALSA playback, Opus.
         .target(name: "PadDevices", dependencies: ["MonotonicTime", "USBDevice",
-            "PadSystem", "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CAlsa", "CLinuxInput",
+            "PadSystem", "HIDCodecs", "Feedback", "CUdev", "CEvdev", "CHidapi", "CAlsa", "COpus", "CLinuxInput",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Pure: the forwarding protocol's messages, their encoding, and snapshot-diff state.

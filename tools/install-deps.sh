@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/apt-packages.sh
-install_packages padgate pkg-config libevdev-dev libudev-dev libhidapi-dev libssl-dev zlib1g-dev libavahi-client-dev libasound2-dev
+install_packages padgate pkg-config libevdev-dev libudev-dev libhidapi-dev libssl-dev zlib1g-dev libavahi-client-dev libasound2-dev libopus-dev
 # LAN discovery's tests run the real daemons (tools/lan/rig.sh): avahi-daemon, its browser, D-Bus,
 # and iproute2 for the namespaces that play two machines.
 install_packages padgate avahi-daemon avahi-utils dbus-daemon dbus-bin iproute2

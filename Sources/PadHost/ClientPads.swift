@@ -175,7 +175,7 @@ public final class ClientPads {
             pingTally.duplicates = UInt32(clamping: replayedDatagrams())
             if probe.figures.roundTripMicros != 0 { clientFigures = probe.figures }
             replies.append(.pong(probe.echo(pingTally)))
-        case .rumble, .hidOutput, .motionRate, .pong, .haptics:
+        case .rumble, .hidOutput, .motionRate, .pong, .haptics, .speaker:
             break  // not for the host, or nothing to do with it yet
         }
     }

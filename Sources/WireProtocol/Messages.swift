@@ -41,13 +41,15 @@ public struct WireCapabilities: OptionSet, Hashable, Sendable {
     public static let rgbLED = WireCapabilities(rawValue: 1 << 7)
     public static let playerLEDs = WireCapabilities(rawValue: 1 << 8)
     public static let adaptiveTriggers = WireCapabilities(rawValue: 1 << 9)
+    /// The client plays the host pad's speaker pair on this pad: the host sends `SpeakerFrame`s.
+    public static let speaker = WireCapabilities(rawValue: 1 << 10)
 
     /// What the physical pad can do, as `host status` lists it (unknown bits are not named).
     public var names: [String] {
         let table: [(WireCapabilities, String)] = [
             (.analogTriggers, "analog triggers"), (.rumble, "rumble"), (.triggerRumble, "trigger rumble"), (.touchpad, "touchpad"),
             (.accelerometer, "accelerometer"), (.gyro, "gyro"), (.battery, "battery"), (.rgbLED, "lightbar"),
-            (.playerLEDs, "player LEDs"), (.adaptiveTriggers, "adaptive triggers"),
+            (.playerLEDs, "player LEDs"), (.adaptiveTriggers, "adaptive triggers"), (.speaker, "speaker"),
         ]
         return table.filter { contains($0.0) }.map(\.1)
     }
@@ -361,10 +363,11 @@ public enum WireMessage: Equatable, Sendable {
     case motionRate(MotionRateRequest)
     case pong(Probe)
     case haptics(HapticsBlock)
+    case speaker(SpeakerFrame)
 }
 
 /// Message type numbers. Never reuse one; add new ones at the end.
 public enum WireMessageType: UInt8, Sendable {
     case arrival = 0x01, removal = 0x02, state = 0x03, touch = 0x04, motion = 0x05, battery = 0x06, ping = 0x07
-    case rumble = 0x20, hidOutput = 0x21, motionRate = 0x22, pong = 0x23, haptics = 0x24
+    case rumble = 0x20, hidOutput = 0x21, motionRate = 0x22, pong = 0x23, haptics = 0x24, speaker = 0x25
 }

@@ -21,6 +21,7 @@ public enum WireCodec {
         case .motionRate(let m): try encode(m, into: &w)
         case .pong(let p): try encode(Pong(probe: p), into: &w)
         case .haptics(let h): try encode(h, into: &w)
+        case .speaker(let f): try encode(f, into: &w)
         }
     }
 
@@ -173,6 +174,8 @@ public enum WireCodec {
             return .motionRate(request)
         case .haptics:
             return .haptics(try HapticsBlock.decode(&r))
+        case .speaker:
+            return .speaker(try SpeakerFrame.decode(&r))
         }
     }
 }

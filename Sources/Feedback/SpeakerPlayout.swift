@@ -1,0 +1,154 @@
+import MonotonicTime
+
+/// The client's side of the speaker stream, after decoding: numbered 5 ms frames of 48 kHz
+/// stereo (240 frames, s16, interleaved) in, whatever order the network gives them, and a steady
+/// signal out at the output's pace. The haptics playout's rules, simpler because Opus conceals a
+/// loss itself (the caller decodes the gap's frames as lost before the frame after it):
+///
+/// - every frame has its place on one timeline, fixed when a stream starts: frame `n` plays at
+///   `start + allowance + lead + (n - first) × 5 ms`;
+/// - **a late frame is never played late**: a frame older than the newest is dropped (the decoder
+///   concealed it when the newer one came); the newest frame whose place has passed is the sender
+///   falling behind, and the timeline starts again from it (a slip, counted);
+/// - a gap with nothing for it plays silence;
+/// - **a dead link leaves the speaker silent**: `deadLink` after the newest frame's place the
+///   stream ends;
+/// - a pull that comes late skips to where the timeline is now.
+///
+/// It never reads a clock and never allocates after `init`.
+public struct SpeakerPlayout: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        public var allowance: Duration = .milliseconds(20)
+        public var deadLink: Duration = .milliseconds(100)
+        /// What the output holds ahead of the moment it pulls (the card's queue).
+        public var lead: Duration = .zero
+        public init(allowance: Duration = .milliseconds(20), deadLink: Duration = .milliseconds(100), lead: Duration = .zero) {
+            self.allowance = allowance; self.deadLink = deadLink; self.lead = lead
+        }
+    }
+
+    public struct Counters: Sendable, Equatable {
+        public var received = 0, played = 0, late = 0, duplicates = 0, slips = 0, skips = 0, streams = 0
+        public init() {}
+    }
+
+    public enum Placement: Sendable, Equatable {
+        /// Store it (`store`) after decoding `lost` frames before it as lost (at most `maximumConcealed`).
+        case accept(lost: Int)
+        /// Dropped: its place has passed, or it came before.
+        case drop
+    }
+
+    /// 5 ms at 48 kHz.
+    public static let frameSamples = 240
+    public static let sampleRate = 48_000
+    /// 160 ms held.
+    static let capacity = 32
+    /// The most lost frames decoded as concealment before a frame (30 ms, as haptics conceal).
+    public static let maximumConcealed = 6
+    static let tolerance = Int64(frameSamples)
+
+    public let configuration: Configuration
+    public private(set) var counters = Counters()
+    private var samples: [Int16]
+    private var slotNumber: [Int64]
+    private var newest: Int64?
+    /// Stream time: sample frame `f` plays at `origin.time + (f - origin.frame) / 48 kHz`.
+    private var origin: (frame: Int64, time: MonotonicInstant)?
+    private var position: Int64?
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        samples = [Int16](repeating: 0, count: Self.capacity * 2 * Self.frameSamples)
+        slotNumber = [Int64](repeating: -1, count: Self.capacity)
+    }
+
+    public var isPlaying: Bool { origin != nil }
+
+    static func frames(_ d: Duration) -> Int64 { Int64(d / .microseconds(1)) * Int64(sampleRate) / 1_000_000 }
+    static func duration(frames: Int64) -> Duration { .microseconds(frames * 1_000_000 / Int64(sampleRate)) }
+
+    func frame(at time: MonotonicInstant) -> Int64? {
+        guard let origin else { return nil }
+        let elapsed = time - origin.time
+        return origin.frame + (elapsed < .zero ? -Self.frames(.zero - elapsed) : Self.frames(elapsed))
+    }
+
+    /// Where a frame numbered `sequence` goes: `number` is what `store` takes.
+    public mutating func place(sequence: UInt16, at now: MonotonicInstant) -> (placement: Placement, number: Int64) {
+        counters.received += 1
+        let number = newest.map { $0 + Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: $0))) } ?? (1 << 32 + Int64(sequence))
+        let start = number * Int64(Self.frameSamples)
+        let reference = position ?? frame(at: now)
+        if let reference, start > reference + Int64(Self.capacity * Self.frameSamples) { origin = nil }
+        if origin == nil {
+            counters.streams += 1
+            origin = (start, now + configuration.allowance + configuration.lead)
+            position = nil
+            newest = number
+            for i in slotNumber.indices { slotNumber[i] = -1 }
+            return (.accept(lost: 0), number)
+        }
+        guard let newest else { return (.drop, number) }
+        if number <= newest {
+            if slotNumber[slot(number)] == number { counters.duplicates += 1 } else { counters.late += 1 }
+            return (.drop, number)
+        }
+        if let position, start + Int64(Self.frameSamples) <= position {
+            // The newest, and its place has passed: the sender fell behind. Start the timeline again from it.
+            counters.slips += 1
+            origin = (start, now + configuration.allowance + configuration.lead)
+            self.position = nil
+            self.newest = number
+            return (.accept(lost: 0), number)
+        }
+        self.newest = number
+        return (.accept(lost: Int(min(number - newest - 1, Int64(Self.maximumConcealed)))), number)
+    }
+
+    private func slot(_ number: Int64) -> Int { Int(number & Int64(Self.capacity - 1)) }
+
+    /// A decoded frame (`2 × frameSamples` samples) for `number` (from `place`, or a lost one before it).
+    public mutating func store(_ number: Int64, pcm: UnsafeBufferPointer<Int16>) {
+        precondition(pcm.count >= 2 * Self.frameSamples)
+        let slot = slot(number)
+        slotNumber[slot] = number
+        let base = slot * 2 * Self.frameSamples
+        for i in 0..<2 * Self.frameSamples { samples[base + i] = pcm[i] }
+    }
+
+    /// Fills `out` (`2 × count` samples) with what plays from `playsAt` on.
+    public mutating func render(into out: UnsafeMutableBufferPointer<Int16>, frames count: Int, playsAt time: MonotonicInstant) -> HapticsPlayout.State {
+        precondition(out.count >= 2 * count)
+        guard let target = frame(at: time), let newest else {
+            for i in 0..<2 * count { out[i] = 0 }
+            return .idle
+        }
+        var position = self.position ?? target
+        if position < target - Self.tolerance {
+            counters.skips += 1
+            position = target
+        }
+        for i in 0..<count {
+            let number = position >= 0 ? position / Int64(Self.frameSamples) : (position - Int64(Self.frameSamples) + 1) / Int64(Self.frameSamples)
+            let offset = Int(position - number * Int64(Self.frameSamples))
+            let slot = slot(number)
+            if slotNumber[slot] == number {
+                out[2 * i] = samples[slot * 2 * Self.frameSamples + 2 * offset]
+                out[2 * i + 1] = samples[slot * 2 * Self.frameSamples + 2 * offset + 1]
+                if offset == Self.frameSamples - 1 { slotNumber[slot] = -1; counters.played += 1 }
+            } else {
+                out[2 * i] = 0
+                out[2 * i + 1] = 0
+            }
+            position += 1
+        }
+        self.position = position
+        if position >= (newest + 1) * Int64(Self.frameSamples) + Self.frames(configuration.deadLink) {
+            origin = nil
+            self.position = nil
+            return .idle
+        }
+        return .playing
+    }
+}

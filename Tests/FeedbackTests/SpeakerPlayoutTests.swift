@@ -1,0 +1,83 @@
+import MonotonicTime
+import SeededRandom
+import XCTest
+@testable import Feedback
+
+/// The speaker playout on simulated time: numbered 5 ms frames whose every sample says which
+/// frame it is, pulled 5 ms at a time as the pad's card takes them.
+final class SpeakerPlayoutTests: XCTestCase {
+    static let n = SpeakerPlayout.frameSamples
+
+    /// Feeds (frame number, arrival µs) and pulls every 5 ms until `end`: the frame number each
+    /// pull played (0: silence), the lost counts `place` asked for, and the playout.
+    func run(_ arrivals: [(frame: Int, at: Int)], until end: Int = 400_000, configuration: SpeakerPlayout.Configuration = .init())
+        -> (played: [Int], lost: [Int], playout: SpeakerPlayout) {
+        var playout = SpeakerPlayout(configuration: configuration)
+        var queue = arrivals.sorted { $0.at < $1.at }[...]
+        var played: [Int] = [], lost: [Int] = []
+        var out = [Int16](repeating: 0, count: 2 * Self.n)
+        var pull = 0
+        while pull <= end {
+            while let next = queue.first, next.at <= pull {
+                queue.removeFirst()
+                let (placement, number) = playout.place(sequence: UInt16(truncatingIfNeeded: 100 + next.frame), at: .origin + .microseconds(next.at))
+                if case .accept(let count) = placement {
+                    lost.append(count)
+                    let pcm = [Int16](repeating: Int16(truncatingIfNeeded: next.frame + 1), count: 2 * Self.n)
+                    pcm.withUnsafeBufferPointer { playout.store(number, pcm: $0) }
+                }
+            }
+            _ = out.withUnsafeMutableBufferPointer { playout.render(into: $0, frames: Self.n, playsAt: .origin + .microseconds(pull)) }
+            played.append(Int(out[Self.n]) - 1)   // the middle of the pull
+            pull += 5000
+        }
+        return (played, lost, playout)
+    }
+
+    func testFramesPlayInOrderAfterTheAllowanceThenTheStreamEnds() {
+        let (played, lost, playout) = run((0..<20).map { ($0, 5000 * $0) })
+        // Frame 0 arrives at 0 and plays from 20 ms: the pull at 20 ms plays it.
+        XCTAssertEqual(Array(played[4..<24]), Array(0..<20))
+        XCTAssertEqual(Array(played[0..<4]), [-1, -1, -1, -1])
+        XCTAssertEqual(lost, [Int](repeating: 0, count: 20))
+        XCTAssertEqual(playout.counters.played, 20)
+        XCTAssertFalse(playout.isPlaying, "a dead link ends the stream 100 ms after the newest frame's place")
+        XCTAssertTrue(played[24...].allSatisfy { $0 == -1 })
+    }
+
+    func testAGapAsksForConcealmentAndAStragglerIsDropped() {
+        // Frames 3-4 lost; frame 8 comes after 9.
+        var arrivals = (0..<12).filter { ![3, 4, 8].contains($0) }.map { ($0, 5000 * $0) }
+        arrivals.append((8, 5000 * 9 + 100))
+        let (played, lost, playout) = run(arrivals)
+        XCTAssertEqual(lost, [0, 0, 0, 2, 0, 0, 1, 0, 0], "frame 5 asks for two lost frames, 9 for one (8 came after it)")
+        XCTAssertEqual(playout.counters.late, 1)
+        XCTAssertEqual(Array(played[4..<16]), [0, 1, 2, -1, -1, 5, 6, 7, -1, 9, 10, 11], "the gap plays what the caller stored for it (nothing here)")
+    }
+
+    func testASenderFallingBehindSlipsTheTimelineInsteadOfPlayingLate() {
+        // Frames 0-9 on time, then 10-19 arrive 80 ms late (the stream has not ended).
+        let arrivals = (0..<20).map { ($0, 5000 * $0 + ($0 >= 10 ? 80_000 : 0)) }
+        let (played, _, playout) = run(arrivals, until: 600_000)
+        XCTAssertEqual(playout.counters.slips, 1)
+        // Frame 10 arrives at 130 ms and plays at 150 ms (its allowance), never at its old place (70 ms).
+        XCTAssertEqual(Array(played[14..<30]), [Int](repeating: -1, count: 16))
+        XCTAssertEqual(Array(played[30..<40]), Array(10..<20))
+    }
+
+    /// Hostile numbers and arrival times: no trap, nothing held past the dead link after the last frame.
+    func testHostileNumbersNeverKeepItPlaying() {
+        for seed in 1...30 {
+            var random = SplitMix64(seed: UInt64(seed))
+            var arrivals: [(Int, Int)] = []
+            var t = 0
+            for _ in 0..<300 {
+                t += Int(random.next() % 8000)
+                arrivals.append((Int(random.next() % 4 == 0 ? random.next() % 65_536 : UInt64(t / 5000)), t))
+            }
+            let (played, _, playout) = run(arrivals, until: t + 200_000)
+            XCTAssertFalse(playout.isPlaying, "seed \(seed)")
+            XCTAssertEqual(played.last, -1, "seed \(seed)")
+        }
+    }
+}
