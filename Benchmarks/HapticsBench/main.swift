@@ -9,7 +9,7 @@ import WireProtocol
 
 // The haptics path's own cost, stage by stage, through the calls `serve` and `forward` make for
 // every 5 ms block (docs/haptics.md):
-//   host:   HostCoilCapture.take for each 1 ms isochronous packet (4 channels, 48 frames), then
+//   host:   HostAudioCapture.take for each 1 ms isochronous packet (4 channels, 48 frames), then
 //           drain (what the input path does when the capture wakes it);
 //   wire:   OutgoingPayloads.append of the block, DatagramSealer.seal, DatagramOpener.open and
 //           WireCodec.decode (the client's receive);
@@ -51,7 +51,7 @@ func percentile(_ values: [UInt64], _ p: Double, _ nsPerTick: Double) -> Double 
 }
 
 let source = packets(count: 600)   // 600 ms, replayed
-let capture = HostCoilCapture(slot: PadSlot(0))
+let capture = HostAudioCapture(slot: PadSlot(0))
 var messages: [WireMessage] = []
 messages.reserveCapacity(8)
 var outbox = OutgoingPayloads()

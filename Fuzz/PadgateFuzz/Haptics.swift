@@ -36,7 +36,7 @@ func fuzzHaptics(_ input: UnsafeRawBufferPointer) {
     }
     if state != .idle { fatalError("the haptics stream did not end after its blocks stopped") }
 
-    let capture = HostCoilCapture(slot: .init(0))
+    let capture = HostAudioCapture(slot: .init(0))
     var offset = 0
     while offset < input.count {
         let size = min(Int(input[offset]) * 3 + 1, input.count - offset)

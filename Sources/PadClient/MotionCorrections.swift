@@ -2,6 +2,7 @@ import Foundation
 import HIDCodecs
 import Logging
 import PadDevices
+import PadFamilies
 import Transport
 import WireProtocol
 
@@ -43,6 +44,7 @@ extension Pad {
         if c.contains(.lightbar) { caps.insert(.rgbLED) }
         if c.contains(.playerLEDs) { caps.insert(.playerLEDs) }
         if c.contains(.adaptiveTriggers) { caps.insert(.adaptiveTriggers) }
+        if PadDrivers.driver(for: kind).playsSpeaker(self) { caps.insert(.speaker) }
         return caps
     }
 }

@@ -49,6 +49,7 @@ public final class PadForwarder {
         public var lastFeedback = ""
         /// Haptics blocks the host sent (each 5 ms of the coils' signal).
         public var hapticsBlocks = 0
+        public var speakerFrames = 0
         /// The host's session id for this client (it is in every datagram's header).
         public var session: UInt32?
     }
@@ -361,6 +362,12 @@ public final class PadForwarder {
             status.hapticsBlocks += 1
             do { try source.apply(block) } catch {
                 logger.warning("\(source.arrival.name): \(error)", metadata: ["slot": "\(block.slot.rawValue)"])
+            }
+        case .speaker(let frame):
+            guard let source = pads.first(where: { $0.source.arrival.slot == frame.slot })?.source else { return }
+            status.speakerFrames += 1
+            do { try source.apply(frame) } catch {
+                logger.warning("\(source.arrival.name): \(error)", metadata: ["slot": "\(frame.slot.rawValue)"])
             }
         case .pong(let probe):
             // Only an answer to one of the last pings counts: a host's bytes are checked like any peer's.

@@ -22,6 +22,8 @@ public protocol PadSource: AnyObject {
     func apply(_ output: HIDOutputMessage) throws
     /// A block of the host's haptics stream (docs/haptics.md); pads without voice coils ignore it.
     func apply(_ haptics: HapticsBlock) throws
+    /// A frame of the host pad's speaker pair (docs/audio.md), where the pad asked for it.
+    func apply(_ speaker: SpeakerFrame) throws
     /// When the feedback renderer needs to run next, if at all.
     var feedbackDeadline: MonotonicInstant? { get }
     func pumpFeedback() throws
@@ -38,4 +40,5 @@ extension PadSource {
     public var motionCorrection: MotionCorrection? { nil }
     public var gyroCalibration: GyroCalibrationMode { .off }
     public func apply(_ haptics: HapticsBlock) throws {}
+    public func apply(_ speaker: SpeakerFrame) throws {}
 }

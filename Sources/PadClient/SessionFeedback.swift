@@ -50,6 +50,7 @@ public final class SessionFeedback {
     }
     func apply(_ output: HIDOutputMessage) throws { try feedback.apply(output) }
     func apply(_ haptics: HapticsBlock) throws { try feedback.receive(haptics) }
+    func apply(_ speaker: SpeakerFrame) throws { try feedback.receive(speaker) }
     var deadline: MonotonicInstant? { feedback.nextDeadline }
     func pump() throws { try feedback.pump() }
     func silence() {
@@ -67,6 +68,7 @@ extension PhysicalPadSource {
     public func apply(_ lease: RumbleLease) throws { try sessionFeedback.apply(lease) }
     public func apply(_ output: HIDOutputMessage) throws { try sessionFeedback.apply(output) }
     public func apply(_ haptics: HapticsBlock) throws { try sessionFeedback.apply(haptics) }
+    public func apply(_ speaker: SpeakerFrame) throws { try sessionFeedback.apply(speaker) }
     public var feedbackDeadline: MonotonicInstant? { sessionFeedback.deadline }
     public func pumpFeedback() throws { try sessionFeedback.pump() }
     /// Motors to zero now; a fresh renderer takes the next session's leases.

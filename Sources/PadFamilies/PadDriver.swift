@@ -39,6 +39,10 @@ public protocol PadDriver: Sendable {
     /// first block arrives; nil: the family has none (docs/haptics.md).
     func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)?
 
+    /// Client: whether the pad plays the host pad's speaker pair (its own speaker or headphone jack),
+    /// through its `hapticsOutput`: the client then asks the host for it.
+    func playsSpeaker(_ pad: Pad) -> Bool
+
     /// Client: what `forward` says of how it reads such a pad, when that is not the obvious.
     func readingNote(for pad: Pad) -> String?
 
@@ -97,10 +101,13 @@ public protocol HapticsOutput: AnyObject {
     /// Whether it plays on the actuators the game's rumble uses: then the rumble wins, and blocks
     /// are not given to it while the rumble plays (docs/feedback.md).
     var sharesTheRumbleActuators: Bool { get }
+    /// A frame of the host pad's speaker pair, where the driver `playsSpeaker`.
+    func receive(_ frame: SpeakerFrame, at now: MonotonicInstant)
 }
 
 extension HapticsOutput {
     public var sharesTheRumbleActuators: Bool { false }
+    public func receive(_ frame: SpeakerFrame, at now: MonotonicInstant) {}
 }
 
 /// Where a pad's lights and triggers go.
@@ -116,6 +123,7 @@ extension PadDriver {
     public var output: OutputRoute { .kernelClasses }
     public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? { nil }
     public func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)? { nil }
+    public func playsSpeaker(_ pad: Pad) -> Bool { false }
     public func calibrationReport(bus: PadBus) -> (id: UInt8, length: Int)? { nil }
     public func readingNote(for pad: Pad) -> String? { nil }
     public func parseCalibration(_ report: [UInt8], convention: CalibrationConvention, bus: PadBus?) throws(CalibrationError) -> CalibrationResult {

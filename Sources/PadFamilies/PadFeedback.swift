@@ -128,6 +128,16 @@ public final class PadFeedback {
         }
     }
 
+    /// A frame of the host pad's speaker pair, for the pad's own audio output.
+    public func receive(_ frame: SpeakerFrame) throws {
+        guard !closed, !hapticsUnavailable else { return }
+        if haptics == nil && envelope == nil {
+            do { haptics = try driver.hapticsOutput(for: pad) } catch { hapticsUnavailable = true; throw error }
+            if haptics == nil { envelope = HapticsEnvelope() }
+        }
+        haptics?.receive(frame, at: now)
+    }
+
     /// What the haptics stream did on the motors of a pad without voice coils (nil: none came, or
     /// the pad has coils).
     public var hapticsOnMotors: HapticsEnvelope.Counters? { envelope?.counters }

@@ -16,7 +16,8 @@ import XCTest
 ///
 /// The signal: 100 ms of silence, 300 ms of 150 Hz (left coil at full scale, right at half),
 /// 400 ms of silence, 300 ms of 300 Hz on both, 200 ms of silence; the headphone pair (0-1)
-/// carries a 1 kHz tone throughout, which must never reach the coils.
+/// carries a 1 kHz tone throughout, which must never reach the coils, and which reaches a USB
+/// pad's own headphone pair as the game's speaker sound.
 ///
 /// The bounds hold where the machine is busy too (both cores loaded: the emulated guest then
 /// stalls for tens, at times hundreds, of milliseconds, its pads' audio clocks with it), so they
@@ -221,14 +222,36 @@ final class HapticsForwardingTests: XCTestCase {
             guard let last = lastSound.value else { return nil }
             return MonotonicInstant.now - last > .milliseconds(500) ? true : nil
         }
-        let bytes = audio.value.bytes
+        // One snapshot: the pad's stream goes on (the client keeps it open on silence a while).
+        let (bytes, packets) = audio.value
         let samples = stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
         let count = samples.count / 4
         func channel(_ c: Int) -> [Int16] { (0..<count).map { samples[4 * $0 + c] } }
-        XCTAssertTrue(channel(0).allSatisfy { $0 == 0 } && channel(1).allSatisfy { $0 == 0 }, "the physical pad's headphone pair is silent")
+        // The headphone pair is the game's speaker sound, through Opus: its 1 kHz tone (a period
+        // of 48 frames) on both channels at its level, for as long as it played (1.3 s, 62,400
+        // frames: at least 40 % of it on a loaded guest, at most twice it).
+        for c in 0...1 {
+            let pair = channel(c)
+            guard let first = pair.firstIndex(where: { $0 != 0 }), let last = pair.lastIndex(where: { $0 != 0 }) else {
+                XCTFail("channel \(c): the game's speaker sound never reached the pad; forward said \(forward.snapshot().suffix(5))")
+                continue
+            }
+            let tone = pair[first...last].map(Int.init)
+            // 1 kHz: a rising zero crossing every 48 frames (2 kHz would be every 24).
+            let rising = zip(tone, tone.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+            let perPeriod = Double(rising) / (Double(tone.count) / 48)
+            // Level: a sine at 30,000 is above 21,000 for half its frames.
+            let loud = Double(tone.filter { abs($0) > 21_000 }.count) / Double(tone.count)
+            print("speaker over USB, channel \(c): \(tone.count) frames of 62400, peak \(tone.map(abs).max() ?? 0) of 30000, \(Int(loud * 100)) % above 21000 (a sine: 50 %), \(rising) rising crossings (\(perPeriod) per 48 frames), period share \(periodic(tone, period: 48, tolerance: 3000))")
+            XCTAssertGreaterThanOrEqual(tone.count, 24_960, "channel \(c): the tone's length")
+            XCTAssertLessThanOrEqual(tone.count, 124_800, "channel \(c): the tone's length")
+            XCTAssertEqual(Double(tone.map(abs).max() ?? 0), 30_000, accuracy: 4_500, "channel \(c): the tone's peak")
+            XCTAssertGreaterThan(loud, 0.3, "channel \(c): the tone's level throughout")
+            XCTAssertEqual(perPeriod, 1, accuracy: 0.2, "channel \(c): 1 kHz")
+            XCTAssertGreaterThan(periodic(tone, period: 48, tolerance: 3000), 0.5, "channel \(c): a steady 1 kHz")
+        }
         let left = channel(2), right = channel(3)
         // The coil frames with sound, each with its packet's arrival, grouped as the bursts.
-        let packets = audio.value.packets
         var arrivals: [MonotonicInstant] = []
         arrivals.reserveCapacity(count)
         for (i, packet) in packets.enumerated() {

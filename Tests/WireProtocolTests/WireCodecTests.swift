@@ -51,6 +51,7 @@ final class WireCodecTests: XCTestCase {
             .motionRate(MotionRateRequest(slot: slot, hertz: 250)),
             .pong(Probe(id: 7, sentMicros: 1)),
             .haptics(haptics),
+            .speaker(SpeakerFrame(slot: slot, sequence: WireSequence(0x1234), packet: [0xfc, 0xff, 0xfe])!),
             .removal(slot),
         ]
     }
@@ -77,6 +78,22 @@ final class WireCodecTests: XCTestCase {
         var badSlot = bytes
         badSlot[4] = WireLimits.maxSlots
         XCTAssertEqual(decode(badSlot).1.malformed, 1)
+    }
+
+    func testSpeakerFrameLayoutIsPinned() throws {
+        let frame = try XCTUnwrap(SpeakerFrame(slot: PadSlot(2), sequence: WireSequence(0xFFFE), packet: [7, 8, 9]))
+        let bytes = try encode([.speaker(frame)])
+        // docs/wire.md: type 0x25, length, slot, sequence, packet length, packet.
+        XCTAssertEqual(bytes, [wireVersion, 0x25, 0x00, 7, 2, 0xFF, 0xFE, 3, 7, 8, 9])
+        XCTAssertEqual(decode(bytes).0, [.speaker(frame)])
+        // An empty packet, one over 160 bytes, or one longer than its message: malformed.
+        for (length, body) in [(0, [UInt8]()), (161, [UInt8](repeating: 1, count: 161)), (9, [1, 2, 3])] {
+            let message: [UInt8] = [2, 0xFF, 0xFE, UInt8(truncatingIfNeeded: length)] + body
+            let hostile = [wireVersion, 0x25, UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
+            XCTAssertEqual(decode(hostile).1.malformed, 1, "packet length \(length)")
+        }
+        XCTAssertNil(SpeakerFrame(slot: PadSlot(0), sequence: WireSequence(0), packet: []))
+        XCTAssertNil(SpeakerFrame(slot: PadSlot(0), sequence: WireSequence(0), packet: [UInt8](repeating: 0, count: 161)))
     }
 
     func testEveryMessageRoundTrips() throws {

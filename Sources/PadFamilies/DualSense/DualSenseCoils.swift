@@ -32,9 +32,17 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     static let usbPeriodFrames = HapticsPlayout.blockFrames * CoilUpsampler.factor
 
     public let output: Output
-    /// Guards `playout`, `running` and `stopping`.
+    /// Guards `playout`, `speaker`, `running` and `stopping`.
     private let lock = NSLock()
     private var playout: HapticsPlayout
+    /// The host pad's speaker pair, over USB (channels 0-1 of the same card stream), decoded as
+    /// frames arrive; nil until the first frame, or where libopus failed.
+    private var speaker: SpeakerPlayout?
+    private var decoder: OpusDecoder?
+    private var decoded = [Int16](repeating: 0, count: 2 * Opus.frameSamples)
+    private var speakerUnavailable = false
+    /// Frames the decoder refused (corrupt packets).
+    public private(set) var speakerCorrupt = 0
     private var running = false
     private var stopping = false
     /// The output failed (the pad gone, its card busy): blocks are dropped until a new session
@@ -73,8 +81,52 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
             return true
         }
         guard start else { return }
+        startThread()
+    }
+
+    private func startThread() {
         thread?.join()  // the last stream's thread has ended (it cleared `running`)
         thread = JoinableThread { [self] in ThreadPriority.raisedForInput { play() } }
+    }
+
+    /// What the speaker's playout counted (nil: no speaker frame yet).
+    public var speakerCounters: SpeakerPlayout.Counters? { lock.withLock { speaker?.counters } }
+
+    /// A frame of the host pad's speaker pair, on the forwarding thread: decoded (a gap before it
+    /// concealed by the decoder first) onto its playout; over USB only (channels 0-1).
+    public func receive(_ frame: SpeakerFrame, at now: MonotonicInstant) {
+        guard case .usb = output else { return }
+        let start = lock.withLock { () -> Bool in
+            guard !stopping, !broken, !speakerUnavailable else { return false }
+            if decoder == nil {
+                do { decoder = try OpusDecoder() } catch {
+                    log.warning("the pad's speaker stays silent: \(error)")
+                    speakerUnavailable = true
+                    return false
+                }
+                speaker = SpeakerPlayout(configuration: .init(lead: Self.usbQueue))
+            }
+            guard let decoder, var playout = speaker else { return false }
+            let (placement, number) = playout.place(sequence: frame.sequence.rawValue, at: now)
+            if case .accept(let lost) = placement {
+                decoded.withUnsafeMutableBufferPointer { pcm in
+                    for k in stride(from: lost, to: 0, by: -1) {
+                        if (try? decoder.decode(nil, into: pcm)) != nil { playout.store(number - Int64(k), pcm: UnsafeBufferPointer(pcm)) }
+                    }
+                    do {
+                        try frame.packet.withUnsafeBytes { try decoder.decode($0, into: pcm) }
+                        playout.store(number, pcm: UnsafeBufferPointer(pcm))
+                    } catch {
+                        speakerCorrupt += 1
+                    }
+                }
+            }
+            speaker = playout
+            guard !running, playout.isPlaying else { return false }
+            running = true
+            return true
+        }
+        if start { startThread() }
     }
 
     /// Silence now, and no more streams.
@@ -122,9 +174,20 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
             }
         } while lock.withLock { () -> Bool in
             // A block that started a stream while the last one ended is played by this thread.
-            if playout.isPlaying && !stopping { return true }
+            if (playout.isPlaying || speaker?.isPlaying == true) && !stopping { return true }
             running = false
             return false
+        }
+    }
+
+    /// The speaker pair's next period (silence without a stream).
+    private func renderSpeaker(_ buffer: inout [Int16], playsAt: MonotonicInstant) -> HapticsPlayout.State {
+        lock.withLock {
+            guard !stopping, speaker != nil else {
+                for i in buffer.indices { buffer[i] = 0 }
+                return .idle
+            }
+            return buffer.withUnsafeMutableBufferPointer { speaker!.render(into: $0, frames: Self.usbPeriodFrames, playsAt: playsAt) }
         }
     }
 
@@ -168,8 +231,11 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         // held up) puts it back on the clock.
         var playsAt = MonotonicInstant.now
         var idleSince: MonotonicInstant?
+        var speakerPeriod = [Int16](repeating: 0, count: 2 * Self.usbPeriodFrames)
         while true {
-            let state = render(&samples, frames: frames, playsAt: playsAt)
+            let coils = render(&samples, frames: frames, playsAt: playsAt)
+            let sounding = renderSpeaker(&speakerPeriod, playsAt: playsAt)
+            let state: HapticsPlayout.State = coils == .playing || sounding == .playing ? .playing : .idle
             if state == .playing {
                 idleSince = nil
             } else {
@@ -181,6 +247,10 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
                 if idleSince == nil { idleSince = now }
             }
             upsampler.fill(&period, from: samples)
+            for i in 0..<Self.usbPeriodFrames {
+                period[4 * i] = speakerPeriod[2 * i]
+                period[4 * i + 1] = speakerPeriod[2 * i + 1]
+            }
             let restarted = try period.withUnsafeBufferPointer { try playback.write($0) }
             playsAt = restarted ? .now + playback.queued : playsAt + HapticsBlock.duration
         }

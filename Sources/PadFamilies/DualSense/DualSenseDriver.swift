@@ -48,6 +48,10 @@ public struct DualSenseDriver: PadDriver {
         return DualSenseCoils(output: .bluetooth(hidraw: hidraw))
     }
 
+    /// Over USB its card's channels 0-1 (the headphone jack, else the speaker); over Bluetooth
+    /// not yet (report 0x36).
+    public func playsSpeaker(_ pad: Pad) -> Bool { pad.bus == .usb }
+
     public var emulatedModels: [EmulatedModel] {
         [EmulatedModel(name: "dualsense", kind: .dualSense, playsScripts: true),
          EmulatedModel(name: PadKind.dualSenseEdge.name, kind: .dualSenseEdge, playsScripts: true)]

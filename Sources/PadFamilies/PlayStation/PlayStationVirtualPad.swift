@@ -19,7 +19,7 @@ public final class PlayStationVirtualPad: VirtualPad {
     var translator: GameOutputTranslator
     let calibration: MotionCalibration
     /// What games play on a USB pad's voice coils, for the client's (nil: uhid, no audio).
-    let coils: HostCoilCapture?
+    let coils: HostAudioCapture?
     let log = Logger(label: "padgate.host.haptics")
 
     /// - Parameter kind: what to present; nil: the arriving pad's own kind (a pad outside the
@@ -32,7 +32,7 @@ public final class PlayStationVirtualPad: VirtualPad {
         let identity = Self.identity(for: arrival, presenting: kind)
         translator = GameOutputTranslator(slot: arrival.slot, kind: identity.kind)
         calibration = identity.calibration
-        let coils = transport == .usb ? HostCoilCapture(slot: arrival.slot) : nil
+        let coils = transport == .usb ? HostAudioCapture(slot: arrival.slot, speaker: arrival.capabilities.contains(.speaker)) : nil
         self.coils = coils
         var onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)?
         if let coils { onAudioOut = { coils.take($0) } }
