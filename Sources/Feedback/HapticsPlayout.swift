@@ -115,14 +115,13 @@ public struct HapticsPlayout: Sendable {
     public var delay: Duration { allowance + configuration.lead }
 
     static func blockDuration(_ blocks: Int64) -> Duration { duration(frames: blocks * Int64(blockFrames)) }
-    static func frames(_ d: Duration) -> Int64 { Int64(d / .microseconds(1)) * Int64(sampleRate) / 1_000_000 }
-    static func duration(frames: Int64) -> Duration { .microseconds(frames * 1_000_000 / Int64(sampleRate)) }
+    static func frames(_ d: Duration) -> Int64 { SampleClock.frames(d, rate: sampleRate) }
+    static func duration(frames: Int64) -> Duration { SampleClock.duration(frames: frames, rate: sampleRate) }
 
     /// Where the timeline is at `time`.
     func frame(at time: MonotonicInstant) -> Int64? {
         guard let origin else { return nil }
-        let elapsed = time - origin.time
-        return origin.frame + (elapsed < .zero ? -Self.frames(.zero - elapsed) : Self.frames(elapsed))
+        return SampleClock.frame(at: time, origin: origin, rate: Self.sampleRate)
     }
 
     /// A block from the host: `sequence` its 16-bit number, `blockSamples` its `2 × blockFrames`
@@ -212,7 +211,7 @@ public struct HapticsPlayout: Sendable {
             position = target
         }
         for i in 0..<count {
-            let number = position >= 0 ? position / Int64(Self.blockFrames) : (position - Int64(Self.blockFrames) + 1) / Int64(Self.blockFrames)
+            let number = SampleClock.block(of: position, size: Self.blockFrames)
             let offset = Int(position - number * Int64(Self.blockFrames))
             let slot = Int(number & Int64(Self.capacity - 1))
             if slotBlock[slot] == number {

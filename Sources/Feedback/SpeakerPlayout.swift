@@ -65,13 +65,12 @@ public struct SpeakerPlayout: Sendable {
 
     public var isPlaying: Bool { origin != nil }
 
-    static func frames(_ d: Duration) -> Int64 { Int64(d / .microseconds(1)) * Int64(sampleRate) / 1_000_000 }
-    static func duration(frames: Int64) -> Duration { .microseconds(frames * 1_000_000 / Int64(sampleRate)) }
+    static func frames(_ d: Duration) -> Int64 { SampleClock.frames(d, rate: sampleRate) }
+    static func duration(frames: Int64) -> Duration { SampleClock.duration(frames: frames, rate: sampleRate) }
 
     func frame(at time: MonotonicInstant) -> Int64? {
         guard let origin else { return nil }
-        let elapsed = time - origin.time
-        return origin.frame + (elapsed < .zero ? -Self.frames(.zero - elapsed) : Self.frames(elapsed))
+        return SampleClock.frame(at: time, origin: origin, rate: Self.sampleRate)
     }
 
     /// Where a frame numbered `sequence` goes: `number` is what `store` takes.
@@ -130,7 +129,7 @@ public struct SpeakerPlayout: Sendable {
             position = target
         }
         for i in 0..<count {
-            let number = position >= 0 ? position / Int64(Self.frameSamples) : (position - Int64(Self.frameSamples) + 1) / Int64(Self.frameSamples)
+            let number = SampleClock.block(of: position, size: Self.frameSamples)
             let offset = Int(position - number * Int64(Self.frameSamples))
             let slot = slot(number)
             if slotNumber[slot] == number {
