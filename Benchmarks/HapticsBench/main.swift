@@ -21,6 +21,9 @@ import WireProtocol
 // datagrams plus IPv4 and UDP headers) and the CPU share one second of haptics costs.
 // The added latency (a game's write to the pad's report) is measured in the guest against the
 // real drivers: tools/bench-haptics.sh runs that too.
+// The speaker path (a USB pad that asks for it, docs/audio.md) the same way, per 5 ms frame: the
+// host's capture of channels 0-1 and its drain with the Opus encode; the wire; the client's
+// OpusReceiver.receive (decode, place) and the output's pull of a 5 ms period.
 
 let blocks = Int(ProcessInfo.processInfo.environment["PADGATE_BENCH_BLOCKS"] ?? "") ?? 20_000
 
@@ -144,6 +147,77 @@ print("haptics_path " + String(format: "blocks=%d decoded=%d host_ns=%.0f wire_n
 print("haptics_cost " + String(format: "cpu_per_second_bt=%.5f%% cpu_per_second_usb=%.5f%% wire_bytes_per_second=%.0f datagrams_per_second=%.0f allocations_per_block=%.4f",
                                 cpuBluetooth / 1e7, cpuUSB / 1e7, bytesPerSecond, Double(datagrams) / Double(blocks) * 200, allocationsPerBlock))
 print("haptics_playout late=\(bluetooth.counters.late) missing=\(bluetooth.counters.missing) skips=\(bluetooth.counters.skips) played=\(bluetooth.counters.played)")
+// The speaker: a game's two tones (440 and 1320 Hz) on the headphone pair, silent coils.
+let speakerSource: [[UInt8]] = (0..<600).map { p in
+    var bytes = [UInt8](repeating: 0, count: 48 * 8)
+    for i in 0..<48 {
+        let t = Double(p * 48 + i) / 48_000
+        let s = Int16((sin(2 * Double.pi * 440 * t) * 0.5 + sin(2 * Double.pi * 1320 * t) * 0.25) * 20_000)
+        for c in 0..<2 { bytes[i * 8 + 2 * c] = UInt8(truncatingIfNeeded: s); bytes[i * 8 + 2 * c + 1] = UInt8(truncatingIfNeeded: s >> 8) }
+    }
+    return bytes
+}
+let speakerCapture = HostAudioCapture(slot: PadSlot(0), speaker: true)
+var speakerReceiver = try OpusReceiver(configuration: .init(lead: DualSenseCoils.usbQueue))
+var speakerPeriod = [Int16](repeating: 0, count: 2 * AudioPlayout.frameSamples)
+var speakerTicks = (host: [UInt64](), wire: [UInt64](), client: [UInt64](), pull: [UInt64]())
+var speakerBytes = 0, speakerDatagrams = 0, speakerDecoded = 0
+
+@MainActor @inline(never)
+func speakerFrame(_ n: Int, record: Bool) {
+    let now = MonotonicInstant.origin + .milliseconds(5 * n)
+    let t0 = padgate_ticks()
+    for p in 0..<5 { speakerSource[(5 * n + p) % speakerSource.count].withUnsafeBytes { speakerCapture.take($0) } }
+    messages.removeAll(keepingCapacity: true)
+    speakerCapture.drain(into: &messages)
+    let t1 = padgate_ticks()
+    var received: SpeakerFrame?
+    for message in messages { outbox.append(message) }
+    outbox.drain { payload in
+        let length = datagram.withUnsafeMutableBytes { (try? sealer.seal(payload, into: $0)) ?? 0 }
+        speakerBytes += length
+        speakerDatagrams += 1
+        let openedLength = datagram.withUnsafeBytes { sealed in
+            opened.withUnsafeMutableBytes { opener.open(UnsafeRawBufferPointer(rebasing: sealed.prefix(length)), into: $0) }
+        } ?? 0
+        opened.withUnsafeBytes { raw in
+            WireCodec.decode(UnsafeRawBufferPointer(rebasing: raw.prefix(openedLength)), counters: &counters) { message in
+                if case .speaker(let f) = message { received = f; speakerDecoded += 1 }
+            }
+        }
+    }
+    let t2 = padgate_ticks()
+    if let received { speakerReceiver.receive(received, at: now) }
+    let t3 = padgate_ticks()
+    _ = speakerPeriod.withUnsafeMutableBufferPointer { speakerReceiver.render(into: $0, frames: AudioPlayout.frameSamples, playsAt: now) }
+    let t4 = padgate_ticks()
+    guard record else { return }
+    speakerTicks.host.append(t1 - t0)
+    speakerTicks.wire.append(t2 - t1)
+    speakerTicks.client.append(t3 - t2)
+    speakerTicks.pull.append(t4 - t3)
+}
+
+for n in 0..<2000 { speakerFrame(n, record: false) }
+speakerTicks.host.reserveCapacity(blocks); speakerTicks.wire.reserveCapacity(blocks)
+speakerTicks.client.reserveCapacity(blocks); speakerTicks.pull.reserveCapacity(blocks)
+speakerBytes = 0; speakerDatagrams = 0; speakerDecoded = 0
+let speakerAllocations = padgate_allocation_count()
+for n in 2000..<(2000 + blocks) { speakerFrame(n, record: true) }
+let speakerAllocationsPerFrame = Double(padgate_allocation_count() - speakerAllocations) / Double(blocks)
+let sHost = median(speakerTicks.host, nsPerTick), sWire = median(speakerTicks.wire, nsPerTick)
+let sClient = median(speakerTicks.client, nsPerTick), sPull = median(speakerTicks.pull, nsPerTick)
+print("speaker_path " + String(format: "frames=%d decoded=%d host_capture_and_encode_ns=%.0f wire_ns=%.0f client_decode_ns=%.0f usb_period_ns=%.0f",
+                                blocks, speakerDecoded, sHost, sWire, sClient, sPull))
+print("speaker_cost " + String(format: "cpu_per_second=%.4f%% wire_bytes_per_second=%.0f allocations_per_frame=%.2f late=%d slips=%d played=%d",
+                                (sHost + sWire + sClient + sPull) * 200 / 1e7, Double(speakerBytes + 28 * speakerDatagrams) / Double(blocks) * 200,
+                                speakerAllocationsPerFrame, speakerReceiver.playout.counters.late, speakerReceiver.playout.counters.slips,
+                                speakerReceiver.playout.counters.played))
+
+if speakerDecoded != blocks || speakerReceiver.playout.counters.late > 0 {
+    print("haptics bench: speaker targets missed (every frame decoded, none late)")
+    exit(1)
+}
 if decoded != blocks || allocationsPerBlock > 0 || bluetooth.counters.late + bluetooth.counters.missing > 0 {
     print("haptics bench: targets missed (every block decoded, none late or missing, 0 allocations a block)")
     exit(1)

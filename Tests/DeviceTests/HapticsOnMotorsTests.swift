@@ -82,7 +82,7 @@ final class HapticsOnMotorsTests: XCTestCase {
         }
         let reports = motors.value
         let groups = runs(reports)
-        let summary = groups.map { g in "\(g.count) reports over \(g.last!.at - g.first!.at), peak \(g.map(\.levels.low).max()!)/\(g.map(\.levels.high).max()!)" }
+        let summary = groups.map { g in "\(g.count) reports from \(g.first!.at.nanoseconds / 1_000_000) ms, the last \(g.last!.at - g.first!.at) later, peak \(g.map(\.levels.low).max()!)/\(g.map(\.levels.high).max()!)" }
         print("haptics on a DualShock 4's motors: \(summary)")
         XCTAssertEqual(groups.count, 2, "the motors run for each burst and stop between: \(summary); forward said \(forward.snapshot().suffix(5))")
         guard groups.count == 2 else { return }
@@ -92,7 +92,9 @@ final class HapticsOnMotorsTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(groups[1].map(\.levels.low).min() ?? 0, 1)
         XCTAssertGreaterThanOrEqual(groups[1].map(\.levels.high).max() ?? 0, 235)
         for (name, group) in [("150 Hz", groups[0]), ("300 Hz", groups[1])] {
-            let running = group.last!.at - group.first!.at
+            // From the first level to the stop after the last (the driver reports only changes).
+            let stop = reports.first { $0.at > group.last!.at && $0.levels.isSilent }?.at ?? group.last!.at
+            let running = stop - group.first!.at
             XCTAssertGreaterThan(running, .milliseconds(150), "\(name): the motors ran for the burst")
             XCTAssertLessThan(running, .seconds(1), "\(name): the motors ran on after the burst")
         }

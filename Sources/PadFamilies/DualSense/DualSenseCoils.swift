@@ -37,12 +37,8 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     private var playout: HapticsPlayout
     /// The host pad's speaker pair, over USB (channels 0-1 of the same card stream), decoded as
     /// frames arrive; nil until the first frame, or where libopus failed.
-    private var speaker: SpeakerPlayout?
-    private var decoder: OpusDecoder?
-    private var decoded = [Int16](repeating: 0, count: 2 * Opus.frameSamples)
+    private var speaker: OpusReceiver?
     private var speakerUnavailable = false
-    /// Frames the decoder refused (corrupt packets).
-    public private(set) var speakerCorrupt = 0
     private var running = false
     private var stopping = false
     /// The output failed (the pad gone, its card busy): blocks are dropped until a new session
@@ -52,8 +48,11 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     /// The Bluetooth reports' numbering, across streams (the output thread's alone).
     private var stream = DualSenseHapticsReport.Stream()
     /// USB streams that failed in a row (the output thread's alone).
-    private var streamErrors = 0
-    static let streamErrorsBeforeGivingUp = 3
+    private var streamFailures: [MonotonicInstant] = []
+    /// A busy machine's card fails its stream now and then, and it starts again; this many
+    /// failures within `failureWindow` is a card that no longer plays.
+    static let failuresBeforeGivingUp = 4
+    static let failureWindow: Duration = .seconds(2)
     private let log = Logger(label: "padgate.feedback.coils")
 
     public init(output: Output, configuration: HapticsPlayout.Configuration? = nil) {
@@ -90,7 +89,7 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     }
 
     /// What the speaker's playout counted (nil: no speaker frame yet).
-    public var speakerCounters: SpeakerPlayout.Counters? { lock.withLock { speaker?.counters } }
+    public var speakerCounters: AudioPlayout.Counters? { lock.withLock { speaker?.playout.counters } }
 
     /// A frame of the host pad's speaker pair, on the forwarding thread: decoded (a gap before it
     /// concealed by the decoder first) onto its playout; over USB only (channels 0-1).
@@ -98,31 +97,15 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         guard case .usb = output else { return }
         let start = lock.withLock { () -> Bool in
             guard !stopping, !broken, !speakerUnavailable else { return false }
-            if decoder == nil {
-                do { decoder = try OpusDecoder() } catch {
+            if speaker == nil {
+                do { speaker = try OpusReceiver(configuration: .init(lead: Self.usbQueue)) } catch {
                     log.warning("the pad's speaker stays silent: \(error)")
                     speakerUnavailable = true
                     return false
                 }
-                speaker = SpeakerPlayout(configuration: .init(lead: Self.usbQueue))
             }
-            guard let decoder, var playout = speaker else { return false }
-            let (placement, number) = playout.place(sequence: frame.sequence.rawValue, at: now)
-            if case .accept(let lost) = placement {
-                decoded.withUnsafeMutableBufferPointer { pcm in
-                    for k in stride(from: lost, to: 0, by: -1) {
-                        if (try? decoder.decode(nil, into: pcm)) != nil { playout.store(number - Int64(k), pcm: UnsafeBufferPointer(pcm)) }
-                    }
-                    do {
-                        try frame.packet.withUnsafeBytes { try decoder.decode($0, into: pcm) }
-                        playout.store(number, pcm: UnsafeBufferPointer(pcm))
-                    } catch {
-                        speakerCorrupt += 1
-                    }
-                }
-            }
-            speaker = playout
-            guard !running, playout.isPlaying else { return false }
+            speaker!.receive(frame, at: now)
+            guard !running, speaker!.playout.isPlaying else { return false }
             running = true
             return true
         }
@@ -154,13 +137,14 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
                     let playback = try ALSAPlayback(card: card, channels: 4, rate: 48_000, latency: Self.usbQueue)
                     do {
                         try playAudio(on: playback)
-                        streamErrors = 0
                     } catch {
                         // The card's stream failed (an underrun it could not recover from): this
-                        // stream ends silent, and the next block starts another, a few times.
+                        // stream ends silent, and another starts, unless it keeps failing.
                         playback.stop()
-                        streamErrors += 1
-                        guard streamErrors >= Self.streamErrorsBeforeGivingUp else {
+                        let now = MonotonicInstant.now
+                        streamFailures.removeAll { now - $0 > Self.failureWindow }
+                        streamFailures.append(now)
+                        guard streamFailures.count >= Self.failuresBeforeGivingUp else {
                             log.notice("the voice coils' stream failed and starts again: \(error)")
                             continue
                         }
@@ -174,7 +158,7 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
             }
         } while lock.withLock { () -> Bool in
             // A block that started a stream while the last one ended is played by this thread.
-            if (playout.isPlaying || speaker?.isPlaying == true) && !stopping { return true }
+            if (playout.isPlaying || speaker?.playout.isPlaying == true) && !stopping { return true }
             running = false
             return false
         }

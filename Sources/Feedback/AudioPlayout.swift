@@ -16,14 +16,18 @@ import MonotonicTime
 /// - a pull that comes late skips to where the timeline is now.
 ///
 /// It never reads a clock and never allocates after `init`.
-public struct SpeakerPlayout: Sendable {
+public struct AudioPlayout: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var allowance: Duration = .milliseconds(20)
         public var deadLink: Duration = .milliseconds(100)
         /// What the output holds ahead of the moment it pulls (the card's queue).
         public var lead: Duration = .zero
-        public init(allowance: Duration = .milliseconds(20), deadLink: Duration = .milliseconds(100), lead: Duration = .zero) {
-            self.allowance = allowance; self.deadLink = deadLink; self.lead = lead
+        /// How far behind the timeline a pull may come before it skips ahead: one period for an
+        /// output that pulls steadily, a transfer's worth for one that pulls in bursts.
+        public var lateness: Duration = .milliseconds(5)
+        public init(allowance: Duration = .milliseconds(20), deadLink: Duration = .milliseconds(100), lead: Duration = .zero,
+                    lateness: Duration = .milliseconds(5)) {
+            self.allowance = allowance; self.deadLink = deadLink; self.lead = lead; self.lateness = lateness
         }
     }
 
@@ -46,7 +50,6 @@ public struct SpeakerPlayout: Sendable {
     static let capacity = 32
     /// The most lost frames decoded as concealment before a frame (30 ms, as haptics conceal).
     public static let maximumConcealed = 6
-    static let tolerance = Int64(frameSamples)
 
     public let configuration: Configuration
     public private(set) var counters = Counters()
@@ -124,7 +127,7 @@ public struct SpeakerPlayout: Sendable {
             return .idle
         }
         var position = self.position ?? target
-        if position < target - Self.tolerance {
+        if position < target - Self.frames(configuration.lateness) {
             counters.skips += 1
             position = target
         }

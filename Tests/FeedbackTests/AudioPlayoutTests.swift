@@ -5,14 +5,14 @@ import XCTest
 
 /// The speaker playout on simulated time: numbered 5 ms frames whose every sample says which
 /// frame it is, pulled 5 ms at a time as the pad's card takes them.
-final class SpeakerPlayoutTests: XCTestCase {
-    static let n = SpeakerPlayout.frameSamples
+final class AudioPlayoutTests: XCTestCase {
+    static let n = AudioPlayout.frameSamples
 
     /// Feeds (frame number, arrival µs) and pulls every 5 ms until `end`: the frame number each
     /// pull played (0: silence), the lost counts `place` asked for, and the playout.
-    func run(_ arrivals: [(frame: Int, at: Int)], until end: Int = 400_000, configuration: SpeakerPlayout.Configuration = .init())
-        -> (played: [Int], lost: [Int], playout: SpeakerPlayout) {
-        var playout = SpeakerPlayout(configuration: configuration)
+    func run(_ arrivals: [(frame: Int, at: Int)], until end: Int = 400_000, configuration: AudioPlayout.Configuration = .init())
+        -> (played: [Int], lost: [Int], playout: AudioPlayout) {
+        var playout = AudioPlayout(configuration: configuration)
         var queue = arrivals.sorted { $0.at < $1.at }[...]
         var played: [Int] = [], lost: [Int] = []
         var out = [Int16](repeating: 0, count: 2 * Self.n)
