@@ -75,6 +75,26 @@ var upsampler = CoilUpsampler()
 var ticks = (host: [UInt64](), wire: [UInt64](), client: [UInt64](), bluetooth: [UInt64](), usb: [UInt64]())
 var sealedBytes = 0, datagrams = 0, decoded = 0
 
+/// `messages` as `serve` sends them and `forward` takes them: appended to the outbox, each
+/// datagram sealed, opened and decoded; the sealed bytes and datagrams.
+@MainActor @inline(__always)
+func throughTheWire(_ body: (WireMessage) -> Void) -> (bytes: Int, datagrams: Int) {
+    var bytes = 0, sent = 0
+    for message in messages { outbox.append(message) }
+    outbox.drain { payload in
+        let length = datagram.withUnsafeMutableBytes { (try? sealer.seal(payload, into: $0)) ?? 0 }
+        bytes += length
+        sent += 1
+        let openedLength = datagram.withUnsafeBytes { sealed in
+            opened.withUnsafeMutableBytes { opener.open(UnsafeRawBufferPointer(rebasing: sealed.prefix(length)), into: $0) }
+        } ?? 0
+        opened.withUnsafeBytes { raw in
+            WireCodec.decode(UnsafeRawBufferPointer(rebasing: raw.prefix(openedLength)), counters: &counters, body)
+        }
+    }
+    return (bytes, sent)
+}
+
 /// One block through every stage; simulated time moves 5 ms a block, so the playout sees the pace it would.
 @MainActor @inline(never)
 func block(_ n: Int, record: Bool) {
@@ -85,20 +105,11 @@ func block(_ n: Int, record: Bool) {
     capture.drain(into: &messages)
     let t1 = padgate_ticks()
     var received: HapticsBlock?
-    for message in messages { outbox.append(message) }
-    outbox.drain { payload in
-        let length = datagram.withUnsafeMutableBytes { (try? sealer.seal(payload, into: $0)) ?? 0 }
-        sealedBytes += length
-        datagrams += 1
-        let openedLength = datagram.withUnsafeBytes { sealed in
-            opened.withUnsafeMutableBytes { opener.open(UnsafeRawBufferPointer(rebasing: sealed.prefix(length)), into: $0) }
-        } ?? 0
-        opened.withUnsafeBytes { raw in
-            WireCodec.decode(UnsafeRawBufferPointer(rebasing: raw.prefix(openedLength)), counters: &counters) { message in
-                if case .haptics(let b) = message { received = b; decoded += 1 }
-            }
-        }
+    let (bytes, sent) = throughTheWire { message in
+        if case .haptics(let b) = message { received = b; decoded += 1 }
     }
+    sealedBytes += bytes
+    datagrams += sent
     let t2 = padgate_ticks()
     if let received {
         received.withSamples { _ = bluetooth.receive(sequence: received.sequence.rawValue, samples: $0, at: now) }
@@ -172,20 +183,11 @@ func speakerFrame(_ n: Int, record: Bool) {
     speakerCapture.drain(into: &messages)
     let t1 = padgate_ticks()
     var received: SpeakerFrame?
-    for message in messages { outbox.append(message) }
-    outbox.drain { payload in
-        let length = datagram.withUnsafeMutableBytes { (try? sealer.seal(payload, into: $0)) ?? 0 }
-        speakerBytes += length
-        speakerDatagrams += 1
-        let openedLength = datagram.withUnsafeBytes { sealed in
-            opened.withUnsafeMutableBytes { opener.open(UnsafeRawBufferPointer(rebasing: sealed.prefix(length)), into: $0) }
-        } ?? 0
-        opened.withUnsafeBytes { raw in
-            WireCodec.decode(UnsafeRawBufferPointer(rebasing: raw.prefix(openedLength)), counters: &counters) { message in
-                if case .speaker(let f) = message { received = f; speakerDecoded += 1 }
-            }
-        }
+    let (bytes, sent) = throughTheWire { message in
+        if case .speaker(let f) = message { received = f; speakerDecoded += 1 }
     }
+    speakerBytes += bytes
+    speakerDatagrams += sent
     let t2 = padgate_ticks()
     if let received { speakerReceiver.receive(received, at: now) }
     let t3 = padgate_ticks()
