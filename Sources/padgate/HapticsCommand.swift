@@ -4,14 +4,17 @@ import Foundation
 import HIDCodecs
 import MonotonicTime
 import PadDevices
+import PadFamilies
 import PadSystem
+import WireProtocol
 
-/// `padgate haptics`: a signal on a DualSense's voice coils, from a WAV file or a test tone.
+/// `padgate haptics`: a signal on a pad's haptics, from a WAV file or a test tone: a DualSense's
+/// voice coils, any other pad's motors (a Switch Pro's HD rumble), as a game's would reach it.
 struct HapticsCommand: ParsableCommand {
     @OptionGroup var logging: LoggingOptions
     static let configuration = CommandConfiguration(
         commandName: "haptics",
-        abstract: "Play a signal on a DualSense's voice coils (its HD haptics): a WAV file or a test tone.",
+        abstract: "Play a signal on a pad's haptics (a DualSense's voice coils, other pads' motors): a WAV file or a test tone.",
         discussion: """
             padgate haptics [--pad PAD] FILE.wav            16-bit 48 kHz: mono on both coils, stereo as left \
             and right, 4 channels as the pad's own layout (coils on channels 3 and 4)
@@ -21,7 +24,9 @@ struct HapticsCommand: ParsableCommand {
             10.667 ms; docs/haptics.md). The last report sent is silence, so the coils stop at once, on \
             Ctrl-C too; a killed padgate stops them when the pad's buffer runs dry. Over USB the coils are \
             channels 3 and 4 of the pad's own sound card (4 channels, 16-bit, 48 kHz), played through ALSA \
-            with 40 ms queued; Ctrl-C drops the queue.
+            with 40 ms queued; Ctrl-C drops the queue. A pad without voice coils plays the signal as a \
+            game's haptics reach it: its loudness on the motors (left on the strong one, right on the weak \
+            one), a Switch Pro's HD rumble at the signal's own frequency; they stop at the end and on Ctrl-C.
             """)
 
     @Argument(help: "A 16-bit 48 kHz WAV file.") var file: String?
@@ -54,7 +59,7 @@ struct HapticsCommand: ParsableCommand {
         }
         let selector = try pad.map { try PadSelector($0) }
         let target = try PadSelector.select(selector, from: try Udev().pads())
-        guard target.kind.hasVoiceCoils else { throw ValidationError("\(target.name) has no voice coils: haptics needs a DualSense or Edge") }
+        guard target.kind.hasVoiceCoils else { return try ThreadPriority.raisedForInput { try playWithoutCoils(samples, on: target) } }
         if target.bus == .usb {
             guard let card = try Udev().soundCard(of: target) else {
                 throw ValidationError("\(target.name) is on USB but has no sound card: is snd-usb-audio loaded (sudo modprobe snd-usb-audio)?")
@@ -117,6 +122,36 @@ struct HapticsCommand: ParsableCommand {
         }
         if SignalTrap.fired { return playback.stop() }
         try playback.finish()
+    }
+
+    /// A pad without voice coils: the signal as the host's haptics stream brings a game's to it, in
+    /// 5 ms blocks at 3 kHz through `PadFeedback` (motor levels, or a Switch Pro's HD rumble), on
+    /// the blocks' own cadence; a silent block ends it, and `close()` stops the motors.
+    func playWithoutCoils(_ samples: [Int16], on pad: Pad) throws {
+        SignalTrap.install {}
+        let feedback = PadFeedback(pad: pad)
+        defer { feedback.close() }
+        let timer = try PeriodicTimer(interval: HapticsBlock.duration)
+        let slot = PadSlot(0)
+        var decimator = HapticsDecimator()
+        var sequence = WireSequence(0)
+        var block = HapticsBlock(slot: slot, sequence: sequence)
+        var filled = 0
+        for i in 0..<(samples.count / 2) {
+            guard !SignalTrap.fired else { break }
+            guard let out = decimator.push(left: samples[2 * i], right: samples[2 * i + 1]) else { continue }
+            block[2 * filled] = out.left
+            block[2 * filled + 1] = out.right
+            filled += 1
+            guard filled == HapticsBlock.frames else { continue }
+            filled = 0
+            try feedback.receive(block)
+            sequence = sequence.next
+            block = HapticsBlock(slot: slot, sequence: sequence)
+            _ = Poll.wait([timer.descriptor, SignalTrap.descriptor], timeout: HapticsBlock.duration * 2)
+            _ = timer.takeExpirations()
+        }
+        try feedback.receive(HapticsBlock(slot: slot, sequence: sequence))
     }
 
     /// Sends the reports at the pad's cadence, then silence; Ctrl-C skips to the silence.

@@ -4,6 +4,7 @@ import MonotonicTime
 @testable import PadDevices
 @testable import PadFamilies
 import PadSystem
+import PadgateRunner
 import XCTest
 
 /// A game's HD haptics on a pad without voice coils, against the real kernel: the physical pad is
@@ -244,5 +245,53 @@ final class HapticsOnMotorsTests: XCTestCase {
         }
         let last = try XCTUnwrap(reports.last)
         XCTAssertTrue(last.left.silent && last.right.silent, "the actuators did not end neutral")
+    }
+
+    // MARK: padgate haptics on pads without voice coils
+
+    /// `padgate haptics --tone` on a DualShock 4: the tone's loudness on both motors while it
+    /// plays (0.6 of full scale: 153 of 255), stopped at its end.
+    func testTheHapticsCommandPlaysOnADualShock4sMotors() throws {
+        let motors = LockedBox<[Motors]>([])
+        let physical = try EmulatedPlayStationPad(kind: .dualShock4, bus: .usb, onOutput: { report in
+            guard let levels = (try? DualShock4OutputDecoder.decode(report))?.motors else { return }
+            motors.update { $0.append(Motors(at: .now, levels: levels)) }
+        })
+        defer { physical.stop() }
+        let pad = try XCTUnwrap(padFor(physical, udev: try Udev()))
+        let started = MonotonicInstant.now
+        let run = try padgate(["haptics", "--pad", pad.evdev[0].path, "--tone", "150", "--for", "400ms", "--amplitude", "0.6"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        _ = eventually(timeout: .seconds(2)) { motors.value.last?.levels.isSilent == true ? true : nil }
+        let reports = motors.value
+        print("padgate haptics on a DualShock 4: \(reports.map { "\($0.levels) at \($0.at - started)" })")
+        let sums = reports.map { Int($0.levels.low) + Int($0.levels.high) }
+        let loudest = sums.indices.max { sums[$0] < sums[$1] }.map { reports[$0].levels }
+        XCTAssertEqual(Double(loudest?.low ?? 0), 153, accuracy: 8, "0.6 of full scale on the strong motor")
+        XCTAssertEqual(Double(loudest?.high ?? 0), 153, accuracy: 8, "and on the weak one")
+        XCTAssertTrue(reports.last?.levels.isSilent ?? false, "the motors did not stop at the end")
+    }
+
+    /// `padgate haptics --tone 300` on a Switch Pro: its HD rumble at 300 Hz on the high bands,
+    /// ending neutral.
+    func testTheHapticsCommandPlaysOnASwitchProsHDRumbleAtTheTonesFrequency() throws {
+        let physical = try EmulatedSwitchPro(calibration: EmulatedSwitchProTests.calibration)
+        defer { physical.stop() }
+        let pad = try XCTUnwrap(EmulatedSwitchProTests.padFor(physical, udev: try Udev()))
+        _ = physical.takeOutputs()
+        let run = try padgate(["haptics", "--pad", try XCTUnwrap(pad.gamepadNode?.path), "--tone", "300", "--for", "300ms"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let frames = physical.takeOutputs().filter { $0.first == SwitchProReports.rumbleOutputID && $0.count == SwitchProReports.length }
+            .map { (HDSide($0[2..<6]), HDSide($0[6..<10])) }
+        let sounding = frames.filter { !$0.0.silent || !$0.1.silent }
+        print("padgate haptics on a Switch Pro: \(sounding.count) sounding reports of \(frames.count), e.g. \(sounding.dropFirst(sounding.count / 2).first.map { "\($0.0)" } ?? "none")")
+        XCTAssertGreaterThan(sounding.count, 3)
+        for (left, right) in sounding.dropFirst().dropLast() {
+            for side in [left, right] {
+                XCTAssertEqual(side.highHz, 300, accuracy: 300 * 0.025, "300 Hz on the high band")
+                XCTAssertGreaterThanOrEqual(side.highCode, 95)
+            }
+        }
+        XCTAssertTrue(frames.last.map { $0.0.silent && $0.1.silent } ?? false, "the actuators did not end neutral")
     }
 }
