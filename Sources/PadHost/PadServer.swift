@@ -120,12 +120,28 @@ public final class PadServer: @unchecked Sendable {
         control.logger = logger
     }
 
+    /// How often `--port 0` picks another port whose UDP twin was taken.
+    static let portZeroAttempts = 8
+
     /// The TCP listener and the UDP socket on one port. The default, `::`, falls back to IPv4
     /// alone on a kernel without IPv6 (booted with ipv6.disable=1, or built without it).
     static func bind(_ configuration: Configuration, identity: TLSIdentity) throws -> (TLSListener, Socket) {
         func both(_ address: String) throws -> (TLSListener, Socket) {
-            let listener = try TLSListener(identity: identity, address: address, port: configuration.port)
-            return (listener, try DatagramLink.bindSocket(address: address, port: listener.port))
+            // Port 0: the kernel picks a free TCP port, and the UDP port of that number may be
+            // another program's (a client's ephemeral socket): pick again, a few times.
+            var attempt = 0
+            while true {
+                let listener = try TLSListener(identity: identity, address: address, port: configuration.port)
+                let udp: Socket
+                do {
+                    udp = try DatagramLink.bindSocket(address: address, port: listener.port)
+                } catch {
+                    attempt += 1
+                    if configuration.port == 0, attempt <= Self.portZeroAttempts, case .cannotBind(_, let code) = error, code == .addressInUse { continue }
+                    throw error
+                }
+                return (listener, udp)
+            }
         }
         guard configuration.address == everyAddress else { return try both(configuration.address) }
         do {
