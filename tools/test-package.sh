@@ -48,7 +48,10 @@ grep -q "ExecStart=/usr/local/bin/padgate serve" "$stage/etc/systemd/system/padg
 for f in /usr/local/share/bash-completion/completions/padgate /usr/local/share/fish/vendor_completions.d/padgate.fish /usr/local/share/zsh/site-functions/_padgate; do
     grep -q "serve" "$stage$f" || fail "$f does not complete subcommands"
 done
-zcat "$stage/usr/local/share/man/man1/padgate.1.gz" | grep -q '^\.SS padgate forward' || fail "the man page has no 'padgate forward' section"
+# Whole, then searched: grep -q leaves at its first match, and a zcat still writing would die of
+# SIGPIPE, which pipefail reports as a failure.
+zcat "$stage/usr/local/share/man/man1/padgate.1.gz" > "$work/padgate.1"
+grep -q '^\.SS padgate forward' "$work/padgate.1" || fail "the man page has no 'padgate forward' section"
 make -s uninstall DESTDIR="$stage" PREFIX=/usr/local >/dev/null
 left=$(cd "$stage" && find . -type f)
 [ -z "$left" ] || fail "make uninstall left: $left"
