@@ -219,14 +219,14 @@ final class HapticsOnMotorsTests: XCTestCase {
         game.waitUntilExit()
         let sounding = reports.filter { !$0.left.silent || !$0.right.silent }
         XCTAssertFalse(sounding.isEmpty, "no HD rumble reached the Switch Pro; forward said \(forward.snapshot().suffix(5))")
-        // The bursts: split where no sounding report comes for 200 ms.
-        var groups: [[(at: MonotonicInstant, left: HDSide, right: HDSide)]] = []
-        for r in sounding {
-            if let last = groups.last?.last, r.at - last.at < .milliseconds(200) { groups[groups.count - 1].append(r) } else { groups.append([r]) }
-        }
-        print("haptics on a Switch Pro: \(groups.map { g in "\(g.count) reports over \(g.last!.at - g.first!.at), e.g. left \(g[g.count / 2].left), right \(g[g.count / 2].right)" })")
-        XCTAssertEqual(groups.count, 2, "a run of reports for each burst")
-        guard groups.count == 2 else { return }
+        // The bursts by their band: 150 Hz on the low band, 300 Hz on the high band (a loaded
+        // guest's host pad stalls mid-burst at times: the lease then ends it, and it resumes).
+        let groups = [sounding.filter { $0.left.lowCode > 0 }, sounding.filter { $0.left.highCode > 0 }]
+        print("haptics on a Switch Pro: \(groups.map { g in g.isEmpty ? "none" : "\(g.count) reports over \(g.last!.at - g.first!.at), e.g. left \(g[g.count / 2].left), right \(g[g.count / 2].right)" })")
+        XCTAssertEqual(groups[0].count + groups[1].count, sounding.count, "every sounding report on one band: \(sounding.map { "\($0.left)" })")
+        XCTAssertFalse(groups[0].isEmpty || groups[1].isEmpty, "a run of reports for each burst")
+        guard !groups[0].isEmpty, !groups[1].isEmpty else { return }
+        XCTAssertLessThan(groups[0].last!.at, groups[1].first!.at, "the 150 Hz burst before the 300 Hz one")
         let first = groups[0][groups[0].count / 2], second = groups[1][groups[1].count / 2]
         XCTAssertEqual(first.left.lowHz, 150, accuracy: 150 * 0.025, "150 Hz on the left's low band")
         XCTAssertGreaterThanOrEqual(first.left.lowCode, 95, "the left coil at full scale")
