@@ -101,16 +101,7 @@ public final class PadFeedback {
     /// A block of the host's haptics stream: for the pad's voice coils where it has them, else as
     /// motor levels under the game's rumble (`HapticsEnvelope`; docs/feedback.md).
     public func receive(_ block: HapticsBlock) throws {
-        guard !closed, !hapticsUnavailable else { return }
-        if haptics == nil && envelope == nil {
-            do {
-                haptics = try driver.hapticsOutput(for: pad)
-            } catch {
-                hapticsUnavailable = true
-                throw error
-            }
-            if haptics == nil { envelope = HapticsEnvelope() }
-        }
+        guard try makeHapticsOutput() else { return }
         let at = now
         if let haptics {
             if haptics.sharesTheRumbleActuators && !renderer.target.isSilent { return }
@@ -130,12 +121,23 @@ public final class PadFeedback {
 
     /// A frame of the host pad's speaker pair, for the pad's own audio output.
     public func receive(_ frame: SpeakerFrame) throws {
-        guard !closed, !hapticsUnavailable else { return }
-        if haptics == nil && envelope == nil {
-            do { haptics = try driver.hapticsOutput(for: pad) } catch { hapticsUnavailable = true; throw error }
-            if haptics == nil { envelope = HapticsEnvelope() }
-        }
+        guard try makeHapticsOutput() else { return }
         haptics?.receive(frame, at: now)
+    }
+
+    /// The pad's haptics output (its voice coils), or the envelope onto its motors where it has
+    /// none, made at the first block or frame. False: nothing takes them (closed, or it failed).
+    private func makeHapticsOutput() throws -> Bool {
+        guard !closed, !hapticsUnavailable else { return false }
+        guard haptics == nil && envelope == nil else { return true }
+        do {
+            haptics = try driver.hapticsOutput(for: pad)
+        } catch {
+            hapticsUnavailable = true
+            throw error
+        }
+        if haptics == nil { envelope = HapticsEnvelope() }
+        return true
     }
 
     /// What the haptics stream did on the motors of a pad without voice coils (nil: none came, or

@@ -56,3 +56,31 @@ extension HapticsBlock: WireMessageBody {
         return block
     }
 }
+
+extension HapticsBlock {
+    /// A 48 kHz coil signal into numbered blocks, frame by frame (`HapticsDecimator`'s 16 to 1):
+    /// the host pad's capture and `padgate haptics` make their blocks alike. No allocation.
+    public struct Builder: Sendable {
+        private var decimator = HapticsDecimator()
+        private var block: HapticsBlock
+        private var filled = 0
+
+        public init(slot: PadSlot) { block = HapticsBlock(slot: slot, sequence: WireSequence(0)) }
+
+        /// The number the next block gets.
+        public var sequence: WireSequence { block.sequence }
+
+        /// One 48 kHz frame; the block it completes, if any.
+        public mutating func push(left: Int16, right: Int16) -> HapticsBlock? {
+            guard let out = decimator.push(left: left, right: right) else { return nil }
+            block[2 * filled] = out.left
+            block[2 * filled + 1] = out.right
+            filled += 1
+            guard filled == HapticsBlock.frames else { return nil }
+            filled = 0
+            let full = block
+            block = HapticsBlock(slot: full.slot, sequence: full.sequence.next)
+            return full
+        }
+    }
+}

@@ -132,26 +132,15 @@ struct HapticsCommand: ParsableCommand {
         let feedback = PadFeedback(pad: pad)
         defer { feedback.close() }
         let timer = try PeriodicTimer(interval: HapticsBlock.duration)
-        let slot = PadSlot(0)
-        var decimator = HapticsDecimator()
-        var sequence = WireSequence(0)
-        var block = HapticsBlock(slot: slot, sequence: sequence)
-        var filled = 0
+        var builder = HapticsBlock.Builder(slot: PadSlot(0))
         for i in 0..<(samples.count / 2) {
             guard !SignalTrap.fired else { break }
-            guard let out = decimator.push(left: samples[2 * i], right: samples[2 * i + 1]) else { continue }
-            block[2 * filled] = out.left
-            block[2 * filled + 1] = out.right
-            filled += 1
-            guard filled == HapticsBlock.frames else { continue }
-            filled = 0
+            guard let block = builder.push(left: samples[2 * i], right: samples[2 * i + 1]) else { continue }
             try feedback.receive(block)
-            sequence = sequence.next
-            block = HapticsBlock(slot: slot, sequence: sequence)
             _ = Poll.wait([timer.descriptor, SignalTrap.descriptor], timeout: HapticsBlock.duration * 2)
             _ = timer.takeExpirations()
         }
-        try feedback.receive(HapticsBlock(slot: slot, sequence: sequence))
+        try feedback.receive(HapticsBlock(slot: PadSlot(0), sequence: builder.sequence))
     }
 
     /// Sends the reports at the pad's cadence, then silence; Ctrl-C skips to the silence.

@@ -28,10 +28,7 @@ public final class HostAudioCapture: @unchecked Sendable {
     public let slot: PadSlot
     /// Guards everything below.
     private let lock = NSLock()
-    private var decimator = HapticsDecimator()
-    private var block: HapticsBlock
-    private var filled = 0
-    private var sequence = WireSequence(0)
+    private var builder: HapticsBlock.Builder
     private var lastWasSilent = true
     private var queue: [HapticsBlock]
     private var head = 0, count = 0
@@ -62,7 +59,7 @@ public final class HostAudioCapture: @unchecked Sendable {
 
     public init(slot: PadSlot, speaker: Bool = false) {
         self.slot = slot
-        block = HapticsBlock(slot: slot, sequence: WireSequence(0))
+        builder = HapticsBlock.Builder(slot: slot)
         queue = [HapticsBlock](repeating: HapticsBlock(slot: slot, sequence: WireSequence(0)), count: Self.capacity)
         var encoder: OpusEncoder?
         if speaker {
@@ -148,16 +145,7 @@ public final class HostAudioCapture: @unchecked Sendable {
 
     /// One 48 kHz frame's coil channels into the decimator. True when a block was queued.
     private func pushCoils(left: Int16, right: Int16) -> Bool {
-        guard let out = decimator.push(left: left, right: right) else { return false }
-        block[2 * filled] = out.left
-        block[2 * filled + 1] = out.right
-        filled += 1
-        guard filled == HapticsBlock.frames else { return false }
-        filled = 0
-        defer {
-            sequence = sequence.next
-            block = HapticsBlock(slot: slot, sequence: sequence)
-        }
+        guard let block = builder.push(left: left, right: right) else { return false }
         let silent = block.isSilent
         defer { lastWasSilent = silent }
         if silent && lastWasSilent { return false }
