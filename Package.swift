@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "PadFamilies", "WireProtocol", "HIDCodecs", "CLinuxInput", "USBDevice"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", "MonotonicTime", "CLinuxInput", "LogCapture", .product(name: "Logging", package: "swift-log")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
-        .testTarget(name: "DeviceTests", dependencies: ["MonotonicTime", "PadSystem", "PadDevices", "PadFamilies", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner", "TestDecoders"]),
+        .testTarget(name: "DeviceTests", dependencies: ["MonotonicTime", "PadSystem", "PadDevices", "PadFamilies", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner", "TestDecoders", "COpus"]),
         // The padgate command line as a person runs it, where no device is needed (error messages, decoding).
         .testTarget(name: "PadgateCLITests", dependencies: ["PadSystem", "MonotonicTime", "PadgateRunner", "TestDecoders"]),
         // Runs the built padgate executable (next to the test bundle) for the command-line tests.

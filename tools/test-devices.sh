@@ -27,7 +27,7 @@ fi
 # On the newest line: what drivers and games touch (forwarding, each family, SDL, feedback, the
 # demo and the udev rules); the link, LAN and administration classes do not depend on the kernel's
 # HID drivers and run on the other two.
-newest_classes="USBPadTests,GyroCalibrationTests,CalibrateTests,HIDReplayTests,HostVirtualPadMarkTests,ForwardingTests,PadFamilyForwardingTests,SDLClientTests,FeedbackDualSenseTests,FeedbackUInputTests,EmulatedDualSenseTests,EmulatedDualShock4Tests,EmulatedSwitchProTests,EmulateEveryFamilyTests,HapticsDeviceTests,HapticsForwardingTests,HapticsOnMotorsTests,DemoTests,CommandLineTests,UdevRulesTests,EvdevConventionTests,UInputGamepadTests"
+newest_classes="USBPadTests,GyroCalibrationTests,CalibrateTests,HIDReplayTests,HostVirtualPadMarkTests,ForwardingTests,PadFamilyForwardingTests,SDLClientTests,FeedbackDualSenseTests,FeedbackUInputTests,EmulatedDualSenseTests,EmulatedDualShock4Tests,EmulatedSwitchProTests,EmulateEveryFamilyTests,HapticsDeviceTests,HapticsForwardingTests,HapticsOnMotorsTests,MicrophoneForwardingTests,DemoTests,CommandLineTests,UdevRulesTests,EvdevConventionTests,UInputGamepadTests"
 # Here a missing device is a failure, never a skip (DeviceTestSupport.swift).
 export PADGATE_REQUIRE_DEVICES=1
 

@@ -23,7 +23,9 @@ import WireProtocol
 // real drivers: tools/bench-haptics.sh runs that too.
 // The speaker path (a USB pad that asks for it, docs/audio.md) the same way, per 5 ms frame: the
 // host's capture of channels 0-1 and its drain with the Opus encode; the wire; the client's
-// OpusReceiver.receive (decode, place) and the output's pull of a 5 ms period.
+// OpusReceiver.receive (decode, place) and the output's pull of a 5 ms period. Over Bluetooth,
+// per 10.667 ms report slot: the pull of the slot's 512 frames and BluetoothSpeakerEncoder.fill
+// (squeeze to 480, the pad's 200-byte Opus frame, report 0x36 with its CRC).
 
 let blocks = Int(ProcessInfo.processInfo.environment["PADGATE_BENCH_BLOCKS"] ?? "") ?? 20_000
 
@@ -207,10 +209,48 @@ speakerBytes = 0; speakerDatagrams = 0; speakerDecoded = 0
 let speakerAllocations = padgate_allocation_count()
 for n in 2000..<(2000 + blocks) { speakerFrame(n, record: true) }
 let speakerAllocationsPerFrame = Double(padgate_allocation_count() - speakerAllocations) / Double(blocks)
+
+// The Bluetooth speaker, per report slot, from the same receiver's playout.
+let bluetoothSpeaker = try BluetoothSpeakerEncoder()
+var speakerSlot = [Int16](repeating: 0, count: 2 * DualSenseSpeakerReport.slotFrames)
+var speakerReport = [UInt8](repeating: 0, count: DualSenseSpeakerReport.length)
+var silentCoils = [Int8](repeating: 0, count: 2 * DualSenseHapticsReport.framesPerReport)
+var slotTicks: (pull: [UInt64], encode: [UInt64]) = ([], [])
+var btReceiver = try OpusReceiver(configuration: .init(lead: DualSenseHapticsReport.interval))
+let slots = blocks / 2
+slotTicks.pull.reserveCapacity(slots); slotTicks.encode.reserveCapacity(slots)
+@MainActor @inline(never)
+func speakerSlotReport(_ n: Int, record: Bool) throws {
+    // The link's 5 ms frames that fall in this slot (as the forwarding thread places them).
+    let now = MonotonicInstant.origin + DualSenseHapticsReport.interval * n
+    while Int64(speakerFed) * 5_000_000 <= now.nanoseconds + 20_000_000 {
+        for p in 0..<5 { speakerSource[(5 * speakerFed + p) % speakerSource.count].withUnsafeBytes { speakerCapture.take($0) } }
+        messages.removeAll(keepingCapacity: true)
+        speakerCapture.drain(into: &messages)
+        for case .speaker(let f) in messages { btReceiver.receive(f, at: MonotonicInstant.origin + .milliseconds(5 * speakerFed)) }
+        speakerFed += 1
+    }
+    let t0 = padgate_ticks()
+    _ = speakerSlot.withUnsafeMutableBufferPointer { btReceiver.render(into: $0, frames: DualSenseSpeakerReport.slotFrames, playsAt: now) }
+    let t1 = padgate_ticks()
+    try silentCoils.withUnsafeBufferPointer { coils in
+        try speakerSlot.withUnsafeBufferPointer { try bluetoothSpeaker.fill(&speakerReport, sound: $0, coils: coils, stream: &stream) }
+    }
+    let t2 = padgate_ticks()
+    guard record else { return }
+    slotTicks.pull.append(t1 - t0)
+    slotTicks.encode.append(t2 - t1)
+}
+var speakerFed = 0
+for n in 0..<1000 { try speakerSlotReport(n, record: false) }
+for n in 1000..<(1000 + slots) { try speakerSlotReport(n, record: true) }
+let btPull = median(slotTicks.pull, nsPerTick), btEncode = median(slotTicks.encode, nsPerTick)
 let sHost = median(speakerTicks.host, nsPerTick), sWire = median(speakerTicks.wire, nsPerTick)
 let sClient = median(speakerTicks.client, nsPerTick), sPull = median(speakerTicks.pull, nsPerTick)
 print("speaker_path " + String(format: "frames=%d decoded=%d host_capture_and_encode_ns=%.0f wire_ns=%.0f client_decode_ns=%.0f usb_period_ns=%.0f",
                                 blocks, speakerDecoded, sHost, sWire, sClient, sPull))
+print("speaker_bluetooth " + String(format: "slots=%d slot_pull_ns=%.0f squeeze_encode_report_ns=%.0f encode_p99_ns=%.0f cpu_per_second_client=%.4f%%",
+                                slots, btPull, btEncode, percentile(slotTicks.encode, 0.99, nsPerTick), (btPull + btEncode) * 93.75 / 1e7))
 print("speaker_cost " + String(format: "cpu_per_second=%.4f%% wire_bytes_per_second=%.0f allocations_per_frame=%.2f late=%d slips=%d played=%d",
                                 (sHost + sWire + sClient + sPull) * 200 / 1e7, Double(speakerBytes + 28 * speakerDatagrams) / Double(blocks) * 200,
                                 speakerAllocationsPerFrame, speakerReceiver.playout.counters.late, speakerReceiver.playout.counters.slips,

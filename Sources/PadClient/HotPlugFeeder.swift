@@ -107,12 +107,12 @@ public final class HotPlugFeeder: @unchecked Sendable {
         try opener(gyroCalibration: .continuous)(pad, slot, reading)
     }
 
-    /// The real devices, their gyro corrected as `gyroCalibration` says.
-    public static func opener(gyroCalibration: GyroCalibrationMode) -> Opener {
+    /// The real devices, their gyro corrected as `gyroCalibration` says, their feedback as `options`.
+    public static func opener(gyroCalibration: GyroCalibrationMode, options: PadFeedback.Options = .init()) -> Opener {
         { pad, slot, reading in
             switch reading {
-            case .hidraw: return try HidrawPadSource(pad: pad, slot: slot, gyroCalibration: gyroCalibration)
-            case .evdev: return try EvdevPadSource(pad: pad, slot: slot, gyroCalibration: gyroCalibration)
+            case .hidraw: return try HidrawPadSource(pad: pad, slot: slot, options: options, gyroCalibration: gyroCalibration)
+            case .evdev: return try EvdevPadSource(pad: pad, slot: slot, options: options, gyroCalibration: gyroCalibration)
             }
         }
     }

@@ -34,7 +34,8 @@ extension MotionCorrectionStore {
 
 extension Pad {
     /// What the wire announces this pad can do, from what discovery found.
-    var wireCapabilities: WireCapabilities {
+    /// What the pad offers the host; its microphone only where the user allows it.
+    func wireCapabilities(offeringMicrophone: Bool = true) -> WireCapabilities {
         var caps: WireCapabilities = [.analogTriggers]
         let c = capabilities
         if c.contains(.rumble) { caps.insert(.rumble) }
@@ -44,7 +45,9 @@ extension Pad {
         if c.contains(.lightbar) { caps.insert(.rgbLED) }
         if c.contains(.playerLEDs) { caps.insert(.playerLEDs) }
         if c.contains(.adaptiveTriggers) { caps.insert(.adaptiveTriggers) }
-        if PadDrivers.driver(for: kind).playsSpeaker(self) { caps.insert(.speaker) }
+        let driver = PadDrivers.driver(for: kind)
+        if driver.playsSpeaker(self) { caps.insert(.speaker) }
+        if offeringMicrophone, driver.hasMicrophone(self) { caps.insert(.microphone) }
         return caps
     }
 }

@@ -247,7 +247,7 @@ public final class PadForwarder {
     }
 
     /// What woke the forwarding loop.
-    enum Wake { case datagrams, control, changes, signal, source(Int) }
+    enum Wake { case datagrams, control, changes, signal, source(Int), uplink }
     /// Kept between passes, so that a pass allocates nothing: rebuilt only when pads come or go.
     var pollSet = PollSet<Wake>()
     @exclusivity(unchecked) var readySources: [Bool] = []
@@ -261,6 +261,7 @@ public final class PadForwarder {
         pollSet.addSignalTrap(.signal)
         for (index, pad) in pads.enumerated() {
             for descriptor in pad.source.descriptors { pollSet.add(descriptor, .source(index)) }
+            if let descriptor = pad.source.uplinkDescriptor { pollSet.add(descriptor, .uplink) }
         }
         readySources = [Bool](repeating: false, count: pads.count)
     }
@@ -292,6 +293,7 @@ public final class PadForwarder {
                 case .changes: changed = true
                 case .signal: break  // stop() says so
                 case .source(let index): readySources[index] = true
+                case .uplink: break  // every pass takes what the pads' microphones recorded
                 }
             }
             if changed {
@@ -315,6 +317,7 @@ public final class PadForwarder {
                 pads[i].collect(now: now, into: &outbox)
             }
             for i in pads.indices { pads[i].resendIfDue(now: now, into: &outbox) }
+            for pad in pads { pad.source.takeUplink { outbox.append($0) } }
             // A pass that woke late sends the pings it owes (a few at most), so a probe keeps its
             // rate on a busy machine.
             var owed = 0
@@ -362,6 +365,11 @@ public final class PadForwarder {
             status.hapticsBlocks += 1
             do { try source.apply(block) } catch {
                 logger.warning("\(source.arrival.name): \(error)", metadata: ["slot": "\(block.slot.rawValue)"])
+            }
+        case .microphoneRequest(let request):
+            guard let source = pads.first(where: { $0.source.arrival.slot == request.slot })?.source else { return }
+            do { try source.apply(request) } catch {
+                logger.warning("\(source.arrival.name): \(error)", metadata: ["slot": "\(request.slot.rawValue)"])
             }
         case .speaker(let frame):
             guard let source = pads.first(where: { $0.source.arrival.slot == frame.slot })?.source else { return }

@@ -24,6 +24,12 @@ public protocol PadSource: AnyObject {
     func apply(_ haptics: HapticsBlock) throws
     /// A frame of the host pad's speaker pair (docs/audio.md), where the pad asked for it.
     func apply(_ speaker: SpeakerFrame) throws
+    /// The host asks for the pad's microphone for a while (or no more: `ttlMillis` 0).
+    func apply(_ request: MicrophoneRequest) throws
+    /// Readable when the pad has messages for the host beside its input (its microphone's frames).
+    var uplinkDescriptor: FileDescriptor? { get }
+    /// Hands over those messages.
+    func takeUplink(_ body: (WireMessage) -> Void)
     /// When the feedback renderer needs to run next, if at all.
     var feedbackDeadline: MonotonicInstant? { get }
     func pumpFeedback() throws
@@ -41,4 +47,7 @@ extension PadSource {
     public var gyroCalibration: GyroCalibrationMode { .off }
     public func apply(_ haptics: HapticsBlock) throws {}
     public func apply(_ speaker: SpeakerFrame) throws {}
+    public func apply(_ request: MicrophoneRequest) throws {}
+    public var uplinkDescriptor: FileDescriptor? { nil }
+    public func takeUplink(_ body: (WireMessage) -> Void) {}
 }

@@ -3,6 +3,7 @@ import HIDCodecs
 import MonotonicTime
 import PadDevices
 import PadFamilies
+import PadSystem
 import WireProtocol
 
 /// The host's feedback messages in the terms a pad's outputs use, one place for every source.
@@ -37,6 +38,13 @@ public final class SessionFeedback {
     let pad: Pad
     let options: PadFeedback.Options
     private var feedback: PadFeedback
+    /// The pad's microphone, made at the host's first request; `uplink` wakes the forwarding loop
+    /// when its frames wait.
+    private var microphone: (any MicrophoneInput)?
+    private var microphoneUnavailable = false
+    /// Requests for a microphone this client never offered.
+    private(set) var ignoredMicrophoneRequests = 0
+    let uplink = WakePipe()
 
     public init(pad: Pad, options: PadFeedback.Options) {
         self.pad = pad
@@ -51,9 +59,36 @@ public final class SessionFeedback {
     func apply(_ output: HIDOutputMessage) throws { try feedback.apply(output) }
     func apply(_ haptics: HapticsBlock) throws { try feedback.receive(haptics) }
     func apply(_ speaker: SpeakerFrame) throws { try feedback.receive(speaker) }
+    /// A host's request to record the pad's microphone: honoured only for a pad whose
+    /// microphone this client offered (a host cannot switch on what the user refused).
+    func apply(_ request: MicrophoneRequest) throws {
+        guard options.offersMicrophone, PadDrivers.driver(for: pad.kind).hasMicrophone(pad) else {
+            ignoredMicrophoneRequests += 1
+            return
+        }
+        guard !microphoneUnavailable else { return }
+        if microphone == nil {
+            guard request.ttlMillis > 0 else { return }
+            do {
+                microphone = try PadDrivers.driver(for: pad.kind).microphoneInput(for: pad, wake: uplink)
+            } catch {
+                microphoneUnavailable = true
+                throw error
+            }
+            if microphone == nil { microphoneUnavailable = true; return }
+        }
+        microphone?.apply(request, at: .now)
+    }
+    func takeUplink(_ body: (WireMessage) -> Void) {
+        uplink.drain()
+        microphone?.take(body)
+    }
     var deadline: MonotonicInstant? { feedback.nextDeadline }
     func pump() throws { try feedback.pump() }
     func silence() {
+        microphone?.close()
+        microphone = nil
+        microphoneUnavailable = false
         feedback.close()
         feedback = PadFeedback(pad: pad, options: options)
     }
@@ -69,6 +104,9 @@ extension PhysicalPadSource {
     public func apply(_ output: HIDOutputMessage) throws { try sessionFeedback.apply(output) }
     public func apply(_ haptics: HapticsBlock) throws { try sessionFeedback.apply(haptics) }
     public func apply(_ speaker: SpeakerFrame) throws { try sessionFeedback.apply(speaker) }
+    public func apply(_ request: MicrophoneRequest) throws { try sessionFeedback.apply(request) }
+    public var uplinkDescriptor: FileDescriptor? { sessionFeedback.uplink.descriptor }
+    public func takeUplink(_ body: (WireMessage) -> Void) { sessionFeedback.takeUplink(body) }
     public var feedbackDeadline: MonotonicInstant? { sessionFeedback.deadline }
     public func pumpFeedback() throws { try sessionFeedback.pump() }
     /// Motors to zero now; a fresh renderer takes the next session's leases.

@@ -43,6 +43,12 @@ public protocol PadDriver: Sendable {
     /// through its `hapticsOutput`: the client then asks the host for it.
     func playsSpeaker(_ pad: Pad) -> Bool
 
+    /// Client: the pad's microphone, recorded for the host while it asks (nil: none, or not
+    /// through padgate); `wake` is woken when frames wait.
+    func microphoneInput(for pad: Pad, wake: WakePipe) throws -> (any MicrophoneInput)?
+    /// Client: whether `microphoneInput` makes one for the pad (the client then offers it).
+    func hasMicrophone(_ pad: Pad) -> Bool
+
     /// Client: what `forward` says of how it reads such a pad, when that is not the obvious.
     func readingNote(for pad: Pad) -> String?
 
@@ -110,6 +116,16 @@ extension HapticsOutput {
     public func receive(_ frame: SpeakerFrame, at now: MonotonicInstant) {}
 }
 
+/// A physical pad's microphone, recorded for the host only while its request's lease lasts
+/// (`MicrophoneRequest`): a lost stop or a dead host never leaves it recording.
+public protocol MicrophoneInput: AnyObject {
+    func apply(_ request: MicrophoneRequest, at now: MonotonicInstant)
+    /// Hands over the recorded frames, oldest first.
+    func take(_ body: (WireMessage) -> Void)
+    /// Stops recording; nothing more is recorded.
+    func close()
+}
+
 /// Where a pad's lights and triggers go.
 public enum OutputRoute: Sendable {
     /// The kernel's LED class devices (lightbar colour, player LEDs); rumble through evdev.
@@ -124,6 +140,8 @@ extension PadDriver {
     public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? { nil }
     public func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)? { nil }
     public func playsSpeaker(_ pad: Pad) -> Bool { false }
+    public func microphoneInput(for pad: Pad, wake: WakePipe) throws -> (any MicrophoneInput)? { nil }
+    public func hasMicrophone(_ pad: Pad) -> Bool { false }
     public func calibrationReport(bus: PadBus) -> (id: UInt8, length: Int)? { nil }
     public func readingNote(for pad: Pad) -> String? { nil }
     public func parseCalibration(_ report: [UInt8], convention: CalibrationConvention, bus: PadBus?) throws(CalibrationError) -> CalibrationResult {

@@ -24,6 +24,8 @@ public final class PadFeedback {
         /// Wait for a Bluetooth DualSense's connection animation before setting the lightbar.
         public var waitForStartupAnimation = true
         public var renderer = RumbleRenderer.Configuration()
+        /// Offer the pad's microphone to the host (recorded only while a program there records).
+        public var offersMicrophone = true
         public init() {}
     }
 

@@ -13,6 +13,8 @@ public protocol VirtualPad: AnyObject {
     func apply(_ touch: TouchSnapshot) throws
     func apply(_ motion: MotionBatch) throws
     func apply(_ battery: BatteryReport) throws
+    /// A frame of the physical pad's microphone (a USB DualSense plays it as its own).
+    func apply(_ microphone: MicrophoneFrame) throws
     /// Descriptors that become readable when a game sends feedback (uhid output, uinput FF).
     var feedbackDescriptors: [FileDescriptor] { get }
     /// Appends the feedback the game produced since the last call, as messages for the client,
@@ -37,4 +39,5 @@ extension VirtualPad {
     public var presentation: String { "uhid" }
     /// Pads that show no battery (uinput ones) ignore it.
     public func apply(_ battery: BatteryReport) throws {}
+    public func apply(_ microphone: MicrophoneFrame) throws {}
 }

@@ -170,12 +170,15 @@ public final class ClientPads {
         case .battery(let battery):
             guard let pad = pads[battery.slot]?.virtualPad else { counters.unknownSlot += 1; return }
             do { try pad.apply(battery) } catch { counters.deviceErrors += 1 }
+        case .microphone(let frame):
+            guard let pad = pads[frame.slot]?.virtualPad else { counters.unknownSlot += 1; return }
+            do { try pad.apply(frame) } catch { counters.deviceErrors += 1 }
         case .ping(let probe):
             pingTally.count(probe.id)
             pingTally.duplicates = UInt32(clamping: replayedDatagrams())
             if probe.figures.roundTripMicros != 0 { clientFigures = probe.figures }
             replies.append(.pong(probe.echo(pingTally)))
-        case .rumble, .hidOutput, .motionRate, .pong, .haptics, .speaker:
+        case .rumble, .hidOutput, .motionRate, .pong, .haptics, .speaker, .microphoneRequest:
             break  // not for the host, or nothing to do with it yet
         }
     }

@@ -43,13 +43,15 @@ public struct WireCapabilities: OptionSet, Hashable, Sendable {
     public static let adaptiveTriggers = WireCapabilities(rawValue: 1 << 9)
     /// The client plays the host pad's speaker pair on this pad: the host sends `SpeakerFrame`s.
     public static let speaker = WireCapabilities(rawValue: 1 << 10)
+    /// The client may record this pad's microphone for the host (`MicrophoneRequest`).
+    public static let microphone = WireCapabilities(rawValue: 1 << 11)
 
     /// What the physical pad can do, as `host status` lists it (unknown bits are not named).
     public var names: [String] {
         let table: [(WireCapabilities, String)] = [
             (.analogTriggers, "analog triggers"), (.rumble, "rumble"), (.triggerRumble, "trigger rumble"), (.touchpad, "touchpad"),
             (.accelerometer, "accelerometer"), (.gyro, "gyro"), (.battery, "battery"), (.rgbLED, "lightbar"),
-            (.playerLEDs, "player LEDs"), (.adaptiveTriggers, "adaptive triggers"), (.speaker, "speaker"),
+            (.playerLEDs, "player LEDs"), (.adaptiveTriggers, "adaptive triggers"), (.speaker, "speaker"), (.microphone, "microphone"),
         ]
         return table.filter { contains($0.0) }.map(\.1)
     }
@@ -357,6 +359,7 @@ public enum WireMessage: Equatable, Sendable {
     case motion(MotionBatch)
     case battery(BatteryReport)
     case ping(Probe)
+    case microphone(MicrophoneFrame)
     // host → client
     case rumble(RumbleLease)
     case hidOutput(HIDOutputMessage)
@@ -364,10 +367,11 @@ public enum WireMessage: Equatable, Sendable {
     case pong(Probe)
     case haptics(HapticsBlock)
     case speaker(SpeakerFrame)
+    case microphoneRequest(MicrophoneRequest)
 }
 
 /// Message type numbers. Never reuse one; add new ones at the end.
 public enum WireMessageType: UInt8, Sendable {
-    case arrival = 0x01, removal = 0x02, state = 0x03, touch = 0x04, motion = 0x05, battery = 0x06, ping = 0x07
-    case rumble = 0x20, hidOutput = 0x21, motionRate = 0x22, pong = 0x23, haptics = 0x24, speaker = 0x25
+    case arrival = 0x01, removal = 0x02, state = 0x03, touch = 0x04, motion = 0x05, battery = 0x06, ping = 0x07, microphone = 0x08
+    case rumble = 0x20, hidOutput = 0x21, motionRate = 0x22, pong = 0x23, haptics = 0x24, speaker = 0x25, microphoneRequest = 0x26
 }

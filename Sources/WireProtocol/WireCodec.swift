@@ -22,6 +22,8 @@ public enum WireCodec {
         case .pong(let p): try encode(Pong(probe: p), into: &w)
         case .haptics(let h): try encode(h, into: &w)
         case .speaker(let f): try encode(f, into: &w)
+        case .microphone(let f): try encode(f, into: &w)
+        case .microphoneRequest(let m): try encode(m, into: &w)
         }
     }
 
@@ -176,6 +178,10 @@ public enum WireCodec {
             return .haptics(try HapticsBlock.decode(&r))
         case .speaker:
             return .speaker(try SpeakerFrame.decode(&r))
+        case .microphone:
+            return .microphone(try MicrophoneFrame.decode(&r))
+        case .microphoneRequest:
+            return .microphoneRequest(try MicrophoneRequest.decode(&r))
         }
     }
 }

@@ -248,6 +248,14 @@ struct ForwardCommand: ParsableCommand {
     @Option(name: .customLong("gyro-calibration"),
             help: "continuous (the default: the gyro's bias re-measured whenever the pad rests, starting from what 'padgate calibrate' stored), stored (only the stored bias) or off (docs/calibration.md).")
     var gyroCalibration: GyroCalibrationMode = .continuous
+    @Flag(help: "Never offer the pads' microphones to the host (by default a USB DualSense's is recorded while, and only while, a program on the host records from the host's pad; docs/audio.md).")
+    var noMicrophone = false
+
+    var feedbackOptions: PadFeedback.Options {
+        var options = PadFeedback.Options()
+        options.offersMicrophone = !noMicrophone
+        return options
+    }
 
     func validate() throws {
         if all && pad != nil { throw ValidationError("use --pad or --all, not both") }
@@ -266,7 +274,7 @@ struct ForwardCommand: ParsableCommand {
         // Hot-plug on a thread of its own: opening a pad (and reading its calibration) can wait on
         // the kernel, and the forwarding loop must not (a stall there would expire the host's lease).
         let plugging = HotPlugFeeder(policy: HotPlugPolicy(selector: selector, preferHidraw: !evdev), forwarder: forwarder,
-                                     open: HotPlugFeeder.opener(gyroCalibration: gyroCalibration))
+                                     open: HotPlugFeeder.opener(gyroCalibration: gyroCalibration, options: feedbackOptions))
         let pluggingThread = JoinableThread { plugging.run(monitor: monitor) }
         defer { plugging.stop(); pluggingThread.join() }
         if !quiet {

@@ -1,3 +1,4 @@
+import COpus
 import Foundation
 import HIDCodecs
 import MonotonicTime
@@ -133,7 +134,7 @@ final class HapticsForwardingTests: XCTestCase {
         // Each report as the pad's driver end receives it, with when.
         let received = LockedBox<[(at: MonotonicInstant, report: [UInt8])]>([])
         let physical = try EmulatedPlayStationPad(bus: .bluetooth, onOutput: { report in
-            guard report.first == DualSenseHapticsReader.reportID else { return }
+            guard report.first == DualSenseHapticsReader.reportID || report.first == DualSenseSpeakerReader.reportID else { return }
             received.update { if $0.count < 10_000 { $0.append((.now, report)) } }
         })
         defer { physical.stop() }
@@ -151,8 +152,23 @@ final class HapticsForwardingTests: XCTestCase {
         }
         var frames: [Frame] = []
         var reports: [DualSenseHapticsReader.Decoded] = []
+        // The speaker's reports (0x36), their Opus frames decoded as the pad would: 480 frames each.
+        var speaker: [(at: MonotonicInstant, left: [Int16], right: [Int16])] = []
+        var opusError: Int32 = 0
+        let decoder = try XCTUnwrap(opus_decoder_create(48_000, 2, &opusError))
+        defer { opus_decoder_destroy(decoder) }
+        var pcm = [Int16](repeating: 0, count: 2 * 480)
         for (at, report) in received.value {
-            let decoded = try DualSenseHapticsReader.decode(report)   // CRC, layout: every field checked
+            var decoded: DualSenseHapticsReader.Decoded
+            if report[0] == DualSenseSpeakerReader.reportID {
+                let audio = try DualSenseSpeakerReader.decode(report)   // CRC, layout: every field checked
+                decoded = DualSenseHapticsReader.Decoded(sequence: audio.sequence, counter: audio.counter, left: audio.left, right: audio.right)
+                let count = opus_decode(decoder, audio.opus, Int32(audio.opus.count), &pcm, 480, 0)
+                XCTAssertEqual(count, 480, "the speaker's frame is 10 ms of Opus")
+                speaker.append((at, stride(from: 0, to: 960, by: 2).map { pcm[$0] }, stride(from: 1, to: 960, by: 2).map { pcm[$0] }))
+            } else {
+                decoded = try DualSenseHapticsReader.decode(report)   // CRC, layout: every field checked
+            }
             reports.append(decoded)
             for i in 0..<decoded.left.count {
                 frames.append(Frame(at: at + .microseconds(Int64(i) * 333), left: decoded.left[i], right: decoded.right[i]))
@@ -191,6 +207,24 @@ final class HapticsForwardingTests: XCTestCase {
         checkAgainstTheHost(serve, padOnsets: [first[0].at, second[0].at], path: "Bluetooth")
         // The coils end silent.
         XCTAssertTrue(reports.last.map { $0.left.allSatisfy { $0 == 0 } && $0.right.allSatisfy { $0 == 0 } } ?? false, "the last report is not silence")
+
+        // The headphone pair is the game's speaker sound: its 1 kHz tone in the 0x36 reports'
+        // Opus frames, each 512 frames of sound squeezed into 480 (the pad plays them over a
+        // report's 10.667 ms), so 10.67 rising crossings a frame; at its level (Opus at
+        // 160 kbit/s). Idle, all ~122 reports of the 1.3 s sound; at least 20 % where loaded.
+        let sounding = speaker.filter { frame in frame.left.map { abs(Int($0)) }.max() ?? 0 > 20_000 }
+        let crossings = sounding.map { frame in Double(zip(frame.left, frame.left.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count) }
+        let perFrame = crossings.isEmpty ? 0 : crossings.reduce(0, +) / Double(crossings.count)
+        let peak = speaker.flatMap { $0.left + $0.right }.map { abs(Int($0)) }.max() ?? 0
+        print("speaker over Bluetooth: \(speaker.count) reports 0x36, \(sounding.count) sounding (1.3 s: 122), peak \(peak) of 30000, \(perFrame) rising crossings a frame (1 kHz squeezed: 10.67)")
+        XCTAssertGreaterThanOrEqual(sounding.count, 25, "the game's speaker sound reached the pad; forward said \(forward.snapshot().suffix(5))")
+        XCTAssertLessThanOrEqual(sounding.count, 244, "the tone's length")
+        XCTAssertEqual(Double(peak), 30_000, accuracy: 4_500, "the tone's level")
+        XCTAssertEqual(perFrame, 10.67, accuracy: 0.7, "1 kHz, squeezed 512 to 480")
+        // The speaker ends silent too: the last 0x36 carries silence.
+        if let last = speaker.last {
+            XCTAssertLessThan(last.left.map { abs(Int($0)) }.max() ?? 0, 1_000, "the speaker's last frame is silence")
+        }
     }
 
     func testAGamesHapticsReachAUSBPadsCoilsAsItsOwnAudio() throws {
@@ -304,23 +338,39 @@ final class HapticsForwardingTests: XCTestCase {
         game.arguments = ["-c", "exec aplay -q -D hw:\(card),0 -c 4 -r 48000 -f S16_LE -t raw /dev/urandom"]
         try game.run()
         defer { if game.isRunning { game.terminate() } }
-        let sounding = physical.waitForOutput(timeout: .seconds(10)) { report in
-            report.first == DualSenseHapticsReader.reportID && ((try? DualSenseHapticsReader.decode(report))?.left.contains { $0 != 0 } ?? false)
+        // The noise is on the headphone pair too: the reports are 0x36 (coils and speaker) while it plays.
+        func coils(_ report: [UInt8]) throws -> [Int8]? {
+            switch report.first {
+            case DualSenseHapticsReader.reportID: return try DualSenseHapticsReader.decode(report).left + DualSenseHapticsReader.decode(report).right
+            case DualSenseSpeakerReader.reportID: return try DualSenseSpeakerReader.decode(report).left + DualSenseSpeakerReader.decode(report).right
+            default: return nil
+            }
         }
+        let sounding = physical.waitForOutput(timeout: .seconds(10)) { report in ((try? coils(report)) ?? nil)?.contains { $0 != 0 } ?? false }
         XCTAssertNotNil(sounding, "the noise never reached the coils")
         _ = physical.takeOutputs()
         kill(serve.process.processIdentifier, SIGKILL)
         let killed = MonotonicInstant.now
         var lastSound: MonotonicInstant?
         var silentAfter = false
+        var lastSpeakerFrame: [UInt8]?
         while MonotonicInstant.now - killed < .seconds(2) {
             _ = Poll.wait([physical.outputReadyDescriptor], timeout: .milliseconds(20))
-            for report in physical.takeOutputs() where report.first == DualSenseHapticsReader.reportID {
-                let decoded = try DualSenseHapticsReader.decode(report)
-                if (decoded.left + decoded.right).contains(where: { $0 != 0 }) { lastSound = .now; silentAfter = false } else { silentAfter = true }
+            for report in physical.takeOutputs() {
+                guard let samples = try coils(report) else { continue }
+                if samples.contains(where: { $0 != 0 }) { lastSound = .now; silentAfter = false } else { silentAfter = true }
+                if report.first == DualSenseSpeakerReader.reportID { lastSpeakerFrame = try DualSenseSpeakerReader.decode(report).opus }
             }
         }
         XCTAssertTrue(silentAfter, "the coils did not end silent")
+        // The speaker, too: its last frame is silence.
+        let frame = try XCTUnwrap(lastSpeakerFrame, "the speaker never spoke: the noise is on the headphone pair too")
+        var opusError: Int32 = 0
+        let decoder = try XCTUnwrap(opus_decoder_create(48_000, 2, &opusError))
+        defer { opus_decoder_destroy(decoder) }
+        var pcm = [Int16](repeating: 0, count: 960)
+        XCTAssertEqual(opus_decode(decoder, frame, Int32(frame.count), &pcm, 480, 0), 480)
+        XCTAssertLessThan(pcm.map { abs(Int($0)) }.max() ?? 0, 1_000, "the speaker did not end silent")
         if let lastSound {
             print("haptics: the last sound reached the pad \(lastSound - killed) after the host was killed")
             XCTAssertLessThan(lastSound - killed, .milliseconds(250), "sound went on after the host died")

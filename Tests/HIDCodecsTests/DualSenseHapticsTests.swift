@@ -60,4 +60,52 @@ final class DualSenseHapticsTests: XCTestCase {
         let edge = Int(decimate(1400).map { abs(Int($0)) }.max()!)
         XCTAssertTrue((80...90).contains(edge), "1400 Hz peaks at \(edge), not 0.68 × 127 = 86")
     }
+
+    /// Report 0x36 read back by the decoder written from DS5Dongle's layout (TestDecoders): every
+    /// header, the CRC, the coils' samples, the speaker's 200 bytes and the volume it sets; it
+    /// shares the 0x32 stream's numbering.
+    func testSpeakerReportsLayoutCRCAndNumbering() throws {
+        var stream = DualSenseHapticsReport.Stream()
+        var report = [UInt8](repeating: 0xEE, count: DualSenseSpeakerReport.length)
+        let samples = (0..<64).map { Int8(truncatingIfNeeded: $0 * 3 - 90) }
+        let opus = (0..<200).map { UInt8(truncatingIfNeeded: $0 * 7 + 1) }
+        var haptics = [UInt8](repeating: 0, count: DualSenseHapticsReport.length)
+        samples.withUnsafeBufferPointer { stream.fill(&haptics, samples: $0) }
+        samples.withUnsafeBufferPointer { s in opus.withUnsafeBufferPointer { stream.fill(&report, samples: s, speaker: $0) } }
+        let first = try DualSenseHapticsReader.decode(haptics)
+        let decoded = try DualSenseSpeakerReader.decode(report)
+        XCTAssertEqual(decoded.counter, first.counter &+ 1, "one count across 0x32 and 0x36")
+        XCTAssertEqual(decoded.sequence, (first.sequence + 1) & 0x0F)
+        XCTAssertEqual(decoded.left, stride(from: 0, to: 64, by: 2).map { samples[$0] })
+        XCTAssertEqual(decoded.right, stride(from: 1, to: 64, by: 2).map { samples[$0] })
+        XCTAssertEqual(decoded.opus, opus)
+        XCTAssertEqual(decoded.validFlag0, 0x20, "only the speaker volume is taken from the state block")
+        XCTAssertTrue((0x3D...0x64).contains(decoded.speakerVolume), "within the pad's speaker range")
+        // A short Opus packet is padded with zeros; a flipped byte fails the CRC.
+        samples.withUnsafeBufferPointer { s in opus.withUnsafeBufferPointer { stream.fill(&report, samples: s, speaker: UnsafeBufferPointer(rebasing: $0[0..<10])) } }
+        XCTAssertEqual(try DualSenseSpeakerReader.decode(report).opus, Array(opus[0..<10]) + [UInt8](repeating: 0, count: 190))
+        report[200] ^= 1
+        XCTAssertThrowsError(try DualSenseSpeakerReader.decode(report))
+    }
+
+    /// 512 frames squeezed to 480 keep their cycles (the pad plays them back over 512 frames'
+    /// time): 1 kHz over a report's 10.667 ms is 10.67 cycles in 480 frames; a level stays put.
+    func testASlotIsSqueezedTo480FramesKeepingItsCycles() {
+        let slot = (0..<512).flatMap { i -> [Int16] in
+            let s = Int16(sin(2 * .pi * 1000 * Double(i) / 48_000) * 20_000)
+            return [s, -s]
+        }
+        var frame = [Int16](repeating: 0, count: 960)
+        slot.withUnsafeBufferPointer { s in frame.withUnsafeMutableBufferPointer { DualSenseSpeakerReport.squeeze(s, into: $0) } }
+        let left = stride(from: 0, to: 960, by: 2).map { frame[$0] }
+        let rising = zip(left, left.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+        XCTAssertEqual(rising, 10, "10.67 cycles: 10 whole rising crossings")
+        XCTAssertEqual(Double(left.map { abs(Int($0)) }.max()!), 20_000, accuracy: 200)
+        XCTAssertEqual(stride(from: 1, to: 960, by: 2).map { frame[$0] }, left.map { -$0 }, "channels kept apart")
+        // Position k × 16/15: frame 15 is slot frame 16, exactly.
+        XCTAssertEqual(frame[2 * 15], slot[2 * 16])
+        let flat = [Int16](repeating: 1234, count: 1024)
+        flat.withUnsafeBufferPointer { s in frame.withUnsafeMutableBufferPointer { DualSenseSpeakerReport.squeeze(s, into: $0) } }
+        XCTAssertTrue(frame.allSatisfy { $0 == 1234 })
+    }
 }

@@ -164,6 +164,66 @@ final class USBIPDeviceTests: XCTestCase {
         XCTAssertEqual(device.audioBytesReceived, 8 * 384)
     }
 
+    /// The kernel's requests come as a byte stream: several in one read, or one in pieces. Each
+    /// is answered once, in order.
+    func testRequestsTogetherInOneWriteOrSplitAcrossWritesAreEachAnswered() throws {
+        let getDevice: [UInt8] = [0x80, 0x06, 0x00, 0x01, 0x00, 0x00, 18, 0x00]
+        var together: [UInt8] = []
+        for n in 1...3 {
+            together += USBIPCodecTestsSupport.header(command: 1, seqnum: UInt32(100 + n), direction: 1, endpoint: 0, length: 18, packets: 0, setup: getDevice)
+        }
+        try write(together)
+        for n in 1...3 {
+            let reply = try XCTUnwrap(read(), "request \(n) of 3 written together")
+            XCTAssertEqual(reply.seqnum, UInt32(100 + n))
+            XCTAssertEqual(reply.data.count, 18)
+            XCTAssertEqual(reply.data[1], 0x01, "a device descriptor")
+        }
+        let split = USBIPCodecTestsSupport.header(command: 1, seqnum: 200, direction: 1, endpoint: 0, length: 18, packets: 0, setup: getDevice)
+        for part in [split[0..<5], split[5..<47], split[47...]] {
+            try write(Array(part))
+            usleep(20_000)
+        }
+        let reply = try XCTUnwrap(read(), "a request written in three pieces")
+        XCTAssertEqual(reply.seqnum, 200)
+        XCTAssertEqual(reply.data.count, 18)
+        XCTAssertNil(try read(timeout: .milliseconds(100)), "one reply a request")
+    }
+
+    /// The microphone's IN packets carry what `onAudioIn` gives, each at most the pad's packet
+    /// (48 frames of 2 channels of 16 bits), and silence where nothing gives them.
+    func testMicrophonePacketsCarryWhatTheMicrophoneGivesOrSilence() throws {
+        let descriptors = try XCTUnwrap(DualSenseUSBDescriptors.descriptors(.dualSense))
+        let (interface, endpoint) = try XCTUnwrap(descriptors.endpoint(0x82), "the pad's microphone endpoint")
+        XCTAssertEqual(endpoint.transferType, 1, "isochronous")
+        let setInterface: [UInt8] = [0x01, 0x0b, interface.alternate, 0x00, interface.number, 0x00, 0x00, 0x00]
+        // Silence, from the device the set-up made.
+        try configure()
+        XCTAssertEqual(try control(setInterface).status, 0)
+        let packets = (0..<2).map { USBIPIsoPacket(offset: UInt32($0 * 196), length: 196) }
+        try submit(endpoint: 2, direction: 1, length: 2 * 196, packets: packets)
+        let silent = try XCTUnwrap(read())
+        XCTAssertEqual(silent.status, 0)
+        XCTAssertEqual(silent.packets.map(\.actualLength), [192, 192], "48 frames a millisecond, not the endpoint's 196 bytes")
+        XCTAssertEqual(silent.data, [UInt8](repeating: 0, count: 384))
+
+        // A device whose microphone gives a byte pattern.
+        try device.destroy()
+        kernel.close()
+        var pair: [CInt] = [-1, -1]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair), 0)
+        kernel = OwnedDescriptor(FileDescriptor(rawValue: pair[1]))
+        device = USBIPHIDDevice(serving: OwnedDescriptor(FileDescriptor(rawValue: pair[0])), descriptors: descriptors,
+                                audioUnits: DualSenseUSBDescriptors.audioUnits, devid: 0x7065_0001,
+                                onAudioIn: { packet in for i in packet.indices { packet[i] = UInt8(truncatingIfNeeded: i) } })
+        try configure()
+        XCTAssertEqual(try control(setInterface).status, 0)
+        try submit(endpoint: 2, direction: 1, length: 2 * 196, packets: packets)
+        let given = try XCTUnwrap(read())
+        XCTAssertEqual(given.packets.map(\.actualLength), [192, 192])
+        XCTAssertEqual(given.data, (0..<384).map { UInt8(truncatingIfNeeded: $0 % 192) })
+    }
+
     /// A peer that breaks the protocol ends the device; nothing it sent is used, nothing traps.
     func testAProtocolViolationEndsTheDevice() throws {
         try configure()

@@ -17,7 +17,7 @@ final class HostStatusPadLineTests: XCTestCase {
                        "slot 1: DualSense (in-process); the pad has rumble, lightbar, adaptive triggers")
         XCTAssertEqual(HostAdministration.padLine((PadSlot(1), InProcessPad(arrival: arrival([])))), "slot 1: DualSense (in-process)")
         // Bits no version of padgate defines are not named (a newer client's, or a hostile one's).
-        XCTAssertEqual(WireCapabilities(rawValue: 0xFFFF_F800).names, [])
+        XCTAssertEqual(WireCapabilities(rawValue: 0xFFFF_F000).names, [])
     }
 
     func testAFallbackSaysWhyAndPassesEverythingThrough() throws {

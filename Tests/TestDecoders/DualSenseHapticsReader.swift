@@ -17,6 +17,9 @@ public enum DualSenseHapticsReader {
     public struct Decoded: Sendable {
         public var sequence: UInt8, counter: UInt8
         public var left: [Int8], right: [Int8]
+        public init(sequence: UInt8, counter: UInt8, left: [Int8], right: [Int8]) {
+            self.sequence = sequence; self.counter = counter; self.left = left; self.right = right
+        }
     }
 
     public struct Malformed: Error, CustomStringConvertible {

@@ -50,7 +50,9 @@ public enum DualSenseHapticsReport {
     /// pad's buffer runs dry.
     public static func silence(sequence: UInt8, counter: UInt8) -> [UInt8] { encode([], sequence: sequence, counter: counter) }
 
-    /// One stream's reports, numbered in order: the 4-bit sequence and the counter both advance.
+    /// One stream's reports, numbered in order: the 4-bit sequence and the counter both advance,
+    /// across 0x32 and 0x36 alike (the pad takes them as one stream; two numberings kept the
+    /// speaker and the coils from starting together, PadForge found).
     public struct Stream: Sendable {
         private var sequence: UInt8 = 0, counter: UInt8 = 0
         public init() {}
@@ -64,6 +66,87 @@ public enum DualSenseHapticsReport {
         public mutating func fill(_ report: inout [UInt8], samples: UnsafeBufferPointer<Int8>) {
             defer { sequence = (sequence + 1) & 0x0F; counter &+= 1 }
             DualSenseHapticsReport.write(into: &report, samples: samples, sequence: sequence, counter: counter)
+        }
+
+        /// The next report as 0x36 (`DualSenseSpeakerReport.length` bytes, reused): the coils'
+        /// samples and the speaker's Opus frame.
+        public mutating func fill(_ report: inout [UInt8], samples: UnsafeBufferPointer<Int8>, speaker opus: UnsafeBufferPointer<UInt8>) {
+            defer { sequence = (sequence + 1) & 0x0F; counter &+= 1 }
+            DualSenseSpeakerReport.write(into: &report, samples: samples, opus: opus, sequence: sequence, counter: counter)
+        }
+    }
+}
+
+/// The DualSense's speaker over Bluetooth: output report 0x36 is report 0x32's stream control
+/// and coil samples with a third sub-packet, one Opus frame for the speaker, and a state
+/// sub-packet that sets the speaker's volume. Sent in 0x32's place, at its cadence, while the
+/// speaker plays. Layout and sources in docs/audio.md.
+public enum DualSenseSpeakerReport {
+    public static let reportID: UInt8 = 0x36
+    /// 397 bytes after the id, the CRC32 in the last four.
+    public static let length = 398
+    /// The speaker's frame: 10 ms of 48 kHz stereo Opus at a constant 160 kbit/s, so exactly 200
+    /// bytes. The pad plays it over a report's 10.667 ms: a report's 512 frames of sound are
+    /// squeezed into 480 before encoding (played as 480, they would sound 6 % flat).
+    public static let opusFrameSamples = 480
+    public static let opusPacketLength = 200
+    public static let opusBitrate = 160_000
+    public static let slotFrames = 512
+    /// The speaker's volume the state sub-packet sets: the top of the pad's range (0x3D-0x64);
+    /// the game's own level is in the signal.
+    public static let speakerVolume: UInt8 = 0x64
+
+    enum Offset {
+        static let sequence = 1, controlPacket = 2, counter = 10, statePacket = 11, state = 13
+        static let samplePacket = 76, samples = 78, speakerPacket = 142, opus = 144, crc = 394
+    }
+    /// Sub-packet 0x10: the 63-byte state block of report 0x31 (its 47-byte common part first);
+    /// only its first flag byte's speaker-volume bit (0x20) is set, so the pad takes nothing else
+    /// from it (the lights and triggers stay as padgate's own reports set them).
+    static let statePacketHeader: [UInt8] = [0x90, 0x3F]
+    static let stateValidFlag0 = 0, stateSpeakerVolume = 5
+    static let speakerVolumeValid: UInt8 = 0x20
+    /// Sub-packet 0x13: the speaker (0x16 would be the headset jack).
+    static let speakerPacketHeader: [UInt8] = [0x93, UInt8(opusPacketLength)]
+
+    /// The one writer of the layout: `report` (`length` bytes) overwritten whole, CRC last;
+    /// `samples` as in `DualSenseHapticsReport.encode`, `opus` one packet (at most 200 bytes,
+    /// padded with zeros: a constant-rate frame is exactly 200).
+    static func write(into report: inout [UInt8], samples: UnsafeBufferPointer<Int8>, opus: UnsafeBufferPointer<UInt8>, sequence: UInt8, counter: UInt8) {
+        precondition(report.count == length)
+        report.withUnsafeMutableBufferPointer { out in
+            for i in out.indices { out[i] = 0 }
+            out[0] = reportID
+            out[Offset.sequence] = (sequence & 0x0F) << 4
+            let control = DualSenseHapticsReport.controlPacket
+            for (i, byte) in control.enumerated() { out[Offset.controlPacket + i] = byte }
+            out[Offset.counter] = counter
+            out[Offset.statePacket] = statePacketHeader[0]
+            out[Offset.statePacket + 1] = statePacketHeader[1]
+            out[Offset.state + stateValidFlag0] = speakerVolumeValid
+            out[Offset.state + stateSpeakerVolume] = speakerVolume
+            out[Offset.samplePacket] = DualSenseHapticsReport.samplePacketHeader[0]
+            out[Offset.samplePacket + 1] = DualSenseHapticsReport.samplePacketHeader[1]
+            for i in 0..<min(samples.count, DualSenseHapticsReport.framesPerReport * 2) { out[Offset.samples + i] = UInt8(bitPattern: samples[i]) }
+            out[Offset.speakerPacket] = speakerPacketHeader[0]
+            out[Offset.speakerPacket + 1] = speakerPacketHeader[1]
+            for i in 0..<min(opus.count, opusPacketLength) { out[Offset.opus + i] = opus[i] }
+        }
+        BluetoothCRC.stamp(seed: .output, report: &report)
+    }
+
+    /// A report's 512 frames of interleaved stereo squeezed into the 480 its Opus frame holds,
+    /// linearly between neighbours (the pad stretches them back as it plays). Pure; no allocation.
+    public static func squeeze(_ slot: UnsafeBufferPointer<Int16>, into frame: UnsafeMutableBufferPointer<Int16>) {
+        precondition(slot.count >= 2 * slotFrames && frame.count >= 2 * opusFrameSamples)
+        for k in 0..<opusFrameSamples {
+            // Position k × 512/480 in the slot, in 1/15 steps: 16 slot frames per 15 out.
+            let whole = k * 16 / 15, part = k * 16 % 15
+            let next = min(whole + 1, slotFrames - 1)
+            for c in 0..<2 {
+                let a = Int(slot[2 * whole + c]), b = Int(slot[2 * next + c])
+                frame[2 * k + c] = Int16(a + (b - a) * part / 15)
+            }
         }
     }
 }

@@ -8,10 +8,14 @@ public enum Opus {
     public static let channels = 2
     /// 5 ms.
     public static let frameSamples = 240
+    public static let frameDuration: Duration = .milliseconds(5)
     /// The most an encoded frame may take: 64 kbit/s is 40 bytes a frame; variable rate stays
     /// under four times that.
     public static let maximumPacket = 160
     public static let bitrate = 64_000
+    /// 0-10: the encoder's effort. 10 (libopus's default) took more than a frame's 5 ms on the
+    /// emulated test guest, whose recording then fell behind; 5 keeps a frame well under it.
+    public static let complexity = 5
 
     public struct Failure: Error, CustomStringConvertible {
         public let call: String, code: Int32
@@ -21,25 +25,39 @@ public enum Opus {
     }
 }
 
-/// One stream's encoder: 5 ms of interleaved stereo s16 in, one packet out.
+/// One stream's encoder: a frame of interleaved stereo s16 in, one packet out.
 public final class OpusEncoder {
+    /// What a stream's packets are: the link's (`Opus`'s figures) unless a pad wants its own.
+    public struct Settings: Sendable {
+        public var frameSamples = Opus.frameSamples
+        public var bitrate = Opus.bitrate
+        /// A constant rate: every packet `maximumPacket` bytes (a pad's fixed slot).
+        public var constantRate = false
+        public var maximumPacket = Opus.maximumPacket
+        public init() {}
+    }
+
+    public let settings: Settings
     private let state: OpaquePointer
 
-    public init() throws {
+    public init(_ settings: Settings = Settings()) throws {
+        self.settings = settings
         var error: Int32 = 0
         guard let state = opus_encoder_create(Int32(Opus.sampleRate), Int32(Opus.channels), OPUS_APPLICATION_RESTRICTED_LOWDELAY, &error), error == OPUS_OK else {
             throw Opus.Failure(call: "opus_encoder_create", code: error)
         }
         self.state = state
-        _ = padgate_opus_set_bitrate(state, Int32(Opus.bitrate))
+        _ = padgate_opus_set_bitrate(state, Int32(settings.bitrate))
+        _ = padgate_opus_set_complexity(state, Int32(Opus.complexity))
+        if settings.constantRate { _ = padgate_opus_set_vbr(state, 0) }
     }
 
     deinit { opus_encoder_destroy(state) }
 
-    /// `pcm`: `Opus.frameSamples` stereo frames; the packet's bytes go to `packet`, its length is returned.
+    /// `pcm`: `settings.frameSamples` stereo frames; the packet's bytes go to `packet`, its length is returned.
     public func encode(_ pcm: UnsafeBufferPointer<Int16>, into packet: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
-        precondition(pcm.count >= Opus.frameSamples * Opus.channels)
-        let length = opus_encode(state, pcm.baseAddress!, Int32(Opus.frameSamples), packet.baseAddress!, Int32(min(packet.count, Opus.maximumPacket)))
+        precondition(pcm.count >= settings.frameSamples * Opus.channels)
+        let length = opus_encode(state, pcm.baseAddress!, Int32(settings.frameSamples), packet.baseAddress!, Int32(min(packet.count, settings.maximumPacket)))
         guard length > 0 else { throw Opus.Failure(call: "opus_encode", code: length) }
         return Int(length)
     }

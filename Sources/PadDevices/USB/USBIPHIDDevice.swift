@@ -65,8 +65,14 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     private let endpoints: Endpoints
     /// Server thread only.
     private var control: USBControlState
-    private var buffer = [UInt8](repeating: 0, count: USBIPLimits.headerSize + Int(USBIPLimits.maximumTransfer)
-                                                   + Int(USBIPLimits.maximumPackets) * USBIPLimits.isoPacketDescriptorSize)
+    /// The request being handled, whole (its header at 0).
+    private var buffer = [UInt8](repeating: 0, count: USBIPHIDDevice.largestRequest)
+    /// What the socket gave and no request has taken yet: everything the kernel sent is read at
+    /// each wake, so a pass handles all waiting requests (an audio stream queues a dozen).
+    private var inbox = [UInt8](repeating: 0, count: 2 * USBIPHIDDevice.largestRequest)
+    private var inboxStart = 0, inboxEnd = 0
+    private static let largestRequest = USBIPLimits.headerSize + Int(USBIPLimits.maximumTransfer)
+        + Int(USBIPLimits.maximumPackets) * USBIPLimits.isoPacketDescriptorSize
     private var packets: [USBIPIsoPacket] = []
 
     /// Guards everything below it.
@@ -76,11 +82,14 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     private var interruptIn: [USBIPSubmit] = []
     private var queuedInput: [[UInt8]] = []
     private var isochronous: [(due: MonotonicInstant, submit: USBIPSubmit, packets: [USBIPIsoPacket])] = []
+    /// The transfers a pass completes (server thread only; kept, so a pass allocates none).
+    private var dueIsochronous: [(due: MonotonicInstant, submit: USBIPSubmit, packets: [USBIPIsoPacket])] = []
     private var nextFrame: [UInt8: MonotonicInstant] = [:]
     private var opened = false
     private var dropped = 0
     private var audioBytes = 0
     private let onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+    private let onAudioIn: (@Sendable (UnsafeMutableRawBufferPointer) -> Void)?
     /// Writes come from the server thread and from `input`/replies: one at a time.
     private let writeLock = NSLock()
     private var reply = [UInt8](repeating: 0, count: USBIPLimits.headerSize + Int(USBIPLimits.maximumTransfer)
@@ -94,7 +103,8 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
 
     /// Makes the socket pair, starts serving it and attaches the kernel's end to a free port.
     package convenience init(descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], mark: VHCI.Mark, endpoints: Endpoints = Endpoints(),
-                             onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil) throws {
+                             onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil,
+                             onAudioIn: (@Sendable (UnsafeMutableRawBufferPointer) -> Void)? = nil) throws {
         if let reason = VHCI.unavailableReason() { throw DeviceError.unsupported(reason) }
         var pair: [CInt] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -102,7 +112,7 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         }
         let kernelEnd = OwnedDescriptor(FileDescriptor(rawValue: pair[1]))
         self.init(serving: OwnedDescriptor(FileDescriptor(rawValue: pair[0])), descriptors: descriptors, audioUnits: audioUnits,
-                  devid: mark.rawValue << 16 | UInt32.random(in: 1...0xffff), endpoints: endpoints, onAudioOut: onAudioOut)
+                  devid: mark.rawValue << 16 | UInt32.random(in: 1...0xffff), endpoints: endpoints, onAudioOut: onAudioOut, onAudioIn: onAudioIn)
         do {
             let port = try VHCI.attach(socket: kernelEnd.descriptor, devid: devid)
             lock.withLock { self.port = port }
@@ -117,10 +127,14 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
     /// - Parameter onAudioOut: the bytes each isochronous OUT packet carries (the host played
     ///   them into the pad: its 4-channel 16-bit 48 kHz output), packet after packet, on the
     ///   serving thread, without a copy (the buffer is valid during the call only).
+    /// - Parameter onAudioIn: fills each isochronous IN packet (the pad's microphone: 2 channels of
+    ///   16 bits at 48 kHz, 1 ms a packet) as it completes, on the serving thread; nil: silence.
     package init(serving socket: OwnedDescriptor, descriptors: USBDescriptors, audioUnits: [AudioFeatureUnit], devid: UInt32, endpoints: Endpoints = Endpoints(),
-                 onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil) {
+                 onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil,
+                 onAudioIn: (@Sendable (UnsafeMutableRawBufferPointer) -> Void)? = nil) {
         self.socket = socket
         self.onAudioOut = onAudioOut
+        self.onAudioIn = onAudioIn
         var timeout = timeval(tv_sec: Int(Limits.sendTimeout / .seconds(1)), tv_usec: 0)
         _ = setsockopt(socket.descriptor.rawValue, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         control = USBControlState(descriptors: descriptors, audioUnits: audioUnits)
@@ -227,10 +241,10 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
             }
             if stopping { return }
             do {
-                try completeDueIsochronous()
                 if request {
-                    guard try readRequest() else { return }
+                    guard try readRequests() else { return }
                 }
+                try completeDueIsochronous()
             } catch {
                 if !self.stopping.load(ordering: .acquiring) { log.error("usb/ip: \(error); the pad is detached") }
                 stop()
@@ -239,30 +253,42 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         }
     }
 
-    /// Reads `count` bytes into the buffer at `offset`; false at end of stream.
-    private func readFully(_ count: Int, at offset: Int) throws -> Bool {
-        var done = 0
-        while done < count {
-            let n = try buffer.withUnsafeMutableBytes { bytes throws(SystemCallError) in
-                try socket.descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[(offset + done)..<(offset + count)]))
+    /// Reads what the socket has and handles every whole request in it; false when the kernel
+    /// closed its end.
+    private func readRequests() throws -> Bool {
+        if inboxStart > 0 {
+            inbox.withUnsafeMutableBytes { bytes in
+                _ = memmove(bytes.baseAddress!, bytes.baseAddress! + inboxStart, inboxEnd - inboxStart)
             }
-            if n == 0 { return false }
-            done += n
+            inboxEnd -= inboxStart
+            inboxStart = 0
         }
-        return true
-    }
-
-    /// One request from the kernel; false when the kernel closed its end.
-    private func readRequest() throws -> Bool {
-        guard try readFully(USBIPLimits.headerSize, at: 0) else { return false }
-        let request = try buffer.withUnsafeBytes { bytes throws(USBIPError) in try USBIPCodec.request(UnsafeRawBufferPointer(rebasing: bytes[0..<USBIPLimits.headerSize])) }
-        switch request {
-        case .submit(let submit):
-            let payload = submit.outLength + submit.descriptorLength
-            guard try readFully(payload, at: USBIPLimits.headerSize) else { return false }
-            try handle(submit)
-        case .unlink(let unlink):
-            try handle(unlink)
+        let received = inbox.withUnsafeMutableBytes { bytes in
+            Glibc.recv(socket.descriptor.rawValue, bytes.baseAddress! + inboxEnd, bytes.count - inboxEnd, Int32(MSG_DONTWAIT))
+        }
+        if received == 0 { return false }
+        if received < 0 {
+            let error = Errno.current
+            if error == .wouldBlock || error == .interrupted { return true }
+            throw SystemCallError("recv", errno: error)
+        }
+        inboxEnd += received
+        while inboxEnd - inboxStart >= USBIPLimits.headerSize {
+            let request = try inbox.withUnsafeBytes { bytes throws(USBIPError) in
+                try USBIPCodec.request(UnsafeRawBufferPointer(rebasing: bytes[inboxStart..<(inboxStart + USBIPLimits.headerSize)]))
+            }
+            var length = USBIPLimits.headerSize
+            if case .submit(let submit) = request { length += submit.outLength + submit.descriptorLength }
+            guard inboxEnd - inboxStart >= length else { break }
+            // The request whole at the start of `buffer`, where its handlers read it.
+            buffer.withUnsafeMutableBytes { out in
+                inbox.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress! + inboxStart, byteCount: length) }
+            }
+            inboxStart += length
+            switch request {
+            case .submit(let submit): try handle(submit)
+            case .unlink(let unlink): try handle(unlink)
+            }
         }
         return true
     }
@@ -390,29 +416,15 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
 
     private func completeDueIsochronous() throws {
         let now = MonotonicInstant.now
-        let due = lock.withLock { () -> [(due: MonotonicInstant, submit: USBIPSubmit, packets: [USBIPIsoPacket])] in
-            let ready = isochronous.filter { $0.due <= now }
-            isochronous.removeAll { $0.due <= now }
-            return ready
-        }
-        for entry in due {
-            var packets = entry.packets
-            var data: [UInt8] = []
-            var offset: UInt32 = 0
-            for i in packets.indices {
-                if entry.submit.direction == .in {
-                    // The microphone: silence until the pad's own microphone is forwarded.
-                    let length = min(Int(packets[i].length), endpoints.microphonePacket)
-                    data.append(contentsOf: repeatElement(0, count: length))
-                    packets[i].actualLength = UInt32(length)
-                    offset += UInt32(length)
-                } else {
-                    packets[i].actualLength = packets[i].length
-                    offset += packets[i].length
-                }
-                packets[i].status = 0
+        lock.withLock {
+            dueIsochronous.removeAll(keepingCapacity: true)
+            var i = 0
+            while i < isochronous.count {
+                if isochronous[i].due <= now { dueIsochronous.append(isochronous.remove(at: i)) } else { i += 1 }
             }
-            try completeIsochronous(entry.submit, data: data, packets: packets, total: Int32(offset))
+        }
+        for entry in dueIsochronous {
+            try completeIsochronous(entry.submit, packets: entry.packets)
         }
     }
 
@@ -443,17 +455,32 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         }
     }
 
-    private func completeIsochronous(_ submit: USBIPSubmit, data: [UInt8], packets: [USBIPIsoPacket], total: Int32) throws {
+    /// Completes an isochronous transfer whole: every packet done. An IN transfer's packets carry
+    /// the microphone (what `onAudioIn` gives, else silence), written straight into the reply.
+    private func completeIsochronous(_ submit: USBIPSubmit, packets: [USBIPIsoPacket]) throws {
+        let isIn = submit.direction == .in
         try send { out in
-            USBIPCodec.writeSubmitReply(to: submit, status: 0, actualLength: total, packetCount: Int32(packets.count), into: out)
-            var end = USBIPLimits.headerSize
-            if submit.direction == .in {
-                data.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[end...]).copyMemory(from: $0) }
-                end += data.count
+            var inBytes = 0
+            if isIn { for packet in packets { inBytes += min(Int(packet.length), endpoints.microphonePacket) } }
+            let descriptors = UnsafeMutableRawBufferPointer(rebasing: out[(USBIPLimits.headerSize + inBytes)...])
+            var offset = USBIPLimits.headerSize, total: UInt32 = 0
+            for i in packets.indices {
+                var packet = packets[i]
+                if isIn {
+                    let length = min(Int(packet.length), endpoints.microphonePacket)
+                    let region = UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + length)])
+                    if let onAudioIn { onAudioIn(region) } else { memset(region.baseAddress!, 0, length) }
+                    offset += length
+                    packet.actualLength = UInt32(length)
+                } else {
+                    packet.actualLength = packet.length
+                }
+                packet.status = 0
+                total += packet.actualLength
+                packet.write(into: descriptors, index: i)
             }
-            let descriptors = UnsafeMutableRawBufferPointer(rebasing: out[end...])
-            for (i, packet) in packets.enumerated() { packet.write(into: descriptors, index: i) }
-            return end + packets.count * USBIPLimits.isoPacketDescriptorSize
+            USBIPCodec.writeSubmitReply(to: submit, status: 0, actualLength: Int32(total), packetCount: Int32(packets.count), into: out)
+            return USBIPLimits.headerSize + inBytes + packets.count * USBIPLimits.isoPacketDescriptorSize
         }
     }
 

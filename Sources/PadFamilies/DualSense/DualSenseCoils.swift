@@ -10,9 +10,10 @@ import WireProtocol
 /// A physical DualSense's voice coils playing the host's haptics stream: blocks from the link go
 /// into a `HapticsPlayout`, and a thread of their own takes the signal out at the pad's pace.
 ///
-/// - **Bluetooth**: report 0x32 every 10.667 ms (32 frames at 3 kHz), on a timerfd.
+/// - **Bluetooth**: report 0x32 every 10.667 ms (32 frames at 3 kHz), on a timerfd; while the
+///   host pad's speaker pair sounds, report 0x36 in its place, with the speaker's Opus frame.
 /// - **USB**: the pad's own sound card, channels 2-3 at 48 kHz, 5 ms at a time, with
-///   `queue` held by ALSA; the blocking writes pace it.
+///   `queue` held by ALSA; the blocking writes pace it. The speaker pair on channels 0-1.
 ///
 /// The thread runs only while a stream plays, at input priority where the process may have it
 /// (a game's load must not starve the coils into gaps). Silence ends every stream and `close()`:
@@ -32,12 +33,16 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     static let usbPeriodFrames = HapticsPlayout.blockFrames * CoilUpsampler.factor
 
     public let output: Output
+    /// How far ahead of its place a block or speaker frame is played: the output's own queue.
+    private let lead: Duration
     /// Guards `playout`, `speaker`, `running` and `stopping`.
     private let lock = NSLock()
     private var playout: HapticsPlayout
     /// The host pad's speaker pair, over USB (channels 0-1 of the same card stream), decoded as
     /// frames arrive; nil until the first frame, or where libopus failed.
     private var speaker: OpusReceiver?
+    /// Over Bluetooth: the speaker's frames as the pad takes them (made at the first sound).
+    private var speakerEncoder: BluetoothSpeakerEncoder?
     private var speakerUnavailable = false
     private var running = false
     private var stopping = false
@@ -62,6 +67,7 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         case .bluetooth: lead = DualSenseHapticsReport.interval
         case .usb: lead = Self.usbQueue
         }
+        self.lead = lead
         playout = HapticsPlayout(configuration: configuration ?? HapticsPlayout.Configuration(lead: lead))
     }
 
@@ -92,13 +98,12 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     public var speakerCounters: AudioPlayout.Counters? { lock.withLock { speaker?.playout.counters } }
 
     /// A frame of the host pad's speaker pair, on the forwarding thread: decoded (a gap before it
-    /// concealed by the decoder first) onto its playout; over USB only (channels 0-1).
+    /// concealed by the decoder first) onto its playout.
     public func receive(_ frame: SpeakerFrame, at now: MonotonicInstant) {
-        guard case .usb = output else { return }
         let start = lock.withLock { () -> Bool in
             guard !stopping, !broken, !speakerUnavailable else { return false }
             if speaker == nil {
-                do { speaker = try OpusReceiver(configuration: .init(lead: Self.usbQueue)) } catch {
+                do { speaker = try OpusReceiver(configuration: .init(lead: lead)) } catch {
                     log.warning("the pad's speaker stays silent: \(error)")
                     speakerUnavailable = true
                     return false
@@ -164,14 +169,14 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         }
     }
 
-    /// The speaker pair's next period (silence without a stream).
-    private func renderSpeaker(_ buffer: inout [Int16], playsAt: MonotonicInstant) -> HapticsPlayout.State {
+    /// The speaker pair's next `frames` (silence without a stream).
+    private func renderSpeaker(_ buffer: inout [Int16], frames: Int, playsAt: MonotonicInstant) -> HapticsPlayout.State {
         lock.withLock {
             guard !stopping, speaker != nil else {
                 for i in buffer.indices { buffer[i] = 0 }
                 return .idle
             }
-            return buffer.withUnsafeMutableBufferPointer { speaker!.render(into: $0, frames: Self.usbPeriodFrames, playsAt: playsAt) }
+            return buffer.withUnsafeMutableBufferPointer { speaker!.render(into: $0, frames: frames, playsAt: playsAt) }
         }
     }
 
@@ -188,21 +193,52 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         wait.add(timer.descriptor, true)
         var samples = [Int8](repeating: 0, count: 2 * DualSenseHapticsReport.framesPerReport)
         var report = [UInt8](repeating: 0, count: DualSenseHapticsReport.length)
-        defer {
-            // Twice: the pad plays what it has buffered, and silence replaces it.
-            for _ in 0..<2 {
-                stream.fill(&report, samples: UnsafeBufferPointer(start: nil, count: 0))
-                try? device.write(report)
+        // The speaker: a report slot's 512 frames of sound.
+        var speakerReport = [UInt8](repeating: 0, count: DualSenseSpeakerReport.length)
+        var slot = [Int16](repeating: 0, count: 2 * DualSenseSpeakerReport.slotFrames)
+        var spoke = false
+        /// The report for this slot: 0x36 while the speaker sounds (and at the end, if it spoke), else 0x32.
+        func send(speaking: Bool) throws {
+            if speaking, let encoder = encoderForSpeaker() {
+                spoke = true
+                try samples.withUnsafeBufferPointer { coils in
+                    try slot.withUnsafeBufferPointer { try encoder.fill(&speakerReport, sound: $0, coils: coils, stream: &stream) }
+                }
+                try device.write(speakerReport)
+            } else {
+                samples.withUnsafeBufferPointer { stream.fill(&report, samples: $0) }
+                try device.write(report)
             }
         }
+        defer {
+            // Twice: the pad plays what it has buffered, and silence replaces it (the speaker's
+            // too, if it spoke).
+            for i in samples.indices { samples[i] = 0 }
+            for i in slot.indices { slot[i] = 0 }
+            for _ in 0..<2 { try? send(speaking: spoke) }
+        }
         while true {
-            let state = render(&samples, frames: DualSenseHapticsReport.framesPerReport, playsAt: .now)
-            guard state == .playing else { return }
-            samples.withUnsafeBufferPointer { stream.fill(&report, samples: $0) }
-            try device.write(report)
+            let now = MonotonicInstant.now
+            let coils = render(&samples, frames: DualSenseHapticsReport.framesPerReport, playsAt: now)
+            let sounding = renderSpeaker(&slot, frames: DualSenseSpeakerReport.slotFrames, playsAt: now)
+            guard coils == .playing || sounding == .playing else { return }
+            try send(speaking: sounding == .playing)
             wait.wait(timeout: DualSenseHapticsReport.interval * 2) { _, _ in }
             _ = timer.takeExpirations()
         }
+    }
+
+    /// The Bluetooth speaker's encoder (nil where libopus failed: the coils play on without it).
+    private func encoderForSpeaker() -> BluetoothSpeakerEncoder? {
+        if let speakerEncoder { return speakerEncoder }
+        guard lock.withLock({ !speakerUnavailable }) else { return nil }
+        do {
+            speakerEncoder = try BluetoothSpeakerEncoder()
+        } catch {
+            log.warning("the pad's speaker stays silent: \(error)")
+            lock.withLock { speakerUnavailable = true }
+        }
+        return speakerEncoder
     }
 
     private func playAudio(on playback: ALSAPlayback) throws {
@@ -218,7 +254,7 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         var speakerPeriod = [Int16](repeating: 0, count: 2 * Self.usbPeriodFrames)
         while true {
             let coils = render(&samples, frames: frames, playsAt: playsAt)
-            let sounding = renderSpeaker(&speakerPeriod, playsAt: playsAt)
+            let sounding = renderSpeaker(&speakerPeriod, frames: Self.usbPeriodFrames, playsAt: playsAt)
             let state: HapticsPlayout.State = coils == .playing || sounding == .playing ? .playing : .idle
             if state == .playing {
                 idleSince = nil
@@ -266,5 +302,33 @@ public struct CoilUpsampler: Sendable {
             lastLeft = left
             lastRight = right
         }
+    }
+}
+
+/// The speaker's sound as a Bluetooth DualSense takes it: each report slot's 512 frames squeezed
+/// into 480, encoded as the pad's Opus (10 ms, a constant 160 kbit/s: 200 bytes), and written into
+/// report 0x36 with the coils' samples (docs/audio.md). Its buffers are its own: no allocation
+/// per report.
+public final class BluetoothSpeakerEncoder {
+    private let encoder: OpusEncoder
+    private var squeezed = [Int16](repeating: 0, count: 2 * DualSenseSpeakerReport.opusFrameSamples)
+    private var packet = [UInt8](repeating: 0, count: DualSenseSpeakerReport.opusPacketLength)
+
+    public init() throws {
+        var settings = OpusEncoder.Settings()
+        settings.frameSamples = DualSenseSpeakerReport.opusFrameSamples
+        settings.bitrate = DualSenseSpeakerReport.opusBitrate
+        settings.constantRate = true
+        settings.maximumPacket = DualSenseSpeakerReport.opusPacketLength
+        encoder = try OpusEncoder(settings)
+    }
+
+    /// The next report of `stream` into `report` (`DualSenseSpeakerReport.length` bytes):
+    /// `sound` is a slot's 512 interleaved stereo frames, `coils` as for report 0x32.
+    public func fill(_ report: inout [UInt8], sound: UnsafeBufferPointer<Int16>, coils: UnsafeBufferPointer<Int8>,
+                     stream: inout DualSenseHapticsReport.Stream) throws {
+        squeezed.withUnsafeMutableBufferPointer { DualSenseSpeakerReport.squeeze(sound, into: $0) }
+        let length = try squeezed.withUnsafeBufferPointer { pcm in try packet.withUnsafeMutableBufferPointer { try encoder.encode(pcm, into: $0) } }
+        packet.withUnsafeBufferPointer { stream.fill(&report, samples: coils, speaker: UnsafeBufferPointer(rebasing: $0[0..<length])) }
     }
 }

@@ -49,8 +49,19 @@ public struct DualSenseDriver: PadDriver {
     }
 
     /// Over USB its card's channels 0-1 (the headphone jack, else the speaker); over Bluetooth
-    /// not yet (report 0x36).
-    public func playsSpeaker(_ pad: Pad) -> Bool { pad.bus == .usb }
+    /// report 0x36 (the speaker).
+    public func playsSpeaker(_ pad: Pad) -> Bool { true }
+
+    public func hasMicrophone(_ pad: Pad) -> Bool { pad.bus == .usb }
+
+    /// Over USB its card's capture; over Bluetooth the pad sends no microphone padgate reads.
+    public func microphoneInput(for pad: Pad, wake: WakePipe) throws -> (any MicrophoneInput)? {
+        guard pad.bus == .usb else { return nil }
+        guard let card = try Udev().soundCard(of: pad) else {
+            throw DeviceError.unsupported("\(pad.name) is on USB but has no sound card for its microphone: is snd-usb-audio loaded (sudo modprobe snd-usb-audio)?")
+        }
+        return DualSenseMicrophone(card: card, wake: wake)
+    }
 
     public var emulatedModels: [EmulatedModel] {
         [EmulatedModel(name: "dualsense", kind: .dualSense, playsScripts: true),

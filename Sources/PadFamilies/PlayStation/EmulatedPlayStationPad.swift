@@ -101,11 +101,14 @@ public final class EmulatedPlayStationPad: @unchecked Sendable {
     /// - Parameter onAudioOut: a USB pad's audio output as the host played it (4 channels of 16-bit
     ///   little-endian at 48 kHz: headphones or speaker on 0-1, the voice coils on 2-3), packet
     ///   by packet, on the USB device's thread, the buffer valid during the call only.
+    /// - Parameter onAudioIn: fills a USB pad's microphone packets (2 channels of 16-bit at 48 kHz,
+    ///   1 ms each) as the host takes them, on the USB device's thread; nil: silence.
     public init(kind: PadKind = .dualSense, bus: PadBus = busPresentedToGames, transport: Transport = .uhid, name: String? = nil,
                 macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
                 calibration: [UInt8]? = nil, firmwareInfo: [UInt8]? = nil,
                 idleRepeat: Duration? = nil, onOutput: (@Sendable ([UInt8]) -> Void)? = nil,
-                onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil) throws {
+                onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil,
+                onAudioIn: (@Sendable (UnsafeMutableRawBufferPointer) -> Void)? = nil) throws {
         let bus = transport == .usb ? PadBus.usb : bus
         guard let profile = PlayStationPadProfile(kind: kind, bus: bus), let ids = kind.canonicalIDs else {
             throw DeviceError.unsupported("a virtual PlayStation pad cannot be a \(kind.displayName)")
@@ -128,7 +131,7 @@ public final class EmulatedPlayStationPad: @unchecked Sendable {
                 throw DeviceError.unsupported("a USB \(kind.displayName) cannot be made: padgate has a DualSense's and an Edge's USB descriptors")
             }
             uhid = try USBIPHIDDevice(descriptors: usb, audioUnits: DualSenseUSBDescriptors.audioUnits,
-                                      mark: phys.hasPrefix(PadPhys.hostVirtual) ? .host : .emulated, onAudioOut: onAudioOut)
+                                      mark: phys.hasPrefix(PadPhys.hostVirtual) ? .host : .emulated, onAudioOut: onAudioOut, onAudioIn: onAudioIn)
         }
         channel = UHIDPadChannel(uhid)
         let identity = UHIDDevice.Identity(

@@ -20,6 +20,8 @@ public final class PlayStationVirtualPad: VirtualPad {
     let calibration: MotionCalibration
     /// What games play on a USB pad's voice coils, for the client's (nil: uhid, no audio).
     let coils: HostAudioCapture?
+    /// The physical pad's microphone as this pad's (nil: uhid, or the client does not offer it).
+    let microphone: HostMicrophone?
     let log = Logger(label: "padgate.host.haptics")
 
     /// - Parameter kind: what to present; nil: the arriving pad's own kind (a pad outside the
@@ -36,12 +38,22 @@ public final class PlayStationVirtualPad: VirtualPad {
         self.coils = coils
         var onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)?
         if let coils { onAudioOut = { coils.take($0) } }
+        // The physical pad's microphone, where its client offers it.
+        var microphone: HostMicrophone?
+        if transport == .usb, arrival.capabilities.contains(.microphone) {
+            do { microphone = try HostMicrophone(slot: arrival.slot) } catch {
+                Logger(label: "padgate.host").warning("slot \(arrival.slot.rawValue): the pad's microphone is not forwarded: \(error)")
+            }
+        }
+        self.microphone = microphone
+        var onAudioIn: (@Sendable (UnsafeMutableRawBufferPointer) -> Void)?
+        if let microphone { onAudioIn = { microphone.fill($0) } }
         device = try EmulatedPlayStationPad(kind: identity.kind, bus: EmulatedPlayStationPad.busPresentedToGames, transport: transport,
                                       name: arrival.name.isEmpty ? nil : arrival.name,
                                       macAddress: transport == .usb ? Self.stableAddress(for: arrival, kind: identity.kind) : nil,
                                       phys: PadPhys.hostVirtual, calibration: identity.calibrationReport,
                                       firmwareInfo: identity.firmwareInfo, idleRepeat: EmulatedPlayStationPad.idleReportInterval,
-                                      onAudioOut: onAudioOut)
+                                      onAudioOut: onAudioOut, onAudioIn: onAudioIn)
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
             device.stop()
             let driver = identity.kind == .dualShock4 ? "hid-sony (or hid-playstation on 6.2 and later)" : transport == .usb ? "usbhid and hid-playstation" : "hid-playstation"
@@ -184,10 +196,16 @@ public final class PlayStationVirtualPad: VirtualPad {
     /// -32768...32767 back to the DualSense's 0...255 with 0 at 128.
     static func byte(_ v: Int16) -> UInt16 { UInt16(StickScale(minimum: 0, maximum: 255).raw(v)) }
 
-    public var feedbackDescriptors: [FileDescriptor] { [device.outputReadyDescriptor] + (coils.map { [$0.descriptor] } ?? []) }
+    public var feedbackDescriptors: [FileDescriptor] {
+        [device.outputReadyDescriptor] + (coils.map { [$0.descriptor] } ?? []) + (microphone.map { [$0.descriptor] } ?? [])
+    }
+
+    /// A microphone request's renewal, or its stop after the recording ended.
+    public var feedbackDeadline: MonotonicInstant? { microphone?.nextDeadline }
 
     public func takeFeedback(into messages: inout [WireMessage]) throws {
         for report in device.takeOutputs() { messages += translator.messages(for: report) }
+        microphone?.takeRequests(into: &messages)
         if let coils {
             coils.drain(into: &messages)
             if let began = coils.takeSoundBegan() {
@@ -195,6 +213,8 @@ public final class PlayStationVirtualPad: VirtualPad {
             }
         }
     }
+
+    public func apply(_ frame: MicrophoneFrame) throws { microphone?.receive(frame) }
 
     public func remove() { device.stop() }
 }
