@@ -35,7 +35,7 @@ extension MotionCorrectionStore {
 extension Pad {
     /// What the wire announces this pad can do, from what discovery found.
     /// What the pad offers the host; its microphone only where the user allows it.
-    func wireCapabilities(offeringMicrophone: Bool = true) -> WireCapabilities {
+    func wireCapabilities(offeringMicrophone: Bool) -> WireCapabilities {
         var caps: WireCapabilities = [.analogTriggers]
         let c = capabilities
         if c.contains(.rumble) { caps.insert(.rumble) }

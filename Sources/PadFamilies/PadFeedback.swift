@@ -25,7 +25,8 @@ public final class PadFeedback {
         public var waitForStartupAnimation = true
         public var renderer = RumbleRenderer.Configuration()
         /// Offer the pad's microphone to the host (recorded only while a program there records).
-        public var offersMicrophone = true
+        /// Off unless the user asks (`forward --microphone`): a host may then hear the room.
+        public var offersMicrophone = false
         public init() {}
     }
 

@@ -48,19 +48,22 @@ extension AudioFrame: WireMessageBody {
 
 /// Host → client: record the pad's microphone for `ttlMillis` more (renewed while a program on the
 /// host records from the host pad's microphone; 0: stop now). A lease, so a lost stop or a dead
-/// host never leaves the microphone recording: the client stops when it lapses.
+/// host never leaves the microphone recording: the client stops when it lapses. Numbered per pad,
+/// as rumble leases are: a renewal that the network delivers after the stop that followed it is
+/// older, and ignored.
 public struct MicrophoneRequest: Equatable, Sendable {
     /// The longest lease a client honours.
     public static let maximumMillis: UInt16 = 2000
     public var slot: PadSlot
+    public var sequence: WireSequence
     public var ttlMillis: UInt16
-    public init(slot: PadSlot, ttlMillis: UInt16) { self.slot = slot; self.ttlMillis = ttlMillis }
+    public init(slot: PadSlot, sequence: WireSequence, ttlMillis: UInt16) { self.slot = slot; self.sequence = sequence; self.ttlMillis = ttlMillis }
 }
 
 extension MicrophoneRequest: WireMessageBody {
     public static var wireType: WireMessageType { .microphoneRequest }
-    public func write(into w: inout WireWriter) throws(WireError) { try w.u8(slot.rawValue); try w.u16(ttlMillis) }
+    public func write(into w: inout WireWriter) throws(WireError) { try w.u8(slot.rawValue); try w.u16(sequence.rawValue); try w.u16(ttlMillis) }
     static func decode(_ r: inout WireReader) throws(WireError) -> MicrophoneRequest {
-        MicrophoneRequest(slot: try WireLimits.checkSlot(try r.u8()), ttlMillis: min(try r.u16(), maximumMillis))
+        MicrophoneRequest(slot: try WireLimits.checkSlot(try r.u8()), sequence: WireSequence(try r.u16()), ttlMillis: min(try r.u16(), maximumMillis))
     }
 }

@@ -248,12 +248,12 @@ struct ForwardCommand: ParsableCommand {
     @Option(name: .customLong("gyro-calibration"),
             help: "continuous (the default: the gyro's bias re-measured whenever the pad rests, starting from what 'padgate calibrate' stored), stored (only the stored bias) or off (docs/calibration.md).")
     var gyroCalibration: GyroCalibrationMode = .continuous
-    @Flag(help: "Never offer the pads' microphones to the host (by default a USB DualSense's is recorded while, and only while, a program on the host records from the host's pad; docs/audio.md).")
-    var noMicrophone = false
+    @Flag(help: "Offer the pads' microphones to the host: a USB DualSense's is then the host pad's, recorded while, and only while, a program on the host records from it; forward says when it starts and stops (docs/audio.md).")
+    var microphone = false
 
     var feedbackOptions: PadFeedback.Options {
         var options = PadFeedback.Options()
-        options.offersMicrophone = !noMicrophone
+        options.offersMicrophone = microphone
         return options
     }
 

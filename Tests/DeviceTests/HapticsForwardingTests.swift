@@ -112,13 +112,24 @@ final class HapticsForwardingTests: XCTestCase {
         XCTAssertLessThan(divergence < .zero ? .zero - divergence : divergence, bound, "the spacing at the pad against the host's")
     }
 
-    /// The frames with sound, in groups split where none arrives for 200 ms (the bursts are 400 ms apart).
-    func bursts(_ frames: [Frame]) -> [[Frame]] {
-        var groups: [[Frame]] = []
-        for frame in frames where frame.left != 0 || frame.right != 0 {
-            if let last = groups.last?.last, frame.at - last.at < .milliseconds(200) { groups[groups.count - 1].append(frame) } else { groups.append([frame]) }
+    /// Which burst a frame of sound belongs to, told by the bursts' signature rather than by a gap
+    /// between them (a loaded guest's host pad stalls mid-burst, and plays slow enough to close the
+    /// gap): the 150 Hz burst has the right coil at half the left, the 300 Hz one at the left's
+    /// level. A frame near a zero crossing (|left| under 16 of 127) takes the burst of the frame
+    /// before it. Sound from anywhere else (the headphone pair) would break the bursts' periods.
+    static func burstIndices(left: [Int], right: [Int], fullScale: Int) -> [[Int]] {
+        var groups: [[Int]] = [[], []]
+        var current: Int?
+        for i in left.indices where left[i] != 0 || right[i] != 0 {
+            if abs(left[i]) * 127 >= 16 * fullScale { current = abs(right[i]) * 4 < abs(left[i]) * 3 ? 0 : 1 }
+            if let current { groups[current].append(i) }
         }
-        return groups
+        return groups.filter { !$0.isEmpty }
+    }
+
+    /// The frames with sound, as the two bursts.
+    func bursts(_ frames: [Frame]) -> [[Frame]] {
+        Self.burstIndices(left: frames.map { Int($0.left) }, right: frames.map { Int($0.right) }, fullScale: 127).map { $0.map { frames[$0] } }
     }
 
     /// The share of frames that equal (within `tolerance`) the frame a period later, among those
@@ -294,12 +305,8 @@ final class HapticsForwardingTests: XCTestCase {
             let end = i + 1 < packets.count ? packets[i + 1].offset : bytes.count
             arrivals += repeatElement(packet.at, count: (end - packet.offset) / 8)
         }
-        var groups: [[Int]] = []   // frame indices
-        var lastAt: MonotonicInstant?
-        for i in 0..<min(count, arrivals.count) where left[i] != 0 || right[i] != 0 {
-            if let lastAt, arrivals[i] - lastAt < .milliseconds(200) { groups[groups.count - 1].append(i) } else { groups.append([i]) }
-            lastAt = arrivals[i]
-        }
+        let heard = min(count, arrivals.count)
+        let groups = Self.burstIndices(left: left.prefix(heard).map(Int.init), right: right.prefix(heard).map(Int.init), fullScale: 32_767)
         XCTAssertEqual(groups.count, 2, "two bursts: \(groups.map(\.count)) frames at 48 kHz")
         guard groups.count == 2 else { return }
         // 300 ms at 48 kHz is 14400 frames; at least 20 % arrive (a loaded guest's card can fail

@@ -48,7 +48,7 @@ final class MicrophoneForwardingTests: XCTestCase {
         setenv("PADGATE_STATE_DIR", state.path, 1)
         let port = String(48_300 + Int.random(in: 0..<100))
         let serve = try startPairedServe(["--virtual", "usb", "--log-level", "debug"], host: "127.0.0.1", port: port)
-        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet", "--log-level", "debug"],
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--microphone", "--quiet", "--log-level", "debug"],
                                          includeStandardError: true)
         defer { forward.interrupt(); serve.interrupt() }
         let hostPad = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.pads().first { $0.isHostVirtualPad && $0.bus == .usb } },

@@ -11,10 +11,14 @@ import XCTest
 final class HostMicrophoneTests: XCTestCase {
     let t0 = MonotonicInstant.origin + .seconds(100)
 
+    var sequences: [UInt16] = []
+
     func requests(_ microphone: HostMicrophone, at now: MonotonicInstant) -> [UInt16] {
         var messages: [WireMessage] = []
         microphone.takeRequests(into: &messages, now: now)
-        return messages.compactMap { if case .microphoneRequest(let r) = $0 { r.ttlMillis } else { nil } }
+        let requests = messages.compactMap { if case .microphoneRequest(let r) = $0 { r } else { nil } }
+        sequences += requests.map(\.sequence.rawValue)
+        return requests.map(\.ttlMillis)
     }
 
     func fill(_ microphone: HostMicrophone, at now: MonotonicInstant) -> [Int16] {
@@ -46,6 +50,7 @@ final class HostMicrophoneTests: XCTestCase {
         XCTAssertEqual(requests(microphone, at: now + .milliseconds(201)), [0], "no packet for 200 ms: stop")
         XCTAssertEqual(requests(microphone, at: now + .milliseconds(900)), [])
         XCTAssertNil(microphone.nextDeadline)
+        XCTAssertEqual(sequences, [0, 1, 2, 3], "numbered, so a renewal overtaken by the stop is older")
     }
 
     func testTheClientsFramesFillThePacketsAtTheirPlace() throws {
@@ -76,6 +81,10 @@ final class HostMicrophoneTests: XCTestCase {
         let rising = zip(left, left.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
         XCTAssertGreaterThanOrEqual(rising, 60, "about one rising crossing a millisecond for the ~80 ms placed")
         XCTAssertLessThanOrEqual(rising, 101)
+        // A packet that is not whole frames is written whole: no stale byte reaches the kernel.
+        var odd = [UInt8](repeating: 0xAA, count: 7)
+        odd.withUnsafeMutableBytes { microphone.fill($0, at: t0 + .seconds(3)) }
+        XCTAssertEqual(odd, [UInt8](repeating: 0, count: 7))
         // Long after the last frame: silence again (a dead client leaves the host pad silent).
         XCTAssertEqual(fill(microphone, at: t0 + .seconds(2)), [Int16](repeating: 0, count: 96))
     }

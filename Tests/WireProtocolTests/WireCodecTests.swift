@@ -53,7 +53,7 @@ final class WireCodecTests: XCTestCase {
             .haptics(haptics),
             .speaker(SpeakerFrame(slot: slot, sequence: WireSequence(0x1234), packet: [0xfc, 0xff, 0xfe])!),
             .microphone(MicrophoneFrame(slot: slot, sequence: WireSequence(9), packet: [1])!),
-            .microphoneRequest(MicrophoneRequest(slot: slot, ttlMillis: 2000)),
+            .microphoneRequest(MicrophoneRequest(slot: slot, sequence: WireSequence(0xFFFF), ttlMillis: 2000)),
             .removal(slot),
         ]
     }
@@ -99,19 +99,19 @@ final class WireCodecTests: XCTestCase {
     }
 
     /// docs/wire.md: the microphone's frame is the speaker's layout as type 0x08; a request is
-    /// type 0x26, slot, lease in ms (big-endian), a hostile lease cut to 2 s.
+    /// type 0x26, slot, sequence, lease in ms (big-endian), a hostile lease cut to 2 s.
     func testMicrophoneMessagesLayoutIsPinned() throws {
         let frame = try XCTUnwrap(MicrophoneFrame(slot: PadSlot(1), sequence: WireSequence(0x0102), packet: [5, 6]))
         XCTAssertEqual(try encode([.microphone(frame)]), [wireVersion, 0x08, 0x00, 6, 1, 0x01, 0x02, 2, 5, 6])
-        let request = MicrophoneRequest(slot: PadSlot(3), ttlMillis: 500)
+        let request = MicrophoneRequest(slot: PadSlot(3), sequence: WireSequence(0x0A0B), ttlMillis: 500)
         let bytes = try encode([.microphoneRequest(request)])
-        XCTAssertEqual(bytes, [wireVersion, 0x26, 0x00, 3, 3, 0x01, 0xF4])
+        XCTAssertEqual(bytes, [wireVersion, 0x26, 0x00, 5, 3, 0x0A, 0x0B, 0x01, 0xF4])
         XCTAssertEqual(decode(bytes).0, [.microphoneRequest(request)])
-        let greedy: [UInt8] = [wireVersion, 0x26, 0x00, 3, 3, 0xFF, 0xFF]
-        XCTAssertEqual(decode(greedy).0, [.microphoneRequest(MicrophoneRequest(slot: PadSlot(3), ttlMillis: MicrophoneRequest.maximumMillis))],
+        let greedy: [UInt8] = [wireVersion, 0x26, 0x00, 5, 3, 0, 1, 0xFF, 0xFF]
+        XCTAssertEqual(decode(greedy).0, [.microphoneRequest(MicrophoneRequest(slot: PadSlot(3), sequence: WireSequence(1), ttlMillis: MicrophoneRequest.maximumMillis))],
                        "a lease longer than 2 s is cut to 2 s")
-        XCTAssertEqual(decode([wireVersion, 0x26, 0x00, 2, 3, 0x01]).1.malformed, 1, "a short request")
-        XCTAssertEqual(decode([wireVersion, 0x26, 0x00, 3, WireLimits.maxSlots, 0x01, 0x00]).1.malformed, 1, "a bad slot")
+        XCTAssertEqual(decode([wireVersion, 0x26, 0x00, 4, 3, 0, 1, 0x01]).1.malformed, 1, "a short request")
+        XCTAssertEqual(decode([wireVersion, 0x26, 0x00, 5, WireLimits.maxSlots, 0, 1, 0x01, 0x00]).1.malformed, 1, "a bad slot")
     }
 
     func testEveryMessageRoundTrips() throws {

@@ -51,7 +51,7 @@ public final class ALSACapture {
         }
         // A capture starts by default once a buffer's worth is asked for; a reader of one period
         // at a time would wait forever (the kernel says EIO after 100 ms). Start at the first
-        // read, also after an overrun's recovery.
+        // read, also after an overrun's recovery (`read` starts it itself before it waits).
         var software: OpaquePointer?
         status = snd_pcm_sw_params_malloc(&software)
         if status >= 0, let software {
@@ -71,13 +71,28 @@ public final class ALSACapture {
 
     deinit { stop() }
 
-    /// Fills `samples` with whole frames (`samples.count` a multiple of `channels`). An overrun is
-    /// recovered (what it lost is lost) and counted; an error recovery cannot mend is thrown.
-    public func read(into samples: UnsafeMutableBufferPointer<Int16>) throws {
-        guard let pcm, let base = samples.baseAddress else { return }
+    /// How long one wait for frames lasts before `read` asks whether to go on.
+    static let waitStep: Int32 = 50
+
+    /// Fills `samples` with whole frames (`samples.count` a multiple of `channels`), waiting in
+    /// steps of 50 ms while `keepGoing` says so; false when it said stop first (`samples` then
+    /// partly filled). An overrun is recovered (what it lost is lost) and counted; an error
+    /// recovery cannot mend is thrown.
+    public func read(into samples: UnsafeMutableBufferPointer<Int16>, while keepGoing: () -> Bool = { true }) throws -> Bool {
+        guard let pcm, let base = samples.baseAddress else { return false }
         var offset = 0, frames = samples.count / channels
         while frames > 0 {
+            // A wait does not start a capture (a read would): prepared, at the start and after an
+            // overrun's recovery, it is started here.
+            if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED { _ = snd_pcm_start(pcm) }
+            let ready = snd_pcm_wait(pcm, Self.waitStep)
+            if ready == 0 {
+                guard keepGoing() else { return false }
+                continue
+            }
+            // A wait that failed (an overrun) is recovered by the read below, which fails the same way.
             let read = snd_pcm_readi(pcm, base + offset * channels, snd_pcm_uframes_t(frames))
+            if read == -Int(EAGAIN) { continue }
             if read < 0 {
                 guard snd_pcm_recover(pcm, Int32(read), 1) >= 0 else { throw ALSAPlayback.error(Int32(read), "read from \(device)") }
                 overruns += 1
@@ -86,6 +101,7 @@ public final class ALSACapture {
             offset += Int(read)
             frames -= Int(read)
         }
+        return true
     }
 
     /// Stops capturing and closes.

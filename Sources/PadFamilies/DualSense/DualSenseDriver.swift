@@ -50,7 +50,7 @@ public struct DualSenseDriver: PadDriver {
 
     /// Over USB its card's channels 0-1 (the headphone jack, else the speaker); over Bluetooth
     /// report 0x36 (the speaker).
-    public func playsSpeaker(_ pad: Pad) -> Bool { true }
+    public func playsSpeaker(_ pad: Pad) -> Bool { pad.bus == .usb || pad.hidraw != nil }
 
     public func hasMicrophone(_ pad: Pad) -> Bool { pad.bus == .usb }
 

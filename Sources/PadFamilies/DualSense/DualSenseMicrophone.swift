@@ -19,7 +19,7 @@ public final class DualSenseMicrophone: MicrophoneInput, @unchecked Sendable {
     private let wake: WakePipe
     /// Guards everything below it.
     private let lock = NSLock()
-    private var leaseEnds: MonotonicInstant?
+    private var lease = MicrophoneLease()
     private var slot = PadSlot(0)
     private var running = false
     private var stopping = false
@@ -41,10 +41,9 @@ public final class DualSenseMicrophone: MicrophoneInput, @unchecked Sendable {
     public func apply(_ request: MicrophoneRequest, at now: MonotonicInstant = .now) {
         let start = lock.withLock { () -> Bool in
             guard !stopping, !broken else { return false }
+            guard lease.apply(request, at: now) else { return false }
             slot = request.slot
-            let ttl = min(request.ttlMillis, MicrophoneRequest.maximumMillis)
-            leaseEnds = ttl == 0 ? nil : now + .milliseconds(Int(ttl))
-            guard leaseEnds != nil, !running else { return false }
+            guard lease.lasts(at: now), !running else { return false }
             running = true
             return true
         }
@@ -70,13 +69,26 @@ public final class DualSenseMicrophone: MicrophoneInput, @unchecked Sendable {
 
     /// Whether recording goes on: the lease lasts and nobody closed it.
     private var leaseLasts: Bool {
-        lock.withLock { !stopping && leaseEnds.map { MonotonicInstant.now < $0 } == true }
+        lock.withLock { !stopping && lease.lasts(at: .now) }
     }
 
+    /// Recordings, one a lease, until a lease lapses with no renewal waiting (one that came while
+    /// the last recording closed starts the next), `close()`, or a failure.
     private func record() {
-        let began = MonotonicInstant.now
-        log.debug("recording the pad's microphone for the host from \(began.nanoseconds / 1000) µs (monotonic)")
         var sequence = WireSequence(0)
+        repeat {
+            recordOnce(numberingFrom: &sequence)
+        } while lock.withLock { () -> Bool in
+            if !stopping, !broken, lease.lasts(at: .now) { return true }
+            running = false
+            return false
+        }
+    }
+
+    private func recordOnce(numberingFrom sequence: inout WireSequence) {
+        let began = MonotonicInstant.now
+        // Said where the user sees it: their pad's microphone is being recorded.
+        log.notice("recording the pad's microphone for the host from \(began.nanoseconds / 1000) µs (monotonic)")
         var overruns = 0
         var encoding = Duration.zero, longestEncode = Duration.zero, longestRead = Duration.zero, shape = ""
         do {
@@ -88,7 +100,8 @@ public final class DualSenseMicrophone: MicrophoneInput, @unchecked Sendable {
             var packet = [UInt8](repeating: 0, count: Opus.maximumPacket)
             while leaseLasts {
                 let readStarted = MonotonicInstant.now
-                try pcm.withUnsafeMutableBufferPointer { try capture.read(into: $0) }
+                // Waits in short steps, so a lapsed lease or `close()` never waits on a stalled card.
+                guard try pcm.withUnsafeMutableBufferPointer({ try capture.read(into: $0, while: { leaseLasts }) }) else { break }
                 longestRead = max(longestRead, .now - readStarted)
                 let encodeStarted = MonotonicInstant.now
                 let length = try pcm.withUnsafeBufferPointer { pcm in try packet.withUnsafeMutableBufferPointer { try encoder.encode(pcm, into: $0) } }
@@ -103,12 +116,32 @@ public final class DualSenseMicrophone: MicrophoneInput, @unchecked Sendable {
                 sequence = sequence.next
                 wake.wake()
             }
-            log.debug("the pad's microphone stopped recording at \(MonotonicInstant.now.nanoseconds / 1000) µs (monotonic), after \(MonotonicInstant.now - began): the host's lease ended")
+            log.notice("the pad's microphone stopped recording at \(MonotonicInstant.now.nanoseconds / 1000) µs (monotonic), after \(MonotonicInstant.now - began): the host's lease ended")
         } catch {
             log.warning("the pad's microphone stopped, and records no more this session: \(error)")
             lock.withLock { broken = true }
         }
         log.debug("the pad's microphone closed after \(MonotonicInstant.now - began): \(recorded) frames recorded, \(dropped) dropped, \(overruns) overruns; \(shape)the longest read \(longestRead), encode \(longestEncode) (\(encoding) in all)")
-        lock.withLock { running = false }
     }
+}
+
+/// The host's requests to record a pad's microphone, as the client keeps them: each sets the
+/// lease's end (at most 2 s on; 0: now), an older one than the newest (a renewal the network
+/// delivered after the stop that followed it) changes nothing. Pure.
+public struct MicrophoneLease: Sendable {
+    public private(set) var ends: MonotonicInstant?
+    private var newest: WireSequence?
+
+    public init() {}
+
+    /// Takes `request`; false when it was older than the newest and changed nothing.
+    public mutating func apply(_ request: MicrophoneRequest, at now: MonotonicInstant) -> Bool {
+        if let newest, !request.sequence.isNewer(than: newest) { return false }
+        newest = request.sequence
+        let ttl = min(request.ttlMillis, MicrophoneRequest.maximumMillis)
+        ends = ttl == 0 ? nil : now + .milliseconds(Int(ttl))
+        return true
+    }
+
+    public func lasts(at now: MonotonicInstant) -> Bool { ends.map { now < $0 } ?? false }
 }

@@ -30,6 +30,8 @@ public final class HostMicrophone: @unchecked Sendable {
     private var receiver: OpusReceiver?
     private var lastPull: MonotonicInstant?
     private var asked: MonotonicInstant?
+    /// The next request's number.
+    private var sequence = WireSequence(0)
     private var pcm = [Int16](repeating: 0, count: 2 * 48 * 4)
     private let wake = WakePipe()
     public private(set) var framesReceived = 0
@@ -48,6 +50,8 @@ public final class HostMicrophone: @unchecked Sendable {
         let first = lock.withLock { () -> Bool in
             let first = lastPull.map { now - $0 > Self.idleAfter } ?? true
             lastPull = now
+            // Every byte of the packet is written: silence past its whole frames, and without a stream.
+            if let base = packet.baseAddress { memset(base, 0, packet.count) }
             guard frames > 0, receiver != nil else { return first }
             _ = pcm.withUnsafeMutableBufferPointer { receiver!.render(into: $0, frames: frames, playsAt: now) }
             pcm.withUnsafeBytes { packet.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(frames * Self.frameBytes))) }
@@ -74,11 +78,13 @@ public final class HostMicrophone: @unchecked Sendable {
                 guard asked.map({ now - $0 >= Self.renewal }) ?? true else { return }
                 if asked == nil { log.debug("slot \(slot.rawValue): a program records from the pad: asking its client for the pad's microphone") }
                 asked = now
-                messages.append(.microphoneRequest(MicrophoneRequest(slot: slot, ttlMillis: Self.lease)))
+                messages.append(.microphoneRequest(MicrophoneRequest(slot: slot, sequence: sequence, ttlMillis: Self.lease)))
+                sequence = sequence.next
             } else if asked != nil {
                 log.debug("slot \(slot.rawValue): the recording ended (\(framesReceived) frames came): the client stops the pad's microphone")
                 asked = nil
-                messages.append(.microphoneRequest(MicrophoneRequest(slot: slot, ttlMillis: 0)))
+                messages.append(.microphoneRequest(MicrophoneRequest(slot: slot, sequence: sequence, ttlMillis: 0)))
+                sequence = sequence.next
             }
         }
     }
