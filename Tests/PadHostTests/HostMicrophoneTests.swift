@@ -56,9 +56,14 @@ final class HostMicrophoneTests: XCTestCase {
     func testTheClientsFramesFillThePacketsAtTheirPlace() throws {
         let microphone = try HostMicrophone(slot: PadSlot(0))
         let encoder = try OpusEncoder()
-        // 100 ms of a 1 kHz tone at 12,000, as the client sends it: 5 ms frames.
+        // 100 ms of a 1 kHz tone at 12,000, as the client sends it: 5 ms frames, once asked.
         var packet = [UInt8](repeating: 0, count: Opus.maximumPacket)
         var now = t0
+        let early = try XCTUnwrap(MicrophoneFrame(slot: PadSlot(0), sequence: WireSequence(0), packet: [0xFC, 0xFF, 0xFE]))
+        microphone.receive(early, at: t0)
+        XCTAssertEqual(microphone.unaskedFrames, 1, "a frame nobody asked for is dropped")
+        _ = fill(microphone, at: t0)
+        XCTAssertEqual(requests(microphone, at: t0), [2000])
         for n in 0..<20 {
             let pcm = (0..<Opus.frameSamples).flatMap { i -> [Int16] in
                 let s = Int16(sin(2 * .pi * 1000 * Double(n * Opus.frameSamples + i) / 48_000) * 12_000)

@@ -35,6 +35,7 @@ public final class HostMicrophone: @unchecked Sendable {
     private var pcm = [Int16](repeating: 0, count: 2 * 48 * 4)
     private let wake = WakePipe()
     public private(set) var framesReceived = 0
+    public private(set) var unaskedFrames = 0
     private let log = Logger(label: "padgate.host.microphone")
 
     public init(slot: PadSlot) throws {
@@ -61,8 +62,11 @@ public final class HostMicrophone: @unchecked Sendable {
     }
 
     /// A frame of the physical pad's microphone, from the client.
+    /// Frames are taken only while this host asks for them: a client's frames at other times
+    /// (unasked, or after the stop) are dropped and counted, never decoded.
     public func receive(_ frame: MicrophoneFrame, at now: MonotonicInstant = .now) {
         lock.withLock {
+            guard asked != nil else { unaskedFrames += 1; return }
             framesReceived += 1
             receiver?.receive(frame, at: now)
         }
