@@ -357,13 +357,21 @@ final class ControlPlane: @unchecked Sendable {
         case .success(let admitted): ticket = admitted
         }
         var settled = false
+        var stored = ""
         do {
+            // The client is stored before it hears "paired": it reconnects at once, and must be
+            // known by then.
             try Pairing.pairAsHost(connection, hostIdentity: identity, pin: ticket.pin, clientShare: share,
-                                   deadline: .now + Pairing.exchangeTimeout) {
+                                   deadline: .now + Pairing.exchangeTimeout) { () -> String? in
                 settled = true
-                return gate.succeed(ticket, now: .now)
+                guard gate.succeed(ticket, now: .now) else {
+                    return "the PIN was used or replaced meanwhile: try again with the PIN the host shows now"
+                }
+                do { stored = try paired.remember(name, fingerprint: fingerprint) } catch {
+                    return "the host could not store the pairing (\(error)); try again once it can"
+                }
+                return nil
             }
-            let stored = try paired.remember(name, fingerprint: fingerprint)
             logger.notice("paired with \(name) (\(fingerprint)) from \(address)")
             observers.paired?(stored, fingerprint, gate)
         } catch {

@@ -78,9 +78,11 @@ public enum Pairing {
 
     /// The host's side, after it received `pairStart` and its pairing gate admitted the attempt.
     /// `approve` runs once the client has proved it knows the PIN, and decides whether the pairing
-    /// stands (the host's PIN may have been spent or replaced meanwhile).
+    /// stands: nil when it does (and the client is stored: the client hears "paired" only after,
+    /// so its next connection is accepted), else why not (the host's PIN may have been spent or
+    /// replaced meanwhile), which the client is told.
     public static func pairAsHost(_ connection: TLSConnection, hostIdentity: TLSIdentity, pin: String,
-                                  clientShare: [UInt8], deadline: MonotonicInstant, approve: () -> Bool) throws {
+                                  clientShare: [UInt8], deadline: MonotonicInstant, approve: () -> String?) throws {
         guard let clientFingerprint = connection.peerFingerprint else {
             throw PairingError.protocolError("a pairing client must present its certificate")
         }
@@ -92,8 +94,7 @@ public enum Pairing {
             try? connection.send(ControlMessage.pairResult(accepted: false, message: "wrong PIN").encoded(), deadline: deadline)
             throw PairingError.wrongPIN
         }
-        guard approve() else {
-            let why = "the PIN was used or replaced meanwhile: try again with the PIN the host shows now"
+        if let why = approve() {
             try? connection.send(ControlMessage.pairResult(accepted: false, message: why).encoded(), deadline: deadline)
             throw PairingError.refused(why)
         }

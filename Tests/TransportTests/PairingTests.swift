@@ -10,7 +10,7 @@ final class PairingTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: directory) }
 
     /// Runs one pairing over loopback TLS: the host with `hostPIN`, the client with `clientPIN`.
-    func pair(hostPIN: String, clientPIN: String) throws -> (host: Result<PeerName, Error>, client: Result<Void, Error>) {
+    func pair(hostPIN: String, clientPIN: String, approve: @escaping @Sendable () -> String? = { nil }) throws -> (host: Result<PeerName, Error>, client: Result<Void, Error>, clientDone: MonotonicInstant) {
         let hostIdentity = try TLSIdentity(directory: directory.appendingPathComponent("host"), commonName: "host")
         let clientIdentity = try TLSIdentity(directory: directory.appendingPathComponent("client"), commonName: "client")
         let listener = try TLSListener(identity: hostIdentity, address: "127.0.0.1", port: 0)
@@ -23,7 +23,7 @@ final class PairingTests: XCTestCase {
                     throw PairingError.protocolError("no pairStart")
                 }
                 try Pairing.pairAsHost(connection, hostIdentity: hostIdentity, pin: hostPIN, clientShare: share,
-                                       deadline: .now + Pairing.exchangeTimeout) { true }
+                                       deadline: .now + Pairing.exchangeTimeout, approve: approve)
                 return name
             }
             hostResult.update { $0 = result }
@@ -31,14 +31,31 @@ final class PairingTests: XCTestCase {
         }
         let client = try TLSDialer.connect(host: "127.0.0.1", port: listener.port, identity: clientIdentity)
         let clientResult = Result { try Pairing.pairAsClient(client, clientIdentity: clientIdentity, pin: clientPIN, clientName: PeerName(local: "couch")) }
+        let clientDone = MonotonicInstant.now
         wait(for: [done], timeout: 30)
-        return (hostResult.value, clientResult)
+        return (hostResult.value, clientResult, clientDone)
     }
 
     func testTheRightPINPairs() throws {
         let result = try pair(hostPIN: "482913", clientPIN: "482913")
         XCTAssertEqual(try result.host.get().raw, "couch")
         XCTAssertNoThrow(try result.client.get())
+    }
+
+    /// The client hears "paired" only once the host's approval (which stores it) has finished, so
+    /// a client that reconnects at once is already known.
+    func testTheClientHearsPairedOnlyAfterTheHostApproved() throws {
+        let approvedAt = LockedBox<MonotonicInstant?>(nil)
+        let result = try pair(hostPIN: "482913", clientPIN: "482913") {
+            usleep(300_000)
+            approvedAt.update { $0 = .now }
+            return nil
+        }
+        XCTAssertNoThrow(try result.client.get())
+        XCTAssertLessThanOrEqual(try XCTUnwrap(approvedAt.value), result.clientDone)
+        // A host that cannot stand by the pairing says why, and the client is told.
+        let refused = try pair(hostPIN: "482913", clientPIN: "482913") { "the host could not store the pairing" }
+        XCTAssertThrowsError(try refused.client.get()) { XCTAssertEqual($0 as? PairingError, .refused("the host could not store the pairing")) }
     }
 
     func testAWrongPINIsRefusedOnBothSides() throws {
