@@ -685,7 +685,7 @@ final class SDLClientTests: XCTestCase {
         let block = try TriggerEffect.feedback(position: 3, strength: 6).encoded()
         effects.replaceSubrange(10..<10 + block.count, with: block)
         XCTAssertEqual(sdl.command("effect " + effects.map { String(format: "%02x", $0) }.joined())["rc"] as? Int, 0)
-        XCTAssertNotNil(decoded { $0.rightTrigger == .feedback(position: 3, strength: 6) }, "SDL's trigger effect")
+        XCTAssertNotNil(decoded { $0.rightTrigger == .feedback(position: 3, strength: 6) }, "SDL's trigger effect; the pad got \(passed)")
         effects.replaceSubrange(10..<10 + block.count, with: try TriggerEffect.off.encoded())
         XCTAssertEqual(sdl.command("effect " + effects.map { String(format: "%02x", $0) }.joined())["rc"] as? Int, 0)
         XCTAssertNotNil(decoded { $0.rightTrigger == .off }, "SDL's trigger effect off")
