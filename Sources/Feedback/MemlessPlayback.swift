@@ -27,6 +27,8 @@ public struct MemlessPlayback: Sendable {
     public static let maxEffects = 16
     private var effects: [Int: Effect] = [:]
     private var playing: [Int: Playing] = [:]
+    /// When `levels` last ran: starts after it are changes still to come.
+    private var evaluatedAt: MonotonicInstant?
 
     public init() {}
 
@@ -59,6 +61,7 @@ public struct MemlessPlayback: Sendable {
     /// Moves every effect past the stops that are due, replaying those with count left, and
     /// returns the motors' combined level now.
     public mutating func levels(now: MonotonicInstant) -> MotorLevels {
+        evaluatedAt = now
         var low = 0, high = 0
         // Runs on every pass of the host's loop: iterate the table itself (a copy of its keys would
         // allocate each time); only an effect that starts, stops or replays writes to it.
@@ -83,11 +86,18 @@ public struct MemlessPlayback: Sendable {
     }
 
     /// When the combined level next changes by itself (an effect starts or stops); nil if never.
+    /// A change that fell due after `levels` last looked is returned as it is, in the past, so a
+    /// caller that waits for it wakes at once: a host pass that computed its deadline just after
+    /// an effect's end would otherwise wait for nothing while the lease it renews kept the motors
+    /// on.
     public func nextChange(after now: MonotonicInstant) -> MonotonicInstant? {
         var next: MonotonicInstant?
         for state in playing.values {
-            if state.playAt > now { next = min(next ?? state.playAt, state.playAt) }
-            if let stop = state.stopAt, stop > now { next = min(next ?? stop, stop) }
+            if state.playAt > (evaluatedAt ?? now) || (evaluatedAt == nil && state.playAt > now) {
+                next = min(next ?? state.playAt, state.playAt)
+            }
+            // Every stop still held is one `levels` has not passed yet: due now or later.
+            if let stop = state.stopAt { next = min(next ?? stop, stop) }
         }
         return next
     }

@@ -19,6 +19,23 @@ final class MemlessPlaybackTests: XCTestCase {
         XCTAssertFalse(playback.isPlaying)
     }
 
+    /// A deadline asked for after an effect's end, before `levels` saw it, is that end: due now,
+    /// not "never" (the host's loop would wait for nothing, renewing the rumble's lease).
+    func testAStopThatFellDueUnseenIsStillTheNextChange() {
+        var playback = MemlessPlayback()
+        playback.upload(id: 0, .init(levels: strong, length: .milliseconds(300)), now: .zero)
+        playback.play(id: 0, count: 1, now: .zero)
+        XCTAssertEqual(playback.levels(now: .milliseconds(299)), strong)
+        XCTAssertEqual(playback.nextChange(after: .milliseconds(305)), .milliseconds(300), "due, and said so")
+        XCTAssertEqual(playback.levels(now: .milliseconds(305)), .silent)
+        XCTAssertNil(playback.nextChange(after: .milliseconds(305)))
+        // A start that fell due unseen, likewise.
+        playback.upload(id: 1, .init(levels: strong, delay: .milliseconds(50), length: .milliseconds(100)), now: .milliseconds(400))
+        playback.play(id: 1, count: 1, now: .milliseconds(400))
+        _ = playback.levels(now: .milliseconds(410))
+        XCTAssertEqual(playback.nextChange(after: .milliseconds(460)), .milliseconds(450))
+    }
+
     func testDelayAndCountReplayTheEffect() {
         var playback = MemlessPlayback()
         playback.upload(id: 3, .init(levels: strong, delay: .milliseconds(100), length: .milliseconds(200)), now: .zero)
