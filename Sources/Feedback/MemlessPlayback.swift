@@ -93,9 +93,7 @@ public struct MemlessPlayback: Sendable {
     public func nextChange(after now: MonotonicInstant) -> MonotonicInstant? {
         var next: MonotonicInstant?
         for state in playing.values {
-            if state.playAt > (evaluatedAt ?? now) || (evaluatedAt == nil && state.playAt > now) {
-                next = min(next ?? state.playAt, state.playAt)
-            }
+            if state.playAt > (evaluatedAt ?? now) { next = min(next ?? state.playAt, state.playAt) }
             // Every stop still held is one `levels` has not passed yet: due now or later.
             if let stop = state.stopAt { next = min(next ?? stop, stop) }
         }

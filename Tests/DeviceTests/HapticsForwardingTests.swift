@@ -348,8 +348,8 @@ final class HapticsForwardingTests: XCTestCase {
         // The noise is on the headphone pair too: the reports are 0x36 (coils and speaker) while it plays.
         func coils(_ report: [UInt8]) throws -> [Int8]? {
             switch report.first {
-            case DualSenseHapticsReader.reportID: return try DualSenseHapticsReader.decode(report).left + DualSenseHapticsReader.decode(report).right
-            case DualSenseSpeakerReader.reportID: return try DualSenseSpeakerReader.decode(report).left + DualSenseSpeakerReader.decode(report).right
+            case DualSenseHapticsReader.reportID: let d = try DualSenseHapticsReader.decode(report); return d.left + d.right
+            case DualSenseSpeakerReader.reportID: let d = try DualSenseSpeakerReader.decode(report); return d.left + d.right
             default: return nil
             }
         }

@@ -1,3 +1,4 @@
+import HIDCodecs
 import MonotonicTime
 @testable import PadClient
 import PadDevices
@@ -8,11 +9,17 @@ import XCTest
 /// A host asks to record a pad's microphone; the client records only a microphone it offered.
 /// A refusal is settled before any device is touched, so these need no sound card.
 final class MicrophoneConsentTests: XCTestCase {
-    func testARequestForAMicrophoneTheUserRefusedIsIgnored() throws {
+    /// A session's feedback for `kind` that has been asked once to record.
+    func asked(_ kind: PadKind, offering: Bool) throws -> SessionFeedback {
         var options = PadFeedback.Options()
-        options.offersMicrophone = false
-        let feedback = SessionFeedback(pad: pad("ds", kind: .dualSense), options: options)
+        options.offersMicrophone = offering
+        let feedback = SessionFeedback(pad: pad("pad", kind: kind), options: options)
         try feedback.apply(MicrophoneRequest(slot: PadSlot(0), sequence: WireSequence(0), ttlMillis: 2000))
+        return feedback
+    }
+
+    func testARequestForAMicrophoneTheUserRefusedIsIgnored() throws {
+        let feedback = try asked(.dualSense, offering: false)
         XCTAssertEqual(feedback.ignoredMicrophoneRequests, 1)
         var taken: [WireMessage] = []
         feedback.takeUplink { taken.append($0) }
@@ -27,11 +34,7 @@ final class MicrophoneConsentTests: XCTestCase {
     }
 
     func testARequestForAPadWithoutAMicrophoneIsIgnored() throws {
-        var options = PadFeedback.Options()
-        options.offersMicrophone = true
-        let feedback = SessionFeedback(pad: pad("xbox", kind: .xbox), options: options)
-        try feedback.apply(MicrophoneRequest(slot: PadSlot(0), sequence: WireSequence(0), ttlMillis: 2000))
-        XCTAssertEqual(feedback.ignoredMicrophoneRequests, 1)
+        XCTAssertEqual(try asked(.xbox, offering: true).ignoredMicrophoneRequests, 1)
     }
 }
 
