@@ -1,4 +1,5 @@
 import CAvahi
+import Dispatch
 import Logging
 import PadSystem
 
@@ -18,6 +19,12 @@ public final class AvahiAnnouncer: @unchecked Sendable {
     var logger: Logger
     /// How often a host with no system bus at all looks for one again.
     static let busRetry: Duration = .seconds(5)
+    /// How long `serve` waits for its announcement before it says it is ready anyway: avahi's
+    /// probing takes about a second (three probes 250 ms apart, then the announcement).
+    public static let settleLimit: Duration = .seconds(5)
+    /// Signalled once the announcement is established or discovery is known to be off.
+    private let settled = DispatchSemaphore(value: 0)
+    private let settledOnce = OnceFlag()
 
     /// Nil when avahi cannot even make its event loop (out of memory).
     public init?(instanceName: String, port: UInt16, advert: HostAdvert, logger: Logger = Logger(label: "padgate.host.discovery")) {
@@ -35,6 +42,17 @@ public final class AvahiAnnouncer: @unchecked Sendable {
         connect()
         avahi_threaded_poll_start(poll)
     }
+
+    /// Waits until the LAN can see this host (its service established) or discovery is known to
+    /// be off (no daemon, a failure): true then, false if `timeout` ran out first.
+    public func waitUntilSettled(timeout: Duration) -> Bool {
+        let nanoseconds = max(0, timeout / .nanoseconds(1))
+        guard settled.wait(timeout: .now() + .nanoseconds(Int(min(nanoseconds, Double(Int.max))))) == .success else { return false }
+        settled.signal()  // later waits return at once too
+        return true
+    }
+
+    private func settle() { settledOnce.once { settled.signal() } }
 
     /// Withdraws the service (a goodbye goes out at once) and stops avahi's thread.
     public func stop() {
@@ -135,6 +153,7 @@ public final class AvahiAnnouncer: @unchecked Sendable {
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
             logger.info("announced on the LAN as '\(instanceName)' (\(HostAdvert.serviceType), port \(port))")
+            settle()
         case AVAHI_ENTRY_GROUP_COLLISION:
             // Another machine announces this name: take avahi's alternative and publish again.
             rename()
@@ -156,6 +175,7 @@ public final class AvahiAnnouncer: @unchecked Sendable {
 
     /// Said once a run: a daemon that restarts is told by its own notice, not by this again.
     private func discoveryOff(_ why: String) {
+        settle()
         guard !saidOff else { return }
         saidOff = true
         logger.warning("discovery is off: \(why); clients can still connect by address (--no-announce hides this)")

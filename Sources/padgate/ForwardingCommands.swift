@@ -127,33 +127,10 @@ struct ServeCommand: ParsableCommand {
         configuration.acceptUnpairedClients = acceptUnpairedClients
         let server = try PadServer(configuration: configuration, identity: identity, pairedClients: paired,
                                    makePad: Self.factory(virtual))
-        let listening = server.listeningAddress.map { "\($0)" } ?? HostAndPort(host: address, port: server.port).description
-        let bothFamilies = address == PadServer.everyAddress && server.listeningAddress?.family == .ipv6
-        commandLog.info("listening on \(listening)\(bothFamilies ? " (IPv6 and IPv4)" : ""); identity \(identity.fingerprint)")
-        if acceptUnpairedClients {
-            commandLog.info("accepting unpaired clients: anyone who can reach \(listening) can drive this machine's virtual pads")
-        } else if paired.entries.isEmpty && !pair {
-            commandLog.info("no client is paired yet: restart with --pair to pair one")
-        }
-        if pair {
-            server.enablePairing { pin, why in
-                switch why {
-                case .first: commandLog.info("pairing PIN \(pin) (run 'padgate pair THIS-HOST' on the client; valid 2 minutes, once)")
-                case .used: commandLog.info("the PIN was used; next pairing PIN \(pin)")
-                case .expired: commandLog.info("the PIN expired; new pairing PIN \(pin)")
-                case .tooManyFailures: commandLog.info("too many wrong PINs; new pairing PIN \(pin)")
-                case .resumed: commandLog.info("pairing PIN \(pin) (serve --pair again; valid 2 minutes, once)")
-                }
-            }
-        }
-        let announcer = noAnnounce || Self.isLoopbackOnly(address) ? nil : Self.announce(server, identity: identity)
-        defer { announcer?.stop() }
-        let deadline = duration.map { MonotonicInstant.now + SecondsOption.duration($0) }
-        // Under systemd (Type=notify): ready once listening, and the input loop feeds the watchdog.
-        let service = ServiceManager.shared
-        server.heartbeat = { service.watchdogIfDue() }
-        service.notify("READY=1\nSTATUS=listening on \(address) port \(server.port)")
-        // The local control socket (padgate host …); without one the host serves as before.
+        // Ready means ready: every listener accepts before "listening on" is said and systemd is
+        // told READY=1 (the network port above, then the control socket, then the LAN
+        // announcement), so a script that runs `padgate host pair` the moment it is told is never
+        // refused. The first PIN is shown after that line too: a client may use it at once.
         var administration: HostAdministration?
         do {
             if let claim {
@@ -165,6 +142,46 @@ struct ServeCommand: ParsableCommand {
         } catch {
             commandLog.warning("no control socket in \(runtime.path) (\(error)): 'padgate host' cannot reach this host; set PADGATE_RUNTIME_DIR to a writable directory")
         }
+        let firstPIN = LockedBox<String?>(nil)
+        if pair {
+            server.enablePairing { pin, why in
+                switch why {
+                case .first: firstPIN.update { $0 = pin }
+                case .used: commandLog.info("the PIN was used; next pairing PIN \(pin)")
+                case .expired: commandLog.info("the PIN expired; new pairing PIN \(pin)")
+                case .tooManyFailures: commandLog.info("too many wrong PINs; new pairing PIN \(pin)")
+                case .resumed: commandLog.info("pairing PIN \(pin) (serve --pair again; valid 2 minutes, once)")
+                }
+            }
+        }
+        let announcer = noAnnounce || Self.isLoopbackOnly(address) ? nil : Self.announce(server, identity: identity)
+        defer { announcer?.stop() }
+        if let announcer {
+            // In slices, so that a signal meanwhile ends the command within its stop limit.
+            let giveUp = MonotonicInstant.now + AvahiAnnouncer.settleLimit
+            while !announcer.waitUntilSettled(timeout: .milliseconds(50)) && !SignalTrap.fired {
+                if MonotonicInstant.now >= giveUp {
+                    commandLog.notice("the LAN announcement is still pending after \(AvahiAnnouncer.settleLimit); serving by address meanwhile")
+                    break
+                }
+            }
+        }
+        let listening = server.listeningAddress.map { "\($0)" } ?? HostAndPort(host: address, port: server.port).description
+        let bothFamilies = address == PadServer.everyAddress && server.listeningAddress?.family == .ipv6
+        commandLog.info("listening on \(listening)\(bothFamilies ? " (IPv6 and IPv4)" : ""); identity \(identity.fingerprint)")
+        if acceptUnpairedClients {
+            commandLog.info("accepting unpaired clients: anyone who can reach \(listening) can drive this machine's virtual pads")
+        } else if paired.entries.isEmpty && !pair {
+            commandLog.info("no client is paired yet: restart with --pair to pair one")
+        }
+        if let pin = firstPIN.value {
+            commandLog.info("pairing PIN \(pin) (run 'padgate pair THIS-HOST' on the client; valid 2 minutes, once)")
+        }
+        let deadline = duration.map { MonotonicInstant.now + SecondsOption.duration($0) }
+        // Under systemd (Type=notify): ready once every listener accepts, and the input loop feeds the watchdog.
+        let service = ServiceManager.shared
+        server.heartbeat = { service.watchdogIfDue() }
+        service.notify("READY=1\nSTATUS=listening on \(address) port \(server.port)")
         server.run { SignalTrap.fired || deadline.map { MonotonicInstant.now >= $0 } ?? false }
         service.notify("STOPPING=1")
         administration?.stop()

@@ -60,7 +60,10 @@ final class DiscoveryTests: XCTestCase {
         try rig.startAvahi(.client)
         let host = try serve(["--pair"])
         defer { _ = host.stopOutcome(after: SIGTERM) }
-        XCTAssertTrue(host.waitFor("announced on the LAN", timeout: .seconds(30)), host.output)
+        // Ready means announced: the service is established before "listening on" is said.
+        XCTAssertTrue(host.waitFor("listening on", timeout: .seconds(30)), host.output)
+        let announced = try XCTUnwrap(host.output.range(of: "announced on the LAN"), "ready before announced: \(host.output)")
+        XCTAssertLessThan(announced.lowerBound, try XCTUnwrap(host.output.range(of: "listening on")).lowerBound, host.output)
         let identity = try XCTUnwrap(Self.identity(host))
 
         let found = try discover()
@@ -167,7 +170,10 @@ final class DiscoveryTests: XCTestCase {
         try rig.startAvahi(.client)
         let host = try serve(["--pair"])
         defer { _ = host.stopOutcome(after: SIGTERM) }
-        XCTAssertTrue(host.waitFor("announced on the LAN", timeout: .seconds(30)), host.output)
+        // Ready means announced: the service is established before "listening on" is said.
+        XCTAssertTrue(host.waitFor("listening on", timeout: .seconds(30)), host.output)
+        let announced = try XCTUnwrap(host.output.range(of: "announced on the LAN"), "ready before announced: \(host.output)")
+        XCTAssertLessThan(announced.lowerBound, try XCTUnwrap(host.output.range(of: "listening on")).lowerBound, host.output)
         let identity = try XCTUnwrap(Self.identity(host))
         let name = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "padgate"
 
