@@ -3,7 +3,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 export PATH := $(dir $(SWIFT)):$(PATH)
 
-.PHONY: all deps build release test test-unit test-devices test-package demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble bench-haptics fuzz fuzz-long install install-udev uninstall deb clean guest
+.PHONY: all deps build release test test-repeat test-unit test-devices test-package demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble bench-haptics fuzz fuzz-long install install-udev uninstall deb clean guest
 
 all: build
 
@@ -15,12 +15,16 @@ build: deps
 
 # Unit tests on this machine (device tests skip loudly here if /dev/uhid is missing), then the
 # device tests against the real kernel drivers: directly, or in the QEMU guest (tools/test-devices.sh).
-DIRECT_DEVICES := $(shell [ -w /dev/uhid ] && [ -w /dev/uinput ] && echo yes)
-test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build $(if $(DIRECT_DEVICES),--skip DeviceTests)
-	tools/test-package.sh
-	tools/test-devices.sh
+# Ends with each phase's wall time (tools/test-all.sh).
+test:
+	tools/test-all.sh
+
+# The flake hunter (docs/testing.md): CLASSES (comma-separated, or all) N times in one boot per
+# kernel of KERNELS, LOADED=1 with both cores busy; a table per test.
+N ?= 5
+KERNELS ?= 6.12
+test-repeat: deps
+	tools/test-repeat.sh -n $(N) --kernels "$(KERNELS)" $(if $(filter 1,$(LOADED)),--loaded) $(or $(CLASSES),all)
 
 # The service unit, `make install DESTDIR=…` and the .deb (a static-stdlib release build).
 test-package: deps

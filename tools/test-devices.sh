@@ -69,12 +69,42 @@ check_log() {
     return "$rc"
 }
 
+# Repeat mode (tools/test-repeat.sh): the chosen classes N times in one boot, every run to its
+# end; the kernel fails if any run failed, and a table per test says runs, failures, slowest pass.
+repeat=${PADGATE_DEVICE_REPEAT:-1}
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || { echo "PADGATE_DEVICE_REPEAT must be a count: $repeat" >&2; exit 2; }
+suite_command() {
+    local selected=$1
+    if [ "$repeat" = 1 ]; then
+        printf "'%s' '%s'" "$snapshot/padgatePackageTests.xctest" "$selected"
+    else
+        printf "rc=0; for i in \$(seq %d); do echo \"=== repeat \$i of %d\"; '%s' '%s' || rc=1; done; exit \$rc" \
+            "$repeat" "$repeat" "$snapshot/padgatePackageTests.xctest" "$selected"
+    fi
+}
+# Per test: runs, failures, slowest pass (XCTest's own "Test Case '…' passed (S seconds)" lines).
+repeat_table() {
+    local where=$1
+    echo "repeat table on $where ($repeat runs each):"
+    sed -nE "s/^Test Case '([^']+)' (passed|failed) \(([0-9.]+) seconds\).*/\1 \2 \3/p" "$log" | awk -v where="$where" '
+        { runs[$1]++; if ($2 == "failed") failed[$1]++; else if ($3 > slowest[$1]) slowest[$1] = $3 }
+        END { for (t in runs) printf "  %-78s %5d %8d %10.1f s\n", t, runs[t], failed[t], slowest[t] }' |
+        sort | { printf "  %-78s %5s %8s %12s\n" "test ($where)" runs failures "slowest pass"; cat; } |
+        tee -a "${PADGATE_REPEAT_TABLE:-/dev/null}"
+}
+record_phase() {  # name, seconds, rc: one line of make test's phase table (tools/test-all.sh)
+    [ -n "${PADGATE_PHASES:-}" ] || return 0
+    printf 'kernel %s\t%d\t%s\n' "$1" "$2" "$([ "$3" = 0 ] && echo ok || echo FAILED)" >> "$PADGATE_PHASES"
+}
+
 if [ -w /dev/uhid ] && [ -w /dev/uinput ] && [ -z "${PADGATE_FORCE_GUEST:-}" ]; then
     echo "device tests: running directly on $(uname -r) (/dev/uhid is writable here)"
-    rc=0
-    "$snapshot/padgatePackageTests.xctest" "$all" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
-    check_log "$rc" "$(uname -r)"
-    exit $?
+    rc=0 started=$SECONDS
+    bash -c "$(suite_command "$all")" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+    [ "$repeat" = 1 ] || repeat_table "$(uname -r)"
+    check_log "$rc" "$(uname -r)" || rc=$?
+    record_phase "$(uname -r)" $((SECONDS - started)) "$rc"
+    exit "$rc"
 fi
 
 echo "device tests: no writable /dev/uhid here; booting the test guest (tools/guest) per kernel"
@@ -95,8 +125,8 @@ for entry in ${PADGATE_GUEST_KERNELS:-6.12:all 6.1:all newest}; do
     started=$SECONDS
     for attempt in 1 2; do
         rc=0
-        PADGATE_GUEST_KERNEL=$name PADGATE_GUEST_TIMEOUT=${PADGATE_GUEST_TIMEOUT:-2400} \
-            tools/guest/run.sh "'$snapshot/padgatePackageTests.xctest' '$selected'" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+        PADGATE_GUEST_KERNEL=$name PADGATE_GUEST_TIMEOUT=${PADGATE_GUEST_TIMEOUT:-$((2400 * repeat))} \
+            tools/guest/run.sh "$(suite_command "$selected")" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
         # A kernel that panicked while booting (software emulation now and then faults while the
         # kernel patches its own text) ran no test: it is booted once more, and says so.
         if [ "$rc" != 0 ] && [ "$attempt" = 1 ] && ! grep -q "Test Case" "$log" && grep -q "Kernel panic" "$log"; then
@@ -108,7 +138,10 @@ for entry in ${PADGATE_GUEST_KERNELS:-6.12:all 6.1:all newest}; do
     passed=$(grep -cE "Test Case .* passed" "$log" || true)
     failures=$(grep -cE "Test Case .* failed" "$log" || true)
     summary+=("$where: $passed passed, $failures failed in $((SECONDS - started)) s")
-    check_log "$rc" "$where" || failed+=("$where")
+    [ "$repeat" = 1 ] || repeat_table "$where"
+    kernel_rc=0
+    check_log "$rc" "$where" || { kernel_rc=1; failed+=("$where"); }
+    record_phase "$name" $((SECONDS - started)) "$kernel_rc"
 done
 echo "device tests, per kernel:"
 printf '  %s\n' "${summary[@]}"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# `make test`: every phase in order, each timed, and a table of the phases' wall times at the end
+# (also when a phase fails), so every run shows where its time went:
+#   deps          Debian packages (tools/install-deps.sh)
+#   guest set-up  the guest's kernels (tools/guest/kernels.conf), the SDL probes and SDL 3 (cached)
+#   build         the debug build with its tests, and the release binary the device tests run
+#   unit          swift test here (device tests skip loudly without /dev/uhid; they run below)
+#   package       the service unit, make install and the .deb (tools/test-package.sh)
+#   kernel NAME   the device tests in one boot of that kernel (tools/test-devices.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
+export PADGATE_PHASES
+PADGATE_PHASES=$(mktemp)
+trap 'rm -f "$PADGATE_PHASES"' EXIT
+started=$SECONDS
+
+phases_table() {
+    echo "make test: wall time per phase"
+    awk -F'\t' '{ printf "  %-22s %6d s  %s\n", $1, $2, $3 }' "$PADGATE_PHASES"
+    echo "  $(printf '%-22s' total) $(printf '%6d' $((SECONDS - started))) s"
+}
+trap 'rc=$?; phases_table; rm -f "$PADGATE_PHASES"; exit $rc' EXIT
+
+# Runs one phase and records its time and outcome.
+phase() {
+    local name=$1; shift
+    local begin=$SECONDS rc=0
+    echo "=== make test: $name"
+    "$@" || rc=$?
+    printf '%s\t%d\t%s\n' "$name" $((SECONDS - begin)) "$([ $rc = 0 ] && echo ok || echo "FAILED (exit $rc)")" >> "$PADGATE_PHASES"
+    return $rc
+}
+
+direct_devices() { [ -w /dev/uhid ] && [ -w /dev/uinput ] && [ -z "${PADGATE_FORCE_GUEST:-}" ]; }
+
+guest_setup() {
+    tools/build-sdl-probe.sh
+    tools/build-sdl3.sh
+    direct_devices && return 0
+    local entry
+    for entry in ${PADGATE_GUEST_KERNELS:-6.12 6.1 newest}; do
+        PADGATE_GUEST_KERNEL=${entry%%:*} tools/guest/setup.sh >/dev/null
+    done
+}
+
+build() {
+    "$swift" build --build-tests
+    make -s release >/dev/null
+}
+
+unit() {
+    local skip=()
+    direct_devices && skip=(--skip DeviceTests)
+    "$swift" test --skip-build "${skip[@]}"
+}
+
+phase deps tools/install-deps.sh
+phase "guest set-up" guest_setup
+phase build build
+phase unit unit
+phase package tools/test-package.sh
+# test-devices.sh records one phase per kernel itself.
+tools/test-devices.sh
