@@ -282,7 +282,11 @@ public final class PadForwarder {
         rebuildPollSet(link, connection)
         while !stop() {
             let now = MonotonicInstant.now
-            if now - lastHeard > configuration.hostSilenceLimit { throw TLSError.hostSilent(configuration.hostSilenceLimit) }
+            if now - lastHeard > configuration.hostSilenceLimit {
+                // What arrived while this loop was busy counts: the socket is read before the verdict.
+                receiveFeedback(link)
+                if MonotonicInstant.now - lastHeard > configuration.hostSilenceLimit { throw TLSError.hostSilent(configuration.hostSilenceLimit) }
+            }
             let wait = max(nextDeadline() - now, .zero)
             var datagrams = false, control = false, changed = false
             for index in readySources.indices { readySources[index] = false }
@@ -296,6 +300,7 @@ public final class PadForwarder {
                 case .uplink: break  // every pass takes what the pads' microphones recorded
                 }
             }
+            let woke = MonotonicInstant.now
             if changed {
                 changes.drain(apply)
                 rebuildPollSet(link, connection)  // the set of sources changed
@@ -336,6 +341,14 @@ public final class PadForwarder {
             }
             sendOutbox()
             for pad in pads { try? pad.source.pumpFeedback() }
+            // A pass that was itself held up (a pad's driver slow to take a write) pinged nobody
+            // meanwhile: the host's silence over that time is this loop's, not the host's. Ask it
+            // at once instead of declaring it lost.
+            let spent = MonotonicInstant.now - woke
+            if spent > configuration.quietAfter {
+                lastHeard = min(.now, lastHeard + spent)
+                nextPing = min(nextPing, .now)
+            }
             status.sent = link.sent
             status.received = link.received
             status.rejected = link.rejected.values.reduce(0, +)

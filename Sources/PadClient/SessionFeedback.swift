@@ -48,6 +48,8 @@ public final class SessionFeedback {
 
     public init(pad: Pad, options: PadFeedback.Options) {
         self.pad = pad
+        var options = options
+        options.lightsInBackground = true  // the forwarding loop never waits on a driver's LED round trip
         self.options = options
         feedback = PadFeedback(pad: pad, options: options)
     }

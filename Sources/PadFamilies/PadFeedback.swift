@@ -27,6 +27,10 @@ public final class PadFeedback {
         /// Offer the pad's microphone to the host (recorded only while a program there records).
         /// Off unless the user asks (`forward --microphone`): a host may then hear the room.
         public var offersMicrophone = false
+        /// Write LED class devices (pads whose lights are not PlayStation reports) on a thread of
+        /// their own, newest wins (`LEDWriter`): forwarding's loop must not wait on a driver's
+        /// round trip to the pad. Errors are then counted, not thrown.
+        public var lightsInBackground = false
         public init() {}
     }
 
@@ -40,6 +44,7 @@ public final class PadFeedback {
     private var envelope: HapticsEnvelope?
     private var hapticsUnavailable = false
     private var closed = false
+    private var ledWriter: LEDWriter?
 
     public init(pad: Pad, options: Options = Options()) {
         self.pad = pad
@@ -64,8 +69,18 @@ public final class PadFeedback {
 
     // MARK: Lights and triggers
 
+    /// The background writer, where options ask for one and the pad is not closed.
+    private var backgroundLEDs: LEDWriter? {
+        guard options.lightsInBackground, !closed else { return nil }
+        if ledWriter == nil { ledWriter = LEDWriter(pad: pad) }
+        return ledWriter
+    }
+
     public func setLightbar(_ color: RGBColor) throws {
-        guard speaksPlayStationReports else { return try LEDClassDevices(pad: pad).setColor(color) }
+        guard speaksPlayStationReports else {
+            if let writer = backgroundLEDs { return writer.setColor(color) }
+            return try LEDClassDevices(pad: pad).setColor(color)
+        }
         let output = try playStationOutput()
         if output.playsStartupAnimation && options.waitForStartupAnimation {
             try waitForStartupAnimation(output)
@@ -78,7 +93,10 @@ public final class PadFeedback {
     }
 
     public func setPlayerLEDs(_ leds: PlayerLEDs) throws {
-        guard speaksPlayStationReports else { return try LEDClassDevices(pad: pad).setPlayerMask(leds.mask) }
+        guard speaksPlayStationReports else {
+            if let writer = backgroundLEDs { return writer.setPlayerMask(leds.mask) }
+            return try LEDClassDevices(pad: pad).setPlayerMask(leds.mask)
+        }
         try playStationOutput().updateDualSense { $0.playerLEDs = leds }
     }
 
@@ -239,6 +257,8 @@ public final class PadFeedback {
     public func close() {
         guard !closed else { return }
         closed = true
+        ledWriter?.close()
+        ledWriter = nil
         haptics?.close()
         haptics = nil
         for action in renderer.shutdown() { try? rumbleSink?.perform(action) }

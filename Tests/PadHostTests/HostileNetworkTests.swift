@@ -305,6 +305,35 @@ final class HostileNetworkTests: XCTestCase {
         XCTAssertEqual(log.padsRemoved, 0, "a stall is not an unplug: the pad stays for its grace period")
     }
 
+    /// A Switch Pro's player LEDs through hid-nintendo take seconds on a busy machine, and before
+    /// they went to a thread of their own they held forward's loop: it pinged nobody meanwhile,
+    /// then took the host's silence over that time for the host's and reconnected (issue 38). A
+    /// pass held up by its own pad is not a silent host: the session stays.
+    func testForwardsOwnStallIsNotTakenForASilentHost() throws {
+        let (running, log) = try startHost()
+        defer { running.stop() }
+        var configuration = PadForwarder.Configuration(host: "127.0.0.1")
+        configuration.port = running.port
+        let forwarder = PadForwarder(configuration: configuration, identity: try identity("victim"),
+                                     knownHosts: try KnownHostStore(url: directory.appendingPathComponent("known_hosts")))
+        let lines = CapturedLog()
+        forwarder.logger = lines.logger
+        let source = StallingSource(try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0)))
+        forwarder.add(source)
+        let start = MonotonicInstant.now
+        let stallAt = start + .seconds(2), end = start + .seconds(7)
+        forwarder.run {
+            // Once connected and answered: one pass held for longer than the host's silence limit.
+            if MonotonicInstant.now >= stallAt && !source.stalled { source.stallNext = configuration.hostSilenceLimit + .milliseconds(800) }
+            return MonotonicInstant.now >= end
+        }
+        XCTAssertTrue(source.stalled, "the stall never happened")
+        let messages = lines.messages
+        XCTAssertEqual(messages.filter { $0.contains("connected to") }.count, 1, "one session, never replaced: \(messages)")
+        XCTAssertFalse(messages.contains { $0.contains("stopped answering") }, "\(messages)")
+        XCTAssertEqual(log.padsRemoved, 0, "the host's pad stayed")
+    }
+
     func testForwardDeclaresAFrozenHostLostAndReportsAHandshakeThatNeverEnds() throws {
         let host = try identity("host")
         let listener = try TLSListener(identity: host, address: "127.0.0.1", port: 0)
@@ -468,4 +497,30 @@ final class ClientFeedbackTests: XCTestCase {
         forwarder.handle(.pong(Probe(id: 0, sentMicros: 0)))
         XCTAssertNotNil(forwarder.status.roundTrip)
     }
+}
+
+/// A pad whose next read takes `stallNext` (a driver slow to answer), otherwise the scripted pad.
+final class StallingSource: PadSource {
+    let inner: ScriptedPadSource
+    var stallNext: Duration?
+    private(set) var stalled = false
+    init(_ inner: ScriptedPadSource) { self.inner = inner }
+    var arrival: PadArrival { inner.arrival }
+    var descriptors: [FileDescriptor] { inner.descriptors }
+    func readInput() throws -> Bool {
+        if let stall = stallNext {
+            stallNext = nil
+            stalled = true
+            Thread.sleep(forTimeInterval: Double(stall / .milliseconds(1)) / 1000)
+        }
+        return try inner.readInput()
+    }
+    var controls: PadStateSnapshot { inner.controls }
+    var touch: TouchSnapshot { inner.touch }
+    func takeMotion(_ body: (WireMotionSample) -> Void) { inner.takeMotion(body) }
+    func apply(_ lease: RumbleLease) throws { try inner.apply(lease) }
+    func apply(_ output: HIDOutputMessage) throws { try inner.apply(output) }
+    var feedbackDeadline: MonotonicInstant? { inner.feedbackDeadline }
+    func pumpFeedback() throws { try inner.pumpFeedback() }
+    func silence() { inner.silence() }
 }
