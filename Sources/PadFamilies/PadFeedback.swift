@@ -45,6 +45,7 @@ public final class PadFeedback {
     private var hapticsUnavailable = false
     private var closed = false
     private var ledWriter: LEDWriter?
+    private var startupAnimationOver = false
 
     public init(pad: Pad, options: Options = Options()) {
         self.pad = pad
@@ -82,8 +83,9 @@ public final class PadFeedback {
             return try LEDClassDevices(pad: pad).setColor(color)
         }
         let output = try playStationOutput()
-        if output.playsStartupAnimation && options.waitForStartupAnimation {
+        if output.playsStartupAnimation && options.waitForStartupAnimation && !startupAnimationOver {
             try waitForStartupAnimation(output)
+            startupAnimationOver = true  // once over, never again: later colours go at once
         }
         try output.setLightbar(color)
     }

@@ -38,6 +38,8 @@ struct HostPad {
     var released = false
     /// Rumble a game holds, renewed before its lease lapses.
     var heldRumble: HeldRumble?
+    /// The game's lights and triggers so far, sent again a few times after each change.
+    var heldOutput: HeldOutput?
 
     init(receiver: SnapshotReceiver) { self.receiver = receiver }
 }
@@ -47,6 +49,17 @@ struct HeldRumble {
     var lease: RumbleLease
     var sentAt: MonotonicInstant
     var renewalDue: MonotonicInstant { sentAt + .milliseconds(Int(lease.ttlMillis) * 2 / 5) }
+}
+
+/// A pad's lights and triggers as the game last set them. Unlike rumble they have no lease: one
+/// lost datagram would leave the physical pad showing the old state for good. So the whole state
+/// goes again at `resends` after each change (re-applying it changes nothing on the pad).
+struct HeldOutput {
+    static let resends: [Duration] = [.milliseconds(20), .milliseconds(60), .milliseconds(140), .milliseconds(300)]
+    var message: HIDOutputMessage
+    var changedAt: MonotonicInstant
+    var sent = 0
+    var resendDue: MonotonicInstant? { sent < Self.resends.count ? changedAt + Self.resends[sent] : nil }
 }
 
 /// What the session remembers about a slot beyond its pad's life: the rumble sequence goes on
@@ -300,16 +313,28 @@ public final class ClientPads {
                 let start = out.count
                 do { try pad.takeFeedback(into: &out) } catch { counters.deviceErrors += 1 }
                 for i in start..<out.count {
-                    guard case .rumble(var lease) = out[i] else { continue }
-                    lease.sequence = nextRumbleSequence(slot)
-                    pads.values[index].heldRumble = lease.isStop ? nil : HeldRumble(lease: lease, sentAt: now)
-                    out[i] = .rumble(lease)
+                    switch out[i] {
+                    case .rumble(var lease):
+                        lease.sequence = nextRumbleSequence(slot)
+                        pads.values[index].heldRumble = lease.isStop ? nil : HeldRumble(lease: lease, sentAt: now)
+                        out[i] = .rumble(lease)
+                    case .hidOutput(let output):
+                        var state = pads.values[index].heldOutput?.message ?? output
+                        state.merge(output)
+                        pads.values[index].heldOutput = HeldOutput(message: state, changedAt: now)
+                    default:
+                        break
+                    }
                 }
             }
         }
         index = pads.startIndex
         while index != pads.endIndex {
             defer { pads.formIndex(after: &index) }
+            if let due = pads.values[index].heldOutput?.resendDue, now >= due {
+                pads.values[index].heldOutput!.sent += 1
+                out.append(.hidOutput(pads.values[index].heldOutput!.message))
+            }
             guard let held = pads.values[index].heldRumble, now >= held.renewalDue else { continue }
             var renewal = held.lease
             renewal.sequence = nextRumbleSequence(pads.keys[index])
@@ -324,6 +349,7 @@ public final class ClientPads {
         func consider(_ due: MonotonicInstant?) { if let due, next.map({ due < $0 }) ?? true { next = due } }
         for entry in pads.values {
             consider(entry.heldRumble?.renewalDue)
+            consider(entry.heldOutput?.resendDue)
             consider(entry.virtualPad?.feedbackDeadline)
         }
         return next

@@ -289,6 +289,18 @@ public struct HIDOutputMessage: Equatable, Sendable {
     public var leftTrigger = TriggerBlock([])
     public var rightTrigger = TriggerBlock([])
     public init(slot: PadSlot, sequence: WireSequence) { self.slot = slot; self.sequence = sequence }
+
+    /// The newer message's fields over this one's: the pad's whole output state so far, which the
+    /// host sends again after each change (ClientPads) because feedback datagrams can be lost.
+    public mutating func merge(_ newer: HIDOutputMessage) {
+        sequence = newer.sequence
+        fields.formUnion(newer.fields)
+        if newer.fields.contains(.lightbar) { red = newer.red; green = newer.green; blue = newer.blue }
+        if newer.fields.contains(.playerLEDs) { playerLEDMask = newer.playerLEDMask }
+        if newer.fields.contains(.micLED) { micLED = newer.micLED }
+        if newer.fields.contains(.leftTrigger) { leftTrigger = newer.leftTrigger }
+        if newer.fields.contains(.rightTrigger) { rightTrigger = newer.rightTrigger }
+    }
 }
 
 public struct MotionRateRequest: Equatable, Sendable {

@@ -173,6 +173,38 @@ final class ClientPadsTests: XCTestCase {
         XCTAssertEqual(host.feedback(now: t0 + .milliseconds(90)).count, 1, "the stop goes out")
         XCTAssertNil(host.nextRenewal(), "a stop is not renewed")
     }
+
+    /// Lights and triggers have no lease: a lost datagram once left a forwarded DualSense without
+    /// the right trigger's effect that SDL set (issue 38). The host sends the game's whole output
+    /// state again after each change, and a later change to other fields keeps the trigger in it.
+    func testLightsAndTriggersGoAgainAfterEachChangeWithTheWholeStateSoFar() {
+        let host = session()
+        _ = host.handle(arrival(0), now: t0)
+        var trigger = HIDOutputMessage(slot: PadSlot(0), sequence: WireSequence(1))
+        trigger.fields = .rightTrigger
+        trigger.rightTrigger = TriggerBlock([0x01, 0x05, 0xff, 0, 0, 0, 0, 0, 0, 0, 0])
+        made[0].pendingFeedback = [.hidOutput(trigger)]
+        XCTAssertEqual(host.feedback(now: t0), [.hidOutput(trigger)], "the change goes at once")
+        // Say that datagram was lost: the state goes again on the resend schedule, and only then.
+        XCTAssertEqual(host.nextRenewal(), t0 + HeldOutput.resends[0])
+        XCTAssertEqual(host.feedback(now: t0 + HeldOutput.resends[0] - .milliseconds(1)), [])
+        XCTAssertEqual(host.feedback(now: t0 + HeldOutput.resends[0]), [.hidOutput(trigger)])
+        // Then the game sets only the player LEDs: every resend carries both.
+        let later = t0 + .milliseconds(30)
+        var leds = HIDOutputMessage(slot: PadSlot(0), sequence: WireSequence(2))
+        leds.fields = .playerLEDs
+        leds.playerLEDMask = 0b00100
+        made[0].pendingFeedback = [.hidOutput(leds)]
+        XCTAssertEqual(host.feedback(now: later), [.hidOutput(leds)])
+        var whole = trigger
+        whole.merge(leds)
+        XCTAssertEqual(whole.fields, [.rightTrigger, .playerLEDs])
+        var resent: [WireMessage] = []
+        for offset in HeldOutput.resends { resent += host.feedback(now: later + offset) }
+        XCTAssertEqual(resent, Array(repeating: .hidOutput(whole), count: HeldOutput.resends.count))
+        XCTAssertEqual(host.feedback(now: later + .seconds(5)), [], "a few resends, not a stream")
+        XCTAssertNil(host.nextRenewal())
+    }
 }
 
 enum HostTestError: Error { case deviceBusy }

@@ -57,8 +57,11 @@ public final class PlayStationOutput: RumbleSink {
         guard kind.isDualSenseFamily else { throw DeviceError.unsupported("this needs a DualSense; a DualShock 4 has only rumble and the lightbar") }
         change(&dualSense)
         var report: [UInt8]
+        // The encoder flags what changed since the last report; it keeps this one as sent only
+        // once the write succeeded, so a failed write's changes are flagged again next time.
+        var next = encoder
         do {
-            report = try encoder.encode(dualSense, bus: bus)
+            report = try next.encode(dualSense, bus: bus)
             if resendRumble, let rumble = dualSense.rumble {
                 // Take the rumble bytes from a rumble-only report, so the layout stays the encoder's.
                 var only = DualSenseOutputState()
@@ -71,8 +74,9 @@ public final class PlayStationOutput: RumbleSink {
                 if bus == .bluetooth { BluetoothCRC.stamp(seed: .output, report: &report) }
             }
         } catch { throw DeviceError.malformed("\(error)") }
-        guard !DualSenseOutputEncoder.flagsNothing(report) else { return }
+        guard !DualSenseOutputEncoder.flagsNothing(report) else { encoder = next; return }
         try send(report)
+        encoder = next
     }
 
     /// Sends a DualShock 4 report that flags only what `change` sets (so a lightbar change leaves the motors
