@@ -90,6 +90,7 @@ final class FallbackPad: VirtualPad {
     var feedbackDescriptors: [FileDescriptor] { pad.feedbackDescriptors }
     func takeFeedback(into messages: inout [WireMessage]) throws { try pad.takeFeedback(into: &messages) }
     var feedbackDeadline: MonotonicInstant? { pad.feedbackDeadline }
+    var rumbleEnds: MonotonicInstant? { pad.rumbleEnds }
     func remove() { pad.remove() }
     var presentation: String { "\(pad.presentation); fallback: \(reason)" }
 }

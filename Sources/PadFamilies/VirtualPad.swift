@@ -23,6 +23,11 @@ public protocol VirtualPad: AnyObject {
     /// When `takeFeedback` has something to say without a descriptor becoming readable (an
     /// effect's length running out on a uinput pad); nil if never.
     var feedbackDeadline: MonotonicInstant? { get }
+    /// When the rumble this pad last asked for ends by itself (a uinput effect's programmed
+    /// length), at the latest; nil when it holds until the game says otherwise. The host never
+    /// sends or renews a lease past it, so the physical pad stops on time however late the host's
+    /// own loop runs (docs/feedback.md).
+    var rumbleEnds: MonotonicInstant? { get }
     /// Unplugs the virtual pad. Callers release every control first.
     func remove()
     /// How games on this machine reach the pad (`host status` shows it): "usb" (a USB device on
@@ -36,6 +41,7 @@ public typealias VirtualPadFactory = @Sendable (PadArrival) throws -> VirtualPad
 
 extension VirtualPad {
     public var feedbackDeadline: MonotonicInstant? { nil }
+    public var rumbleEnds: MonotonicInstant? { nil }
     public var presentation: String { "uhid" }
     /// Pads that show no battery (uinput ones) ignore it.
     public func apply(_ battery: BatteryReport) throws {}

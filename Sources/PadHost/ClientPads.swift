@@ -48,7 +48,19 @@ struct HostPad {
 struct HeldRumble {
     var lease: RumbleLease
     var sentAt: MonotonicInstant
+    /// The time to live the pad asked for; a renewal near the rumble's end carries less.
+    var fullTTL: UInt16
+    init(lease: RumbleLease, sentAt: MonotonicInstant) { self.lease = lease; self.sentAt = sentAt; fullTTL = lease.ttlMillis }
     var renewalDue: MonotonicInstant { sentAt + .milliseconds(Int(lease.ttlMillis) * 2 / 5) }
+    var leaseEnds: MonotonicInstant { sentAt + .milliseconds(Int(lease.ttlMillis)) }
+
+    /// When to renew, given when the pad says its rumble ends (`VirtualPad.rumbleEnds`): never
+    /// once the lease already reaches that end, so a uinput effect's length is where the client's
+    /// motors stop, whatever the host's loop does after.
+    func renewalDue(endingAt end: MonotonicInstant?) -> MonotonicInstant? {
+        if let end, leaseEnds >= end { return nil }
+        return renewalDue
+    }
 }
 
 /// A pad's lights and triggers as the game last set them. Unlike rumble they have no lease: one
@@ -335,10 +347,20 @@ public final class ClientPads {
                 pads.values[index].heldOutput!.sent += 1
                 out.append(.hidOutput(pads.values[index].heldOutput!.message))
             }
-            guard let held = pads.values[index].heldRumble, now >= held.renewalDue else { continue }
+            guard let held = pads.values[index].heldRumble else { continue }
+            let ends = pads.values[index].virtualPad?.rumbleEnds
+            guard let due = held.renewalDue(endingAt: ends), now >= due else { continue }
             var renewal = held.lease
+            renewal.ttlMillis = held.fullTTL
+            if let ends {
+                // Over: the lease lapses at the client by itself; the pad's next pass says what follows.
+                guard ends > now else { pads.values[index].heldRumble = nil; continue }
+                renewal.ttlMillis = min(held.fullTTL, RumbleLease.millis(from: now, until: ends))
+            }
             renewal.sequence = nextRumbleSequence(pads.keys[index])
-            pads.values[index].heldRumble = HeldRumble(lease: renewal, sentAt: now)
+            var renewed = HeldRumble(lease: renewal, sentAt: now)
+            renewed.fullTTL = held.fullTTL
+            pads.values[index].heldRumble = renewed
             out.append(.rumble(renewal))
         }
     }
@@ -348,7 +370,7 @@ public final class ClientPads {
         var next: MonotonicInstant?
         func consider(_ due: MonotonicInstant?) { if let due, next.map({ due < $0 }) ?? true { next = due } }
         for entry in pads.values {
-            consider(entry.heldRumble?.renewalDue)
+            consider(entry.heldRumble?.renewalDue(endingAt: entry.virtualPad?.rumbleEnds))
             consider(entry.heldOutput?.resendDue)
             consider(entry.virtualPad?.feedbackDeadline)
         }

@@ -3,6 +3,7 @@
 /// not know and ignores trailing fields a newer sender added.
 
 import HIDCodecs
+import MonotonicTime
 
 public let wireVersion: UInt8 = 1
 
@@ -234,6 +235,13 @@ public struct RumbleLease: Equatable, Sendable {
         self.leftTrigger = leftTrigger; self.rightTrigger = rightTrigger; self.ttlMillis = ttlMillis
     }
     public var isStop: Bool { low == 0 && high == 0 && leftTrigger == 0 && rightTrigger == 0 }
+
+    /// A time to live from `now` to `end`, rounded up to the millisecond and at least 1 (0 would
+    /// mean stop): a lease bounded so never ends before what it carries does.
+    public static func millis(from now: MonotonicInstant, until end: MonotonicInstant) -> UInt16 {
+        let nanoseconds = max(Int64(0), end.nanoseconds &- now.nanoseconds)
+        return UInt16(clamping: max(1, (nanoseconds + 999_999) / 1_000_000))
+    }
 
     /// 8-bit motor levels on the wire's 16-bit scale: ×257 puts 0xFF on 0xFFFF exactly.
     /// A lease from a virtual pad, numbered by the host's session before it is sent.

@@ -251,10 +251,120 @@ extension XboxVirtualPadMappingTests {
         }
         guard case .rumble(let on)? = leases(0).first else { return XCTFail("no rumble") }
         XCTAssertEqual(on.low, 255 * 257)
-        XCTAssertEqual(on.ttlMillis, GameOutputTranslator.rumbleLeaseMillis)
+        XCTAssertEqual(on.ttlMillis, 300, "the lease reaches the effect's end, no further")
         XCTAssertEqual(leases(150), [], "nothing new while it plays: the host renews the held lease")
         guard case .rumble(let off)? = leases(300).first else { return XCTFail("no stop at 300 ms") }
         XCTAssertTrue(off.isStop)
+    }
+}
+
+/// A game's uinput effect against the host's and the client's schedules, in simulated time
+/// (issue 38: a 300 ms effect once kept the physical motors on about 3 s on a loaded guest). The
+/// host pad is `Xbox360VirtualPad`'s own playback and lease rule; the client is the renderer the
+/// physical pad runs. Whatever the host's loop does after the effect starts (late by seconds,
+/// failing), the client's motors stop at the effect's length, within one rendering tick.
+final class UInputEffectRaceTests: XCTestCase {
+    /// The uinput pad's feedback on a clock the test moves.
+    final class MemlessPad: VirtualPad {
+        let arrival = PadArrival(slot: PadSlot(0), type: .xbox, vendorID: 0x045e, productID: 0x028e, capabilities: [.rumble], name: "pad")
+        var clock = MonotonicInstant.origin
+        var playback = MemlessPlayback()
+        var sent = MotorLevels.silent
+        var failing = false
+        func apply(_ state: PadStateSnapshot) throws {}
+        func apply(_ touch: TouchSnapshot) throws {}
+        func apply(_ motion: MotionBatch) throws {}
+        var feedbackDescriptors: [FileDescriptor] { [] }
+        func takeFeedback(into messages: inout [WireMessage]) throws {
+            if failing { throw HostTestError.deviceBusy }
+            messages += Xbox360VirtualPad.leases(for: &playback, sent: &sent, slot: arrival.slot, now: clock)
+        }
+        var feedbackDeadline: MonotonicInstant? { playback.nextChange(after: clock) }
+        var rumbleEnds: MonotonicInstant? { playback.nextChange(after: clock) }
+        func remove() {}
+    }
+
+    let effect = MemlessPlayback.Effect(levels: MotorLevels(low: 255, high: 128), length: .milliseconds(300))
+    var pad: MemlessPad!
+    var host: ClientPads!
+    var renderer = RumbleRenderer()
+    /// When the client's motors last went from running to stopped.
+    var stoppedAt: MonotonicInstant?
+
+    override func setUp() {
+        pad = MemlessPad()
+        host = ClientPads(maxPads: 1, stateLease: .milliseconds(500)) { [unowned self] _ in pad }
+        _ = host.handle(.arrival(pad.arrival), now: .origin)
+        pad.playback.upload(id: 0, effect, now: .origin)
+        pad.playback.play(id: 0, count: 1, now: .origin)
+    }
+
+    /// One host pass at `at`: what it sends reaches the client at once.
+    func hostPass(at time: MonotonicInstant) {
+        client(until: time)
+        pad.clock = time
+        for case .rumble(let lease) in host.feedback(now: time) {
+            renderer.receive(RumbleMessage(sequence: UInt64(lease.sequence.rawValue), levels: lease.levels,
+                                           timeToLive: .milliseconds(Int(lease.ttlMillis))), at: time)
+        }
+        client(until: time)
+    }
+
+    /// The client's loop up to `time`, waking at every deadline its renderer names.
+    func client(until time: MonotonicInstant) {
+        var now = renderer.nextDeadline.map { min($0, time) } ?? time
+        while true {
+            for action in renderer.step(now: now) where action == .stop { stoppedAt = now }
+            guard let next = renderer.nextDeadline, next <= time, next > now else { break }
+            now = next
+        }
+    }
+
+    /// The renderer's own tick: a pass every throttle window at most.
+    var tick: Duration { renderer.configuration.throttle }
+
+    func testTheMotorsStopAtTheEffectsLengthWhenTheHostStallsAfterARenewal() {
+        hostPass(at: .origin)
+        XCTAssertFalse(renderer.applied.isSilent, "the effect plays")
+        hostPass(at: .origin + .milliseconds(200))  // a renewal may go out here
+        // The host's loop is held for seconds (a loaded machine); only the client runs.
+        client(until: .origin + .seconds(3))
+        let stopped = try? XCTUnwrap(stoppedAt)
+        XCTAssertNotNil(stopped, "the motors ran on while the host stalled")
+        if let stopped { XCTAssertLessThanOrEqual(stopped, .origin + .milliseconds(300) + tick, "stopped at \(stopped)") }
+        hostPass(at: .origin + .seconds(3))
+        XCTAssertTrue(renderer.applied.isSilent)
+    }
+
+    func testTheMotorsStopAtTheEffectsLengthWhenTheHostPadFailsAfterItsStart() {
+        hostPass(at: .origin)
+        var renewalsAfterTheEnd = 0
+        for ms in stride(from: 50, through: 3000, by: 50) {
+            if ms == 250 { pad.failing = true }  // every takeFeedback from here on throws
+            hostPass(at: .origin + .milliseconds(ms))
+            if ms > 300 && renderer.target != .silent { renewalsAfterTheEnd += 1 }
+        }
+        XCTAssertEqual(renewalsAfterTheEnd, 0, "a lease reached past the effect's end")
+        let stopped = try? XCTUnwrap(stoppedAt)
+        if let stopped { XCTAssertLessThanOrEqual(stopped, .origin + .milliseconds(300) + tick, "stopped at \(stopped)") }
+        XCTAssertGreaterThan(host.counters.deviceErrors, 0, "the failure was exercised")
+    }
+
+    func testAnEffectPlayedAgainBeforeItsEndRunsToItsNewEnd() {
+        hostPass(at: .origin)
+        hostPass(at: .origin + .milliseconds(200))
+        // The game plays it again at 250 ms: the same levels, so no new lease; it now ends at 550.
+        pad.playback.play(id: 0, count: 1, now: .origin + .milliseconds(250))
+        hostPass(at: .origin + .milliseconds(250))
+        hostPass(at: .origin + .milliseconds(400))
+        client(until: .origin + .milliseconds(549))
+        XCTAssertNil(stoppedAt, "stopped at \(stoppedAt.map { "\($0)" } ?? "")")
+        XCTAssertFalse(renderer.applied.isSilent, "it plays to its new end")
+        // The host stalls again: the motors still stop at 550.
+        client(until: .origin + .seconds(3))
+        let stopped = try? XCTUnwrap(stoppedAt)
+        XCTAssertNotNil(stopped)
+        if let stopped { XCTAssertLessThanOrEqual(stopped, .origin + .milliseconds(550) + tick, "stopped at \(stopped)") }
     }
 }
 

@@ -60,15 +60,21 @@ public final class Xbox360VirtualPad: VirtualPad {
     }
 
     public var feedbackDeadline: MonotonicInstant? { playback.nextChange(after: .now) }
+    /// The playback's next change bounds the rumble playing now: an effect's end, or another's start.
+    public var rumbleEnds: MonotonicInstant? { playback.nextChange(after: .now) }
 
     /// A lease when the combined level changed: held (the host renews it) until the playback
     /// itself says stop, so an effect ends when its length and count say, not when it is erased.
+    /// Its time to live never reaches past the playback's next change: the client's renderer ends
+    /// the motors there by itself, even if the stop that follows comes late or never.
     static func leases(for playback: inout MemlessPlayback, sent: inout MotorLevels,
                        slot: PadSlot, now: MonotonicInstant) -> [WireMessage] {
         let levels = playback.levels(now: now)
         guard levels != sent else { return [] }
         sent = levels
-        return [.rumble(.unnumbered(slot: slot, levels: levels, ttlMillis: levels.isSilent ? 0 : GameOutputTranslator.rumbleLeaseMillis))]
+        var ttl = levels.isSilent ? 0 : GameOutputTranslator.rumbleLeaseMillis
+        if ttl > 0, let end = playback.nextChange(after: now) { ttl = min(ttl, RumbleLease.millis(from: now, until: end)) }
+        return [.rumble(.unnumbered(slot: slot, levels: levels, ttlMillis: ttl))]
     }
 
     public func remove() {}
