@@ -1,4 +1,5 @@
 import COpus
+import Feedback
 import Foundation
 import HIDCodecs
 import MonotonicTime
@@ -332,8 +333,10 @@ final class HapticsForwardingTests: XCTestCase {
     }
 
     /// A host killed mid-haptics: the client plays what it holds (its allowance, up to 100 ms, and
-    /// the report's 10.7 ms), conceals at most 30 ms, then the coils go silent: within 250 ms of
-    /// the kill on a busy guest (unloaded 12-72 ms, printed).
+    /// the report's 10.7 ms), conceals at most 30 ms, then the coils go silent. Asserted as that
+    /// rule, in sound: the reports that still carry sound after the kill hold at most that much
+    /// signal (the playout's own constants), and the coils end silent. When the last one arrives
+    /// is the emulator's speed (unloaded 12-72 ms, a loaded 6.12 guest 287 ms): printed only.
     func testAKilledHostLeavesTheCoilsSilent() throws {
         let physical = try EmulatedPlayStationPad(bus: .bluetooth)
         defer { physical.stop() }
@@ -360,12 +363,16 @@ final class HapticsForwardingTests: XCTestCase {
         let killed = MonotonicInstant.now
         var lastSound: MonotonicInstant?
         var silentAfter = false
+        var soundAfterKill = Duration.zero
         var lastSpeakerFrame: [UInt8]?
         while MonotonicInstant.now - killed < .seconds(2) {
             _ = Poll.wait([physical.outputReadyDescriptor], timeout: .milliseconds(20))
             for report in physical.takeOutputs() {
                 guard let samples = try coils(report) else { continue }
-                if samples.contains(where: { $0 != 0 }) { lastSound = .now; silentAfter = false } else { silentAfter = true }
+                if samples.contains(where: { $0 != 0 }) {
+                    lastSound = .now; silentAfter = false
+                    soundAfterKill += .microseconds(samples.count / 2 * 1_000_000 / DualSenseHapticsReport.sampleRate)
+                } else { silentAfter = true }
                 if report.first == DualSenseSpeakerReader.reportID { lastSpeakerFrame = try DualSenseSpeakerReader.decode(report).opus }
             }
         }
@@ -378,9 +385,11 @@ final class HapticsForwardingTests: XCTestCase {
         var pcm = [Int16](repeating: 0, count: 960)
         XCTAssertEqual(opus_decode(decoder, frame, Int32(frame.count), &pcm, 480, 0), 480)
         XCTAssertLessThan(pcm.map { abs(Int($0)) }.max() ?? 0, 1_000, "the speaker did not end silent")
-        if let lastSound {
-            print("haptics: the last sound reached the pad \(lastSound - killed) after the host was killed")
-            XCTAssertLessThan(lastSound - killed, .milliseconds(250), "sound went on after the host died")
-        }
+        // What the client may still hold and play: the largest allowance, the report it is writing
+        // (lead), the concealment; and one report in flight as the host died.
+        let rule = HapticsPlayout.Configuration(lead: DualSenseHapticsReport.interval)
+        let bound = rule.maximumAllowance + rule.lead + rule.concealment + DualSenseHapticsReport.interval
+        print("haptics: \(soundAfterKill) of sound after the host was killed (bound \(bound)); the last reached the pad \(lastSound.map { "\($0 - killed)" } ?? "-") after")
+        XCTAssertLessThanOrEqual(soundAfterKill, bound, "sound went on after the host died")
     }
 }
