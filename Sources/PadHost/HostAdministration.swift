@@ -282,6 +282,8 @@ public final class HostAdministration: @unchecked Sendable {
     struct SessionSummary {
         var id: UInt32, name: String?, helloName: String, address: String, fingerprint: String, pads: [String], lastHeardMilliseconds: Int, received: UInt64, rejected: Int
         var link: LinkFigures?
+        /// Authentic datagrams dropped over the session's budget, by reason.
+        var overBudget: [SessionBudget.Excess: Int] = [:]
     }
 
     private func sessions() -> [SessionSummary] {
@@ -293,7 +295,8 @@ public final class HostAdministration: @unchecked Sendable {
                                pads: session.pads.virtualPadsBySlot.map(Self.padLine),
                                lastHeardMilliseconds: Int((now - session.lastAuthentic) / .milliseconds(1)),
                                received: session.opener.window.highest,
-                               rejected: session.opener.rejected.values.reduce(0, +), link: session.pads.clientFigures)
+                               rejected: session.opener.rejected.values.reduce(0, +), link: session.pads.clientFigures,
+                               overBudget: session.budget.dropped)
             }
         } ?? []
     }
@@ -321,6 +324,8 @@ public final class HostAdministration: @unchecked Sendable {
                  "hello_name": session.helloName, "address": session.address,
                  "fingerprint": session.fingerprint, "pads": session.pads, "last_heard_ms": session.lastHeardMilliseconds,
                  "datagrams_received": session.received, "datagrams_rejected": session.rejected,
+                 "datagrams_over_budget": session.overBudget.values.reduce(0, +),
+                 "over_budget": Dictionary(uniqueKeysWithValues: session.overBudget.map { ($0.key.rawValue, $0.value) }),
                  // As the client measures it (its pings carry the figures): the host only echoes.
                  "link": session.link.map { link -> [String: Any] in
                      ["round_trip_ms": Double(link.roundTripMicros) / 1000, "jitter_ms": Double(link.jitterMicros) / 1000,

@@ -19,11 +19,14 @@ final class ClientSession {
     let pads: ClientPads
     let workshop: PadWorkshop?
     var lastAuthentic: MonotonicInstant
+    /// What this client may send (docs/security.md, "Fairness"): checked before any message is decoded.
+    var budget: SessionBudget
 
     init(id: UInt32, name: PeerName, address: String, opener: DatagramOpener, link: DatagramLink, pads: ClientPads,
-         workshop: PadWorkshop?, now: MonotonicInstant) {
+         workshop: PadWorkshop?, budget: SessionBudget.Limits, now: MonotonicInstant) {
         self.id = id; self.name = name; self.address = address; self.opener = opener; self.link = link
         self.pads = pads; self.workshop = workshop; lastAuthentic = now
+        self.budget = SessionBudget(limits: budget, now: now)
     }
 }
 
@@ -94,7 +97,8 @@ final class InputPath {
         // Runs on the input path's thread, the only one that adds or removes a session's pads.
         pads.onPadsChanged = { [weak self] in self?.pollSetStale = true }
         pads.replayedDatagrams = { [opener] in opener.rejected[.replayed] ?? 0 }
-        return ClientSession(id: id, name: name, address: address, opener: opener, link: link, pads: pads, workshop: workshop, now: .now)
+        return ClientSession(id: id, name: name, address: address, opener: opener, link: link, pads: pads, workshop: workshop,
+                             budget: configuration.limits.sessionBudget, now: .now)
     }
 
     func rebuildPollSet() {
@@ -199,6 +203,8 @@ final class InputPath {
                 session.link.peer = from
                 let now = MonotonicInstant.now
                 session.lastAuthentic = now
+                // Over its budget: dropped and counted before a single message is read.
+                guard session.budget.admit(payload, now: now) else { return }
                 replies.removeAll(keepingCapacity: true)
                 WireCodec.decode(payload, counters: &wire) { message in session.pads.handle(message, now: now, replies: &replies) }
             }

@@ -51,6 +51,10 @@ public final class PadServer: @unchecked Sendable {
         /// Datagrams the input path reads per wake-up before it looks at its timers again, so that
         /// a flood cannot starve the lease watchdog.
         public var datagramsPerWake = 64
+        /// What one session may send: twice what its most pads at full rate send (SessionBudget).
+        public var sessionBudget: SessionBudget.Limits {
+            SessionBudget.Limits.forPads(maxPadsPerClient, bytesPerDatagram: OutgoingPayloads.payloadCapacity)
+        }
         public static let maxPadsPerClientRange = 1...Int(ControlMessage.maxPadsRange.upperBound)
         public init() {}
     }

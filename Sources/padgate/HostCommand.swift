@@ -184,7 +184,10 @@ struct HostCommand: ParsableCommand {
                     ?? "an unpaired client calling itself '\(PeerName.escaped(session["hello_name"] as? String ?? ""))' (\(fingerprint))"
                 print("  \(who) from \(PeerName.escaped(session["address"] as? String ?? "?")): \(pads.isEmpty ? "no pads" : pads); "
                       + "last heard \(session["last_heard_ms"] as? Int ?? 0) ms ago, \(session["datagrams_received"] as? Int ?? 0) datagrams received, "
-                      + "\(session["datagrams_rejected"] as? Int ?? 0) rejected")
+                      + "\(session["datagrams_rejected"] as? Int ?? 0) rejected, \(session["datagrams_over_budget"] as? Int ?? 0) over its budget")
+                if let over = session["over_budget"] as? [String: Int], !over.isEmpty {
+                    print("    over budget: " + over.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+                }
                 if let link = session["link"] as? [String: Any] {
                     func number(_ key: String) -> String { (link[key] as? Double).map { String(format: "%.1f", $0) } ?? "?" }
                     print("    link (as the client measures it): round trip \(number("round_trip_ms")) ms, jitter \(number("jitter_ms")) ms, "

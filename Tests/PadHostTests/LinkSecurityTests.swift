@@ -185,6 +185,13 @@ final class RawClient {
         return sealed
     }
 
+    /// A payload of the caller's own bytes (version byte and messages), sealed as this session's.
+    func sealRaw(_ payload: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 2048)
+        let n = payload.withUnsafeBytes { bytes in out.withUnsafeMutableBytes { (try? sealer.seal(bytes, into: $0)) ?? 0 } }
+        return Array(out[0..<n])
+    }
+
     func send(_ datagram: [UInt8]) {
         sendNow(datagram)
         usleep(20_000)  // in order, so that the replay is the replay
