@@ -106,7 +106,24 @@ public final class ClientPads {
     /// What the client last said it measured of the link (`host status`).
     public private(set) var clientFigures: LinkFigures?
     /// The session's logger: the input path gives it the client's name and session id.
-    public var logger = Logger(label: "padgate.host.session")
+    public var logger = Logger(label: "padgate.host.session") {
+        didSet { peerLog = Self.rateLimited(logger) }
+    }
+    /// For what the client makes happen (arrivals, removals, stalls): a few lines per reason per
+    /// window (docs/security.md), however fast it repeats them.
+    private var peerLog = ClientPads.rateLimited(Logger(label: "padgate.host.session"))
+    static func rateLimited(_ logger: Logger) -> Logger {
+        var limited = logger
+        limited.handler = RateLimitedLogHandler(wrapping: logger.handler)
+        return limited
+    }
+    /// Pads made (or replaced) per session: `arrivalBurst` at once, then one per `arrivalInterval`.
+    /// A client that re-announces its pads in a loop cannot make the host create and remove kernel
+    /// devices faster than that; arrivals beyond wait (the client's keep-alives repeat them).
+    static let arrivalBurst = 8
+    static let arrivalInterval: Duration = .seconds(2)
+    private var arrivalTokens = ClientPads.arrivalBurst
+    private var arrivalRefilledAt: MonotonicInstant?
     var closed = false
     /// A failed arrival is tried again after this pause, not on every keep-alive.
     static let retryAfterDeviceError: Duration = .seconds(2)
@@ -122,8 +139,24 @@ public final class ClientPads {
     }
 
     /// One line about one slot's pad: the slot goes in the metadata.
-    func log(_ level: Logger.Level, _ slot: PadSlot, _ message: @autoclosure () -> Logger.Message) {
-        logger.log(level: level, message(), metadata: ["slot": "\(slot.rawValue)"])
+    func log(_ level: Logger.Level, _ slot: PadSlot, reason: String, _ message: @autoclosure () -> Logger.Message) {
+        peerLog.log(level: level, message(), metadata: ["slot": "\(slot.rawValue)", RateLimitedLogHandler.reasonKey: "\(reason)"])
+    }
+
+    /// Takes one pad creation from the session's allowance, if there is one.
+    private func takeArrival(now: MonotonicInstant) -> Bool {
+        if let since = arrivalRefilledAt {
+            let earned = Int((now - since) / Self.arrivalInterval)
+            if earned > 0 {
+                arrivalTokens = min(Self.arrivalBurst, arrivalTokens + earned)
+                arrivalRefilledAt = arrivalTokens == Self.arrivalBurst ? now : since + Self.arrivalInterval * earned
+            }
+        } else {
+            arrivalRefilledAt = now
+        }
+        guard arrivalTokens > 0 else { return false }
+        arrivalTokens -= 1
+        return true
     }
 
     public struct Counters: Equatable, Sendable {
@@ -133,6 +166,8 @@ public final class ClientPads {
         public var leaseExpiries = 0
         public var graceRemovals = 0
         public var deviceErrors = 0
+        /// Arrivals held back by the session's allowance (`arrivalBurst`, `arrivalInterval`).
+        public var heldArrivals = 0
     }
 
     /// Called when a virtual pad is added or removed (its feedback descriptors come or go).
@@ -165,7 +200,7 @@ public final class ClientPads {
         case .arrival(let arrival):
             announce(arrival, now: now)
         case .removal(let slot):
-            if pads[slot]?.virtualPad != nil { log(.info, slot, "the client unplugged it; released and removed") }
+            if pads[slot]?.virtualPad != nil { log(.info, slot, reason: "unplugged by the client", "the client unplugged it; released and removed") }
             removePad(slot)
             history[slot]?.failedArrival = nil
         case .state(let snapshot):
@@ -179,7 +214,7 @@ public final class ClientPads {
             let resumed = receiver.lastHeard == now && pads.values[index].released
             if resumed { pads.values[index].released = false }
             if changed || resumed, let pad = pads.values[index].virtualPad, let current = receiver.current {
-                if resumed { log(.info, snapshot.slot, "the client is back; its state applies again") }
+                if resumed { log(.info, snapshot.slot, reason: "client back", "the client is back; its state applies again") }
                 do { try pad.apply(current) } catch { counters.deviceErrors += 1 }
             }
         case .touch(let touch):
@@ -219,18 +254,26 @@ public final class ClientPads {
         // The client repeats each arrival with its keep-alives (a datagram may be lost): the
         // same announcement again changes nothing; a different one for the slot starts afresh.
         let slot = arrival.slot
-        if let existing = pads[slot]?.virtualPad {
-            if existing.arrival == arrival { return }
-            log(.notice, slot, "announced as \(PeerName(local: arrival.name)) instead of \(PeerName(local: existing.arrival.name)): replacing its virtual pad")
-            removePad(slot)
-        }
+        if let existing = pads[slot]?.virtualPad, existing.arrival == arrival { return }
         guard making == nil else { return }  // one pad at a time; the next keep-alive announces it again
         if let failed = history[slot]?.failedArrival, failed.arrival == arrival, now - failed.at < Self.retryAfterDeviceError { return }
+        if pads[slot]?.virtualPad != nil || madePads < maxPads {
+            // A pad to make (or to replace): only within the session's allowance.
+            guard takeArrival(now: now) else {
+                counters.heldArrivals += 1
+                log(.warning, slot, reason: "arrivals too fast", "pads announced faster than \(Self.arrivalBurst) at once and one per \(Self.arrivalInterval); held")
+                return
+            }
+        }
+        if let existing = pads[slot]?.virtualPad {
+            log(.notice, slot, reason: "pad replaced", "announced as \(PeerName(local: arrival.name)) instead of \(PeerName(local: existing.arrival.name)): replacing its virtual pad")
+            removePad(slot)
+        }
         guard madePads < maxPads else {
             if history[slot, default: SlotHistory()].refused == false {
                 history[slot, default: SlotHistory()].refused = true
                 counters.refusedArrivals += 1
-                log(.warning, slot, "refused: \(maxPads) pads is this host's limit per client (--max-pads)")
+                log(.warning, slot, reason: "over --max-pads", "refused: \(maxPads) pads is this host's limit per client (--max-pads)")
             }
             return
         }
@@ -265,7 +308,7 @@ public final class ClientPads {
             counters.deviceErrors += 1
             pads[slot] = nil
             history[slot, default: SlotHistory()].failedArrival = (arrival, now)
-            log(.error, slot, "cannot create a virtual pad for \(PeerName(local: arrival.name)): \(error); retrying in \(Self.retryAfterDeviceError)")
+            log(.error, slot, reason: "pad not created", "cannot create a virtual pad for \(PeerName(local: arrival.name)): \(error); retrying in \(Self.retryAfterDeviceError)")
         }
     }
 
@@ -278,10 +321,10 @@ public final class ClientPads {
                 counters.leaseExpiries += 1
                 pads[slot]?.released = true
                 releaseControls(slot)
-                log(.warning, slot, "no state for \(stateLease); every control released (the pad stays \(padGrace) for the client to return)")
+                log(.warning, slot, reason: "lease lapsed", "no state for \(stateLease); every control released (the pad stays \(padGrace) for the client to return)")
             } else if entry.released, now - lastHeard > stateLease + padGrace {
                 counters.graceRemovals += 1
-                log(.warning, slot, "no state for \(stateLease + padGrace); the virtual pad removed")
+                log(.warning, slot, reason: "grace over", "no state for \(stateLease + padGrace); the virtual pad removed")
                 removePad(slot)
             }
         }

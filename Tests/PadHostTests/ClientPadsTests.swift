@@ -122,6 +122,29 @@ final class ClientPadsTests: XCTestCase {
         XCTAssertEqual(made[0].state.buttons, 4)
     }
 
+    /// A client that re-announces its pad under ever-changing names (issue 39: 64,308 log lines in
+    /// 20 s, and each announcement a kernel device made and removed): the host makes at most its
+    /// allowance of pads, and says so in a few lines per reason.
+    func testAnnouncementChurnIsBoundedInPadsMadeAndInLines() {
+        let host = session()
+        let logged = CapturedLog()
+        host.logger = logged.logger
+        var at = t0
+        for i in 0..<20_000 {  // 20 s of one every millisecond
+            at = t0 + .milliseconds(i)
+            let arrival = PadArrival(slot: PadSlot(0), type: .dualSense, vendorID: 0x054c, productID: 0x0ce6, capabilities: [.rumble], name: "pad \(i % 2)")
+            _ = host.handle(.arrival(arrival), now: at)
+        }
+        let allowed = ClientPads.arrivalBurst + Int((at - t0) / ClientPads.arrivalInterval)
+        XCTAssertLessThanOrEqual(made.count, allowed, "pads made under churn")
+        XCTAssertGreaterThanOrEqual(made.count, ClientPads.arrivalBurst, "the allowance itself is honoured")
+        XCTAssertEqual(made.filter { !$0.removed }.count, 1, "every replaced pad was removed")
+        XCTAssertGreaterThan(host.counters.heldArrivals, 9_000, "half the announcements name the pad there now, and change nothing")
+        // The test ran in well under one window of real time: 3 lines per reason, and the counts of the rest.
+        let reasons = ["pad replaced", "arrivals too fast"]
+        XCTAssertLessThanOrEqual(logged.count, reasons.count * (RateLimitedLogHandler.linesPerWindow + 1), "\(logged.messages.prefix(20))")
+    }
+
     func testDisconnectReleasesEveryPad() {
         let host = session()
         for slot in 0..<3 { _ = host.handle(arrival(UInt8(slot)), now: t0); _ = host.handle(state(UInt8(slot), 1, buttons: 8), now: t0) }
