@@ -150,7 +150,8 @@ struct DemoEnds {
             source: source,
             makeHostPad: { arrival in
                 let pad = InProcessPad(arrival: arrival)
-                hostPads.update { $0.append(pad) }
+                // Pads the host replaced or removed are let go (and their descriptors with them).
+                hostPads.update { $0.removeAll { $0.removed }; $0.append(pad) }
                 return pad
             },
             hostView: {
