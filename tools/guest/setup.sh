@@ -9,7 +9,9 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-out=${PADGATE_GUEST_DIR:-$root/.guest}
+# Outside the clone, beside SDL 3's build (tools/build-sdl3.sh): a fresh clone on this machine
+# (CI's) boots the kernels already unpacked instead of fetching 800 MB again.
+out=${PADGATE_GUEST_DIR:-${PADGATE_CACHE_DIR:-/var/cache/padgate}/guest}
 name=${PADGATE_GUEST_KERNEL:-6.12}
 
 . "$root/tools/apt-packages.sh"
