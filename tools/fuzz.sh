@@ -3,7 +3,7 @@
 # number of executions:
 #   tools/fuzz.sh [SECONDS_PER_TARGET=30] [TARGET...]
 #   tools/fuzz.sh --runs N [TARGET...]          (docs/fuzzing.md: the long run is --runs 10000000)
-# targets: descriptor input-reports recording trigger (codecs), wire-host wire-client datagram-open
+# targets: descriptor input-reports recording trigger (codecs), wire-host session-budget wire-client datagram-open
 # control-frame pairing virtual-pad pad-families haptics (every parser that touches network bytes)
 # Uses its own scratch path (.build-fuzz) so sanitizer builds never mix with normal ones.
 # Crashes are written to .build-fuzz/artifacts/<target>/; replay one with a plain build:
@@ -14,7 +14,7 @@ limit=(-max_total_time="${1:-30}")
 what="${1:-30}s"
 if [ "${1:-}" = "--runs" ]; then limit=(-runs="$2"); what="$2 executions"; shift 2; else shift || true; fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(descriptor input-reports recording trigger wire-host wire-client datagram-open control-frame pairing virtual-pad pad-families haptics)
+[ ${#targets[@]} -gt 0 ] || targets=(descriptor input-reports recording trigger wire-host session-budget wire-client datagram-open control-frame pairing virtual-pad pad-families haptics)
 scratch=.build-fuzz
 fixtures=Tests/HIDCodecsTests/Fixtures
 

@@ -14,6 +14,7 @@ let fuzzTargets: KeyValuePairs<String, @Sendable (UnsafeRawBufferPointer) -> Voi
     "recording": fuzzRecording,
     "trigger": fuzzTrigger,
     "wire-host": fuzzWireHost,
+    "session-budget": fuzzSessionBudget,
     "wire-client": fuzzWireClient,
     "datagram-open": fuzzDatagramOpen,
     "control-frame": fuzzControlFrame,

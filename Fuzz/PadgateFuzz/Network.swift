@@ -29,6 +29,39 @@ func checkRoundTrip(_ message: WireMessage) {
     guard again == [message] else { fatalError("\(message) came back as \(again)") }
 }
 
+// MARK: session-budget: the host's per-datagram gate before any message is read
+
+/// The input is cut into datagrams (a length byte, a gap byte in milliseconds, then that many
+/// bytes), each offered to one session's budget as the input path offers it; what is admitted is
+/// decoded. Checked: the header count agrees with the decoder's own count on what it admits, the
+/// counters add up, and no more is admitted than the rate and burst allow.
+func fuzzSessionBudget(_ input: UnsafeRawBufferPointer) {
+    let limits = SessionBudget.Limits.forPads(4, bytesPerDatagram: OutgoingPayloads.payloadCapacity)
+    var budget = SessionBudget(limits: limits, now: fuzzEpoch)
+    var at = fuzzEpoch, offset = 0, offered = 0
+    while offset + 2 <= input.count {
+        let length = Int(input[offset]) * 8, gap = Int(input[offset + 1])
+        offset += 2
+        let end = min(input.count, offset + length)
+        let datagram = UnsafeRawBufferPointer(rebasing: input[offset..<end])
+        offset = end
+        at = at + .milliseconds(gap)
+        offered += 1
+        guard budget.admit(datagram, now: at) else { continue }
+        let counted = SessionBudget.messageCount(datagram, upTo: limits.messagesPerDatagram + 1)
+        guard counted <= limits.messagesPerDatagram else { fatalError("admitted \(counted) messages, over the cap") }
+        var counters = WireCodec.Counters()
+        WireCodec.decode(datagram, counters: &counters) { _ in }
+        let decoded = counters.messages + counters.unknownTypes + counters.malformed
+        // A datagram with a wrong version decodes nothing; otherwise the walk saw every message the decoder did.
+        guard counters.unknownVersions > 0 || decoded <= counted else { fatalError("the decoder read \(decoded) messages, the budget counted \(counted)") }
+    }
+    guard budget.admitted + budget.droppedTotal == offered else { fatalError("the counters do not add up") }
+    let seconds = Double((at - fuzzEpoch) / .milliseconds(1)) / 1000
+    let most = Double(limits.datagramsPerSecond) * (seconds + limits.burst / .seconds(1)) + 1
+    guard Double(budget.admitted) <= most else { fatalError("admitted \(budget.admitted), the budget allows \(most)") }
+}
+
 // MARK: wire-host: a client's payload through the host's session, as the input path runs it
 
 let fuzzEpoch = MonotonicInstant.now
