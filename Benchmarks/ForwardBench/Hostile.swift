@@ -22,6 +22,9 @@ func hostileNetwork(seconds: Double) throws {
     let clientIdentity = try TLSIdentity(directory: state.appendingPathComponent("client"), commonName: "bench client")
     var paired = try FingerprintStore(url: state.appendingPathComponent("paired"))
     try paired.remember("bench client", fingerprint: clientIdentity.fingerprint)
+    // A second paired client that floods (issue 39): paired is not trusted with the others' share.
+    let hostileDirectory = state.appendingPathComponent("hostile-client")
+    try paired.remember("hostile client", fingerprint: try TLSIdentity(directory: hostileDirectory, commonName: "hostile client").fingerprint)
     var configuration = PadServer.Configuration()
     configuration.address = "0.0.0.0"
     configuration.port = 0
@@ -103,9 +106,61 @@ func hostileNetwork(seconds: Double) throws {
     print("hostile_host refused=\(stats.refusedConnections.sorted { $0.key < $1.key }.map { "\($0.key.replacingOccurrences(of: " ", with: "_")):\($0.value)" }.joined(separator: ",")) "
           + "datagrams_rejected=\(stats.datagramsRejected.values.reduce(0, +)) pairing_admitted=\(server.pairing?.counters.admitted ?? 0) "
           + "pairing_refused=\((server.pairing?.counters.refusedRateLimited ?? 0) + (server.pairing?.counters.refusedBusy ?? 0))")
+
+    // The paired client's flood: its own session, datagrams packed with 466 messages and small
+    // ones far past any real client's rate, from another process at idle priority. Measured in
+    // the same run against a quiet phase of its own, after the attack above has left.
+    let quietAgain = measureInput(pad: injector, host: host, seconds: seconds)
+    let flooder = Process()
+    flooder.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    flooder.arguments = ["--paired-attacker", "\(server.port)", hostileDirectory.path, "\(seconds + 1)"]
+    let floodOutput = Pipe()
+    flooder.standardOutput = floodOutput
+    try flooder.run()
+    usleep(1_000_000)
+    let flooded = measureInput(pad: injector, host: host, seconds: seconds)
+    flooder.waitUntilExit()
+    let floodSummary = String(decoding: floodOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let overBudget = server.statistics.datagramsOverBudget
+    print(String(format: "hostile_paired_quiet reports=%d p50_us=%.1f p99_us=%.1f lost=%d", quietAgain.count, quietAgain.percentile(0.5), quietAgain.percentile(0.99), quietAgain.lost))
+    print(String(format: "hostile_paired_flooded reports=%d p50_us=%.1f p99_us=%.1f lost=%d", flooded.count, flooded.percentile(0.5), flooded.percentile(0.99), flooded.lost))
+    print(String(format: "hostile_paired_p99_ratio=%.2f (target <= 1.5) added_lost=%d (target 0) over_budget=%d %@",
+                 flooded.percentile(0.99) / quietAgain.percentile(0.99), flooded.lost - quietAgain.lost, overBudget, floodSummary))
     stopped.set(true)
     serverThread.join()
     clientThread.join()
+}
+
+/// The paired attacker process: a session of its own, then a datagram flood for `seconds`.
+func runPairedAttacker(port: UInt16, identityDirectory: String, seconds: Double) {
+    Attack.standInForAnotherMachine()
+    do {
+        let identity = try TLSIdentity(directory: URL(fileURLWithPath: identityDirectory), commonName: "hostile client")
+        let connection = try TLSDialer.connect(host: "127.0.0.1", port: port, identity: identity)
+        try connection.send(ControlMessage.hello(version: ControlMessage.protocolVersion, clientName: PeerName(local: "hostile")).encoded())
+        guard case .welcome(let session, _, _, _) = try ControlMessage(decoding: connection.receive()) else { print("paired_attacker=refused"); return }
+        let sealer = try DatagramSealer(keys: try ControlMessage.datagramKeys(connection).clientToHost, session: session)
+        let socket = try DatagramLink.bindSocket(address: "127.0.0.1")
+        let peer = try SocketAddress(ip: "127.0.0.1", port: port)
+        func sealed(_ payload: [UInt8]) -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: 2048)
+            let n = payload.withUnsafeBytes { bytes in out.withUnsafeMutableBytes { (try? sealer.seal(bytes, into: $0)) ?? 0 } }
+            return Array(out[0..<n])
+        }
+        let end = MonotonicInstant.now + .milliseconds(Int(seconds * 1000))
+        var sent = 0
+        let packed: [UInt8] = [wireVersion] + (0..<466).flatMap { _ in [UInt8(0xEE), 0, 0] }
+        let small: [UInt8] = [wireVersion, 0xEE, 0, 0]
+        while MonotonicInstant.now < end {
+            // A fresh seal each time: the replay window refuses copies before the budget sees them.
+            _ = sealed(sent % 2 == 0 ? packed : small).withUnsafeBytes { try? socket.send($0, to: peer) }
+            sent += 1
+        }
+        print(String(format: "paired_flood_datagrams_per_s=%.0f", Double(sent) / seconds))
+        _ = connection
+    } catch {
+        print("paired_attacker_error=\(error)")
+    }
 }
 
 struct InputLatencies {

@@ -28,6 +28,10 @@ if arguments.count >= 5, arguments[1] == "--attacker" {  // the hostile benchmar
     runAttacker(port: UInt16(arguments[2]) ?? 0, session: UInt32(arguments[3]) ?? 0, seconds: Double(arguments[4]) ?? 10)
     exit(0)
 }
+if arguments.count >= 5, arguments[1] == "--paired-attacker" {  // a paired client that floods its own session
+    runPairedAttacker(port: UInt16(arguments[2]) ?? 0, identityDirectory: arguments[3], seconds: Double(arguments[4]) ?? 10)
+    exit(0)
+}
 if arguments.count >= 2, arguments[1] == "--hostile" {
     try hostileNetwork(seconds: arguments.count >= 3 ? Double(arguments[2]) ?? 10 : 10)
     exit(0)

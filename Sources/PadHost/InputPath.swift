@@ -63,7 +63,7 @@ final class InputPath {
     private var pollSet = PollSet<Wake>()
     private var pollSetStale = true
     private var idleSessions: [UInt32] = []
-    private var retiredLeaseExpiries = 0, retiredGraceRemovals = 0
+    private var retiredLeaseExpiries = 0, retiredGraceRemovals = 0, retiredOverBudget = 0
     private var publishedAt = MonotonicInstant.now
 
     /// Whether pads are kernel devices worth a workshop thread; in-process pads are made inline.
@@ -181,6 +181,7 @@ final class InputPath {
         session.pads.close()
         retiredLeaseExpiries += session.pads.counters.leaseExpiries
         retiredGraceRemovals += session.pads.counters.graceRemovals
+        retiredOverBudget += session.budget.droppedTotal
         rejectedByGoneClients.merge(session.opener.rejected, uniquingKeysWith: +)
         session.pads.logger.notice("\(why); its pads were released and removed")
     }
@@ -230,12 +231,13 @@ final class InputPath {
 
     private func publish() {
         publishedAt = .now
-        var expiries = retiredLeaseExpiries, graceRemovals = retiredGraceRemovals
+        var expiries = retiredLeaseExpiries, graceRemovals = retiredGraceRemovals, overBudget = retiredOverBudget
         var rejections = rejectedByGoneClients.values.reduce(0, +)
         for session in sessions.values {
             rejections += session.opener.rejected.values.reduce(0, +)
             expiries += session.pads.counters.leaseExpiries
             graceRemovals += session.pads.counters.graceRemovals
+            overBudget += session.budget.droppedTotal
         }
         var rejected: [DatagramRejection: Int]?
         if rejections != publishedRejections {
@@ -251,6 +253,7 @@ final class InputPath {
             $0.wire = wire
             $0.leaseExpiries = expiries
             $0.graceRemovals = graceRemovals
+            $0.datagramsOverBudget = overBudget
         }
     }
 }

@@ -86,6 +86,8 @@ public final class PadServer: @unchecked Sendable {
         public var refusedConnections: [String: Int] = [:]
         public var acceptBackoffs = 0
         public var datagramsRejected: [DatagramRejection: Int] = [:]
+        /// Authentic datagrams dropped over their session's budget, every session (SessionBudget).
+        public var datagramsOverBudget = 0
         public var wire = WireCodec.Counters()
         public var leaseExpiries = 0
         public var graceRemovals = 0
