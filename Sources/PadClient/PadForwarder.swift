@@ -234,8 +234,9 @@ public final class PadForwarder {
             ending = error
         }
         pinging = true
-        return LinkMeasurement(report: linkMeter.report(duplicatesToClient: link?.rejected[.replayed] ?? 0), ending: ending,
-                               measured: MonotonicInstant.now - started)
+        var report = linkMeter.report(duplicatesToClient: link?.rejected[.replayed] ?? 0)
+        if let ending { report.endedEarly = "the test ended early: \(ending)" }
+        return LinkMeasurement(report: report, ending: ending, measured: MonotonicInstant.now - started)
     }
 
     func dropLink() {

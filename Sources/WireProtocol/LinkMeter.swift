@@ -106,6 +106,11 @@ public struct LinkReport: Equatable, Sendable {
     public var reorderedToClient = 0
     public var duplicatesToHost = 0
     public var duplicatesToClient = 0
+    /// Why the test ended before its time (the host stopped answering, its connection closed):
+    /// the figures are then only until that moment, and the link is judged poor whatever they say.
+    public var endedEarly: String?
+    /// Pings not answered at all, whichever way they were lost: `1 - answered / sent`.
+    public var unanswered: Double? { sent > 0 ? max(0, 1 - Double(answered) / Double(sent)) : nil }
     public init() {}
 
     /// What forwarding needs (docs/link-test.md says why): `good` keeps input and feedback as on a
@@ -122,6 +127,9 @@ public struct LinkReport: Equatable, Sendable {
         func judge(_ what: String, good: Bool, usable: Bool) {
             if !usable { verdict = .poor; reasons.append(what) } else if !good { if verdict == .good { verdict = .usable }; reasons.append(what) }
         }
+        if let endedEarly { judge(endedEarly, good: false, usable: false) }
+        // The tail no pong counted (a host that stalled at the end): lost both ways at most.
+        if let unanswered { judge("\(Self.percent(unanswered)) of pings unanswered", good: unanswered <= 2 * Self.goodLoss, usable: unanswered <= 2 * Self.usableLoss) }
         judge("round trip p95 \(Self.milliseconds(rtt))", good: rtt <= Self.goodRoundTrip95, usable: rtt <= Self.usableRoundTrip95)
         if let jitter { judge("jitter \(Self.milliseconds(jitter))", good: jitter <= Self.goodJitter, usable: jitter <= Self.usableJitter) }
         judge("loss to the host \(Self.percent(up))", good: up <= Self.goodLoss, usable: up <= Self.usableLoss)

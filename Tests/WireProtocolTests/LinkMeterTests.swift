@@ -77,3 +77,35 @@ final class LinkMeterTests: XCTestCase {
         XCTAssertEqual(LinkReport.percent(0), "0.0 %")
     }
 }
+
+/// A link test that ended on a host stall (issue 39: it said 0 % loss and "good"): the pings
+/// nobody answered count, and an early end is judged poor whatever the figures until then say.
+final class LinkVerdictEndingTests: XCTestCase {
+    func report(sent: Int, answered: Int) -> LinkReport {
+        var report = LinkReport()
+        report.sent = sent
+        report.answered = answered
+        report.roundTrip50 = .microseconds(300); report.roundTrip95 = .microseconds(400); report.roundTrip99 = .microseconds(500)
+        report.jitter = .microseconds(50)
+        report.lossToHost = 0; report.lossToClient = 0  // the host's tally, from before it stalled
+        return report
+    }
+
+    func testAllAnsweredIsGood() {
+        XCTAssertEqual(report(sent: 250, answered: 250).verdict.0, .good)
+    }
+
+    func testATailOfUnansweredPingsIsLoss() {
+        let (verdict, reasons) = report(sent: 250, answered: 150).verdict
+        XCTAssertEqual(verdict, .poor, "\(reasons)")
+        XCTAssertTrue(reasons.contains { $0.contains("40.0 % of pings unanswered") }, "\(reasons)")
+    }
+
+    func testAnEarlyEndIsPoor() {
+        var early = report(sent: 250, answered: 250)
+        early.endedEarly = "the test ended early: the host stopped answering"
+        let (verdict, reasons) = early.verdict
+        XCTAssertEqual(verdict, .poor)
+        XCTAssertEqual(reasons.first, early.endedEarly)
+    }
+}
