@@ -66,6 +66,10 @@ public final class SessionFeedback {
     func apply(_ request: MicrophoneRequest) throws {
         guard options.offersMicrophone, PadDrivers.driver(for: pad.kind).hasMicrophone(pad) else {
             ignoredMicrophoneRequests += 1
+            // Said once a pad (the caller logs it): a host that keeps asking is then only counted.
+            if ignoredMicrophoneRequests == 1, request.ttlMillis > 0 {
+                throw MicrophoneNotOffered(hasMicrophone: PadDrivers.driver(for: pad.kind).hasMicrophone(pad))
+            }
             return
         }
         guard !microphoneUnavailable else { return }
@@ -113,4 +117,14 @@ extension PhysicalPadSource {
     public func pumpFeedback() throws { try sessionFeedback.pump() }
     /// Motors to zero now; a fresh renderer takes the next session's leases.
     public func silence() { sessionFeedback.silence() }
+}
+
+/// A host asked for a pad's microphone that this client does not offer.
+public struct MicrophoneNotOffered: Error, CustomStringConvertible {
+    public let hasMicrophone: Bool
+    public var description: String {
+        hasMicrophone
+            ? "the host asked for this pad's microphone; it is not offered (forward --microphone offers it)"
+            : "the host asked for a microphone this pad does not have; ignored"
+    }
 }

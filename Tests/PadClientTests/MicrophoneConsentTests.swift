@@ -14,16 +14,33 @@ final class MicrophoneConsentTests: XCTestCase {
         var options = PadFeedback.Options()
         options.offersMicrophone = offering
         let feedback = SessionFeedback(pad: pad("pad", kind: kind), options: options)
-        try feedback.apply(MicrophoneRequest(slot: PadSlot(0), sequence: WireSequence(0), ttlMillis: 2000))
+        do {
+            try feedback.apply(MicrophoneRequest(slot: PadSlot(0), sequence: WireSequence(0), ttlMillis: 2000))
+        } catch is MicrophoneNotOffered {
+            // Said once (the forwarder logs it); later requests are only counted.
+            try feedback.apply(MicrophoneRequest(slot: PadSlot(0), sequence: WireSequence(1), ttlMillis: 2000))
+            XCTAssertEqual(feedback.ignoredMicrophoneRequests, 2)
+            return feedback
+        }
         return feedback
     }
 
     func testARequestForAMicrophoneTheUserRefusedIsIgnored() throws {
         let feedback = try asked(.dualSense, offering: false)
-        XCTAssertEqual(feedback.ignoredMicrophoneRequests, 1)
+        XCTAssertEqual(feedback.ignoredMicrophoneRequests, 2, "refused, said once, then counted")
         var taken: [WireMessage] = []
         feedback.takeUplink { taken.append($0) }
         XCTAssertEqual(taken, [])
+    }
+
+    func testTheFirstIgnoredRequestSaysWhy() {
+        var options = PadFeedback.Options()
+        options.offersMicrophone = false
+        let feedback = SessionFeedback(pad: pad("pad", kind: .dualSense), options: options)
+        XCTAssertThrowsError(try feedback.apply(MicrophoneRequest(slot: PadSlot(0), sequence: WireSequence(0), ttlMillis: 2000))) { error in
+            XCTAssertTrue("\(error)".contains("forward --microphone"), "\(error)")
+        }
+        XCTAssertNoThrow(try feedback.apply(MicrophoneRequest(slot: PadSlot(0), sequence: WireSequence(1), ttlMillis: 2000)))
     }
 
     func testTheMicrophoneIsOfferedOnlyWhenTheUserAsks() {
@@ -34,7 +51,7 @@ final class MicrophoneConsentTests: XCTestCase {
     }
 
     func testARequestForAPadWithoutAMicrophoneIsIgnored() throws {
-        XCTAssertEqual(try asked(.xbox, offering: true).ignoredMicrophoneRequests, 1)
+        XCTAssertEqual(try asked(.xbox, offering: true).ignoredMicrophoneRequests, 2)
     }
 }
 
