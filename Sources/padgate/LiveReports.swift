@@ -16,7 +16,7 @@ struct LiveReports {
         let pads = try Udev().pads()
         pad = try PadSelector.select(try PadSelector(selector), from: pads)
         guard let path = pad.hidraw else {
-            throw DeviceError.unsupported("\(pad.name) has no hidraw node (an evdev-only pad): use 'padgate watch' for it")
+            throw DeviceError.unsupported("\(TerminalText.escaped(pad.name)) has no hidraw node (an evdev-only pad): use 'padgate watch' for it")
         }
         hidraw = try HIDRawDevice(path: path)
         device = RecordedDevice(index: 0, name: pad.name, bus: pad.kernelBus, vendorID: pad.vendorID, productID: pad.productID,
