@@ -13,28 +13,34 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable {
     case noSuchPad(selector: String, available: Int)
     case malformed(String)
 
+    /// Paths and selectors are what a person typed or a device is called: escaped for the terminal.
     public var description: String {
         switch self {
-        case .permissionDenied(let path):
+        case .permissionDenied(let raw):
+            let path = TerminalText.escaped(raw)
             return "permission denied on \(path): install udev/70-padgate.rules (sudo cp udev/70-padgate.rules /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger), then re-plug the pad; see README"
         case .notFound(let path) where path == "/dev/uhid" || path == "/dev/uinput":
             let module = path.dropFirst("/dev/".count)
             return "\(path) does not exist: the kernel's \(module) module is not loaded (sudo modprobe \(module)). Where it cannot be loaded (a container), the device tests and the demo run in the test guest: make test, make demo-guest"
-        case .notFound(let path) where path.hasPrefix("/dev/"):
+        case .notFound(let raw) where raw.hasPrefix("/dev/"):
+            let path = TerminalText.escaped(raw)
             return "\(path) does not exist: the pad was unplugged, or its node has another number now (see 'padgate list')"
         case .notFound(let path):
-            return "\(path) does not exist"
-        case .removed(let path):
+            return "\(TerminalText.escaped(path)) does not exist"
+        case .removed(let raw):
+            let path = TerminalText.escaped(raw)
             return "\(path) went away: the pad was unplugged"
-        case .busy(let path):
+        case .busy(let raw):
+            let path = TerminalText.escaped(raw)
             return "\(path) is busy: another program has grabbed it exclusively (close Steam Input or other remappers)"
         case .systemCall(let call, let path, let code):
-            return "\(call) failed on \(path): \(code)"
+            return "\(call) failed on \(TerminalText.escaped(path)): \(code)"
         case .timedOut(let what, let path):
-            return "\(what) on \(path) timed out: the pad did not answer"
+            return "\(what) on \(TerminalText.escaped(path)) timed out: the pad did not answer"
         case .unsupported(let what):
             return what
-        case .noSuchPad(let selector, let available):
+        case .noSuchPad(let raw, let available):
+            let selector = TerminalText.escaped(raw)
             return available == 0
                 ? "no game controller found\(selector == "any" ? "" : " for '\(selector)'"): plug one in; if one is plugged in, install udev/70-padgate.rules (see README)"
                 : "no pad matches '\(selector)': use an index from 'padgate list', a /dev node path, or vid:pid"

@@ -1,3 +1,5 @@
+import PadSystem
+
 /// A name a peer gave itself (a client's host name in `hello` or a pairing request). It comes from
 /// the network, so it is bounded when decoded and never printed or stored as it came: control
 /// characters would rewrite the host's terminal, and spaces or newlines would corrupt the
@@ -40,13 +42,7 @@ public struct PeerName: Hashable, Sendable, CustomStringConvertible {
     /// so that a name with spaces reads as one.
     public var description: String { "'" + displayed + "'" }
 
-    public var displayed: String {
-        var out = ""
-        for scalar in raw.unicodeScalars {
-            if Self.isSafeToShow(scalar) { out.unicodeScalars.append(scalar) } else { out += "\\u{\(String(scalar.value, radix: 16))}" }
-        }
-        return out
-    }
+    public var displayed: String { TerminalText.escaped(raw) }
 
     /// One token for a line-based store (`LineToken`); `init(stored:)` reads it back exactly.
     public var stored: String { LineToken.encode(raw) }
@@ -57,24 +53,13 @@ public struct PeerName: Hashable, Sendable, CustomStringConvertible {
         self = name
     }
 
-    static func isSafeToShow(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: return false
-        default: return scalar != "\\" && scalar != "'"
-        }
-    }
+    static func isSafeToShow(_ scalar: Unicode.Scalar) -> Bool { TerminalText.isSafeToShow(scalar) }
 }
 
 extension PeerName {
     /// Any text a peer or the LAN chose (a name, a service, an argument echoed back), for a
     /// terminal: escaped as `displayed` escapes a name, whatever its length.
-    public static func escaped(_ text: some StringProtocol) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if isSafeToShow(scalar) { out.unicodeScalars.append(scalar) } else { out += "\\u{\(String(scalar.value, radix: 16))}" }
-        }
-        return out
-    }
+    public static func escaped(_ text: some StringProtocol) -> String { TerminalText.escaped(text) }
 
     /// What a message may echo of text it refuses (docs/command-line.md): at most `limit`
     /// characters of it, escaped, with "…" when there was more.

@@ -168,9 +168,5 @@ struct GyroPlot {
 
     private func f(_ v: Double) -> String { String(format: "%.1f", v) }
 
-    func write(to path: String) throws {
-        do { try svg.write(toFile: path, atomically: true, encoding: .utf8) } catch {
-            throw ValidationError("--plot: cannot write \(path): \(error.localizedDescription)")
-        }
-    }
+    func write(to path: String) throws { try OutputFile.write(svg, to: path, option: "--plot") }
 }

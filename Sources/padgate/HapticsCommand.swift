@@ -62,14 +62,14 @@ struct HapticsCommand: ParsableCommand {
         guard target.kind.hasVoiceCoils else { return try ThreadPriority.raisedForInput { try playWithoutCoils(samples, on: target) } }
         if target.bus == .usb {
             guard let card = try Udev().soundCard(of: target) else {
-                throw ValidationError("\(target.name) is on USB but has no sound card: is snd-usb-audio loaded (sudo modprobe snd-usb-audio)?")
+                throw ValidationError("\(TerminalText.escaped(target.name)) is on USB but has no sound card: is snd-usb-audio loaded (sudo modprobe snd-usb-audio)?")
             }
             let playback = try ALSAPlayback(card: card, channels: 4, rate: 48_000, latency: Self.usbLatency)
             // A test signal, not a game: the queue can be deep, and the writes carry the pad's
             // pace as input does (input priority, where the process may have it).
             return try ThreadPriority.raisedForInput { try play(samples, on: playback) }
         }
-        guard let hidraw = target.hidraw else { throw ValidationError("\(target.name) has no hidraw node to send reports to") }
+        guard let hidraw = target.hidraw else { throw ValidationError("\(TerminalText.escaped(target.name)) has no hidraw node to send reports to") }
         let device = try HIDRawDevice(path: hidraw)
         try ThreadPriority.raisedForInput { try play(samples, on: device) }
     }
@@ -77,15 +77,15 @@ struct HapticsCommand: ParsableCommand {
     /// The coils' signal at 48 kHz, left and right interleaved.
     func signal() throws -> [Int16] {
         if let file {
-            let bytes: [UInt8]
-            do { bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file))) } catch { throw ValidationError("\(file): \(error.localizedDescription)") }
+            let bytes = try InputFile.bytes(file, what: "WAV file", limit: WAVFile.maximumBytes)
             let wav: WAVFile
-            do { wav = try WAVFile(bytes: bytes) } catch { throw ValidationError("\(file): \(error)") }
+            do { wav = try WAVFile(bytes: [UInt8](bytes)) } catch { throw ValidationError("\(file): \(error)") }
             guard wav.frameCount <= Int(Self.maximumLength.seconds) * 48_000 else { throw ValidationError("\(file) is longer than \(Int(Self.maximumLength.seconds)) s") }
             return wav.coilSamples
         }
-        let length = try duration.map(parseDuration) ?? .seconds(1)
-        guard length <= Self.maximumLength else { throw ValidationError("--for is at most \(Int(Self.maximumLength.seconds)) s") }
+        let length = try duration.map { try parseDuration($0, maximum: Self.maximumLength) } ?? .seconds(1)
+        // A tone of no length would send nothing and still succeed.
+        guard length > .zero else { throw ValidationError("--for must be more than 0 (500ms, 2s)") }
         let frames = Int(length.seconds * 48_000)
         let step = 2 * Double.pi * (tone ?? 0) / 48_000
         var samples = [Int16](repeating: 0, count: frames * 2)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadSystem
 
 /// `padgate inspect`: decode a report descriptor, or every report of a hid-recorder file.
 /// SOURCE is a hid-recorder file, or a live pad (index, /dev node, vid:pid) read from its hidraw node.
@@ -68,7 +69,8 @@ struct InspectCommand: ParsableCommand {
         if !json {
             for device in recording.devices {
                 let ids = [device.bus, device.vendorID, device.productID].compactMap { $0.map { String($0, radix: 16) } }.joined(separator: ":")
-                print("device \(device.index): \(device.name ?? "(no name)") [\(ids)], descriptor \(device.descriptor.count) bytes")
+                // The name is whatever the device called itself: escaped for the terminal.
+                print("device \(device.index): \(device.name.map(TerminalText.escaped) ?? "(no name)") [\(ids)], descriptor \(device.descriptor.count) bytes")
             }
         }
         for event in recording.events {
@@ -82,7 +84,7 @@ struct InspectCommand: ParsableCommand {
     private func inspectLive(selector: String) throws {
         let live = try LiveReports(selector: selector)
         var inspector = ReportInspector(device: live.device)
-        if !json { print("\(live.pad.name) [\(live.pad.vidpid)] on \(live.pad.hidraw ?? "")") }
+        if !json { print("\(TerminalText.escaped(live.pad.name)) [\(live.pad.vidpid)] on \(live.pad.hidraw ?? "")") }
         try live.run(duration: duration) { event in
             let value = inspector.inspect(event.data, time: event.time)
             print(json ? value.serialized() : Self.line(value))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PadDevices
 import PadFamilies
+import PadSystem
 
 struct ListCommand: ParsableCommand {
     @OptionGroup var logging: LoggingOptions
@@ -40,9 +41,9 @@ struct ListCommand: ParsableCommand {
             return
         }
         for (index, pad) in pads.enumerated() {
-            print("\(index): \(pad.kind.displayName) [\(pad.vidpid)] \(pad.busName) \"\(pad.name)\"\(pad.uniq.isEmpty ? "" : " \(pad.uniq)")")
+            print("\(index): \(pad.kind.displayName) [\(pad.vidpid)] \(pad.busName) \"\(TerminalText.escaped(pad.name))\"\(pad.uniq.isEmpty ? "" : " \(pad.uniq)")")
             if let hidraw = pad.hidraw { print("     hidraw   \(hidraw)") }
-            for node in pad.evdev { print("     \(node.role.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(node.path)  \(node.name)") }
+            for node in pad.evdev { print("     \(node.role.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(node.path)  \(TerminalText.escaped(node.name))") }
             print("     can      \(pad.capabilities.names.joined(separator: ", "))")
             if pad.isHostVirtualPad { print("     made by  padgate serve for a forwarded pad (never forwarded itself)") }
         }

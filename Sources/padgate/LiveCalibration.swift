@@ -26,7 +26,7 @@ struct LiveCalibration {
         guard !pad.uniq.isEmpty else {
             // No serial, no stored correction (MotionCorrectionStore): nothing to do, and not an error.
             return print(json ? JSONValue.object([("serial", .string("")), ("removed", .bool(false)), ("path", .null)]).serialized()
-                              : "\(pad.name) reports no serial number, so no correction is ever stored for it: nothing to remove")
+                              : "\(TerminalText.escaped(pad.name)) reports no serial number, so no correction is ever stored for it: nothing to remove")
         }
         let url = try store.url(forSerial: pad.uniq)
         let removed = try store.remove(serial: pad.uniq)

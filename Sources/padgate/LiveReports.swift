@@ -16,7 +16,7 @@ struct LiveReports {
         let pads = try Udev().pads()
         pad = try PadSelector.select(try PadSelector(selector), from: pads)
         guard let path = pad.hidraw else {
-            throw DeviceError.unsupported("\(pad.name) has no hidraw node (an evdev-only pad): use 'padgate watch' for it")
+            throw DeviceError.unsupported("\(TerminalText.escaped(pad.name)) has no hidraw node (an evdev-only pad): use 'padgate watch' for it")
         }
         hidraw = try HIDRawDevice(path: path)
         device = RecordedDevice(index: 0, name: pad.name, bus: pad.kernelBus, vendorID: pad.vendorID, productID: pad.productID,
@@ -55,38 +55,30 @@ struct RecordCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).", transform: SecondsOption.parse)
     var duration: Double?
 
-    func validate() throws {
-        // The whole command line is checked before the pad is opened.
-        guard let output else { return }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw ValidationError("-o '\(output)' is a directory: name the file to write, such as \(output)/pad.hid")
-        }
-        let parent = URL(fileURLWithPath: output).deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ValidationError("-o '\(output)': the folder '\(parent)' does not exist")
-        }
-    }
-
     func run() throws {
+        // The file before the pad: a name that cannot be written is refused before the pad is opened.
+        let file = try output.map { try OutputFile($0, option: "-o") }
         let live = try LiveReports(selector: pad)
-        let sink: FileHandle
-        if let output {
-            guard FileManager.default.createFile(atPath: output, contents: nil) else {
-                throw DeviceError.systemCall("create", path: output, errno: .current)
-            }
-            sink = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        } else {
-            sink = FileHandle.standardOutput
+        let write: (String) throws -> Void = { text in
+            if let file { try file.write(text) } else { FileHandle.standardOutput.write(Data(text.utf8)) }
         }
         let descriptor = try? ReportDescriptor(bytes: live.device.descriptor)
         let header = HIDRecording(devices: [HIDRecorderFormat.annotated(live.device)], events: [])
-        sink.write(Data(header.headerText().utf8))
+        try write(header.headerText())
         var count = 0
-        try live.run(duration: duration) { event in
-            sink.write(Data(HIDRecording.eventText(HIDRecorderFormat.annotated(event, descriptor: descriptor)).utf8))
-            count += 1
+        do {
+            try live.run(duration: duration) { event in
+                try write(HIDRecording.eventText(HIDRecorderFormat.annotated(event, descriptor: descriptor)))
+                count += 1
+            }
+        } catch let error as OutputFile.Refused {
+            throw error
+        } catch {
+            // The pad went away: what was recorded until then is kept.
+            try file?.commit()
+            throw error
         }
+        try file?.commit()
         if output != nil { console.info("padgate: recorded \(count) reports to \(output!)") }
     }
 }

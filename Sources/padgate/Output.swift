@@ -40,12 +40,21 @@ struct InPlaceBlock {
 }
 
 /// A file named on the command line, read with an error that names the file, what it was given as
-/// and what is wrong with it (never a Foundation error dump).
+/// and what is wrong with it (never a Foundation error dump). Every file a person names is read
+/// here, through `UserFile.read`: bounded, and only a regular file.
 enum InputFile {
     /// Not a ValidationError: thrown from run(), that would print the top-level usage after it.
     struct ReadError: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
+    }
+
+    /// A file that was not read, and why (`failure`, for code that acts on it).
+    struct Refused: Error, CustomStringConvertible {
+        let what: String
+        let path: String
+        let failure: UserFile.ReadFailure
+        var description: String { "\(what) '\(path)' \(failure)" }
     }
 
     /// Scripts, patterns and descriptors are small; recordings may run to hours.
@@ -55,21 +64,7 @@ enum InputFile {
     /// A regular file's bytes, at most `limit` of them: a FIFO, a device such as /dev/zero or a
     /// runaway file is refused before it is read, so reading never blocks or fills memory.
     static func bytes(_ path: String, what: String, limit: Int = defaultLimit) throws -> Data {
-        let attributes: [FileAttributeKey: Any]
-        do { attributes = try FileManager.default.attributesOfItem(atPath: path) }
-        catch { throw ReadError("\(what) '\(path)' does not exist") }
-        switch attributes[.type] as? FileAttributeType {
-        case .typeRegular?: break
-        case .typeDirectory?: throw ReadError("\(what) '\(path)' is a directory, not a file")
-        default: throw ReadError("\(what) '\(path)' is not a regular file (a device, pipe or socket); give a file")
-        }
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= limit else { throw ReadError("\(what) '\(path)' is \(size >> 20) MiB; at most \(limit >> 20) MiB is read") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ReadError("\(what) '\(path)' cannot be read (check its permissions)")
-        }
-        guard data.count <= limit else { throw ReadError("\(what) '\(path)' grew past \(limit >> 20) MiB while it was read") }
-        return data
+        do { return Data(try UserFile.read(path, limit: limit)) } catch { throw Refused(what: what, path: path, failure: error) }
     }
 
     /// The file as UTF-8 text; otherwise an error pointing at the first byte that is not, plus `hint`.
@@ -94,5 +89,41 @@ enum InputFile {
             case .error: return offset
             }
         }
+    }
+}
+
+/// A file a person named for padgate to write (`--plot`, `-o`), through `UserFile.Output`: a
+/// regular file replaced whole at `commit()`, a FIFO or device written straight into, a directory
+/// refused; errors name the option and the file.
+struct OutputFile {
+    struct Refused: Error, CustomStringConvertible {
+        let option: String
+        let path: String
+        let failure: UserFile.WriteFailure
+        var description: String { "\(option) '\(path)' \(failure)" }
+    }
+
+    let option: String
+    let path: String
+    private let output: UserFile.Output
+
+    init(_ path: String, option: String) throws {
+        self.option = option; self.path = path
+        do { output = try UserFile.Output(path: path) } catch { throw Refused(option: option, path: path, failure: error) }
+    }
+
+    func write(_ text: String) throws {
+        do { try output.write(text.utf8) } catch { throw Refused(option: option, path: path, failure: error) }
+    }
+
+    func commit() throws {
+        do { try output.commit() } catch { throw Refused(option: option, path: path, failure: error) }
+    }
+
+    /// `text` as the whole file.
+    static func write(_ text: String, to path: String, option: String) throws {
+        let file = try OutputFile(path, option: option)
+        try file.write(text)
+        try file.commit()
     }
 }

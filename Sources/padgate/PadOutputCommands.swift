@@ -2,6 +2,7 @@ import ArgumentParser
 import Feedback
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadDevices
 import PadFamilies
 import PadSystem
@@ -179,7 +180,7 @@ struct RumbleCommand: ParsableCommand {
     @OptionGroup var output: PadOutputOptions
 
     func run() throws {
-        let length = try duration.map(parseDuration)
+        let length = try duration.map { try parseDuration($0) }
         if let pattern {
             guard low == nil && high == nil else { throw ValidationError("give either LOW HIGH or --pattern, not both") }
             guard !output.dryRun else { throw ValidationError("--dry-run prints one report; it takes LOW HIGH, not --pattern") }
@@ -215,13 +216,19 @@ struct RumbleCommand: ParsableCommand {
     }
 }
 
-/// "500ms", "2s", "1.5s" or plain seconds.
-func parseDuration(_ text: String) throws -> Duration {
+/// The longest `--for` a command takes unless it names its own bound.
+let longestDuration: Duration = .seconds(3600)
+
+/// "500ms", "2s", "1.5s" or plain seconds, at most `maximum` (the message says the bound it checks).
+func parseDuration(_ text: String, maximum: Duration = longestDuration) throws -> Duration {
     let lower = text.lowercased()
     let (number, scale): (Substring, Double) = lower.hasSuffix("ms") ? (lower.dropLast(2), 0.001)
         : lower.hasSuffix("s") ? (lower.dropLast(), 1) : (Substring(lower), 1)
-    guard let value = Double(number), value >= 0, value * scale <= 3600 else {
-        throw ValidationError("'\(text)' is not a duration: write 500ms, 2s or 1.5s (at most an hour)")
+    guard let value = Double(number), value >= 0, value.isFinite else {
+        throw ValidationError("'\(text)' is not a duration: write 500ms, 2s or 1.5s")
+    }
+    guard value * scale <= maximum.seconds else {
+        throw ValidationError("'\(text)' is too long: at most \(Int(maximum.seconds)) s")
     }
     return .milliseconds(Int((value * scale * 1000).rounded()))
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HIDCodecs
 import PadFamilies
+import PadSystem
 
 /// `padgate calibrate FILE.hid`: the continuous calibration `forward` runs, over a recording of a
 /// DualSense, Edge or DualShock 4: the rest windows it found and the gyro bias per axis.
@@ -72,7 +73,8 @@ struct RecordingCalibration {
         let d = LiveCalibration.decimal
         func v(_ m: MotionVector, _ places: Int = 3, signed: Bool = true) -> String { m.all.map { d($0, places, signed).leftPadded(8) }.joined() }
         var lines = [
-            "\(run.kind.displayName)\(run.deviceName.map { " (\($0))" } ?? "") in \(path)",
+            // The name is whatever the recorded device called itself: escaped for the terminal.
+            "\(run.kind.displayName)\(run.deviceName.map { " (\(TerminalText.escaped($0)))" } ?? "") in \(TerminalText.escaped(path))",
             "\(run.samples) motion samples over \(d(run.seconds, 2, false)) s (\(d(run.rate, 1, false)) Hz); calibration: \(calibrationSource)",
         ]
         if run.restWindows.isEmpty {

@@ -74,7 +74,7 @@ struct WatchCommand: ParsableCommand {
         func emit(_ kind: String, _ pad: Pad, _ state: LivePadState? = nil) {
             if json { JSONLines.print(Event(event: kind, time: now(), pad: kind == "state" ? nil : PadJSON(pad), state: state)) }
             else if kind == "state", let state { view.draw(pad, state) }
-            else { view.message("\(kind): \(pad.kind.displayName) [\(pad.vidpid)] \(pad.name)") }
+            else { view.message("\(kind): \(pad.kind.displayName) [\(pad.vidpid)] \(TerminalText.escaped(pad.name))") }
         }
         func snapshot(_ reader: LivePadReader) -> LivePadState {
             var state = reader.snapshot()

@@ -51,3 +51,35 @@ final class WAVFileTests: XCTestCase {
         for i in 0..<good.count { for value: UInt8 in [0, 0x7f, 0xff] { var bad = good; bad[i] = value; _ = try? WAVFile(bytes: bad) } }
     }
 }
+
+/// What plays nothing, or would play float bits as PCM, is refused by name (issue 39).
+final class WAVFileFormatTests: XCTestCase {
+    /// A WAVE_FORMAT_EXTENSIBLE file: its samples' kind is its subformat's tag.
+    static func extensible(subformat: Int, bits: Int = 16) -> [UInt8] {
+        func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        let fmt = le(0xFFFE, 2) + le(2, 2) + le(48_000, 4) + le(48_000 * 4, 4) + le(4, 2) + le(bits, 2)
+            + le(22, 2) + le(bits, 2) + le(3, 4) + le(subformat, 2) + [0, 0, 0, 0, 0x10, 0, 0x80, 0, 0, 0xAA, 0, 0x38, 0x9B, 0x71]
+        let data = le(5, 2) + le(-6, 2)
+        let body = Array("WAVE".utf8) + Array("fmt ".utf8) + le(fmt.count, 4) + fmt + Array("data".utf8) + le(data.count, 4) + data
+        return Array("RIFF".utf8) + le(body.count, 4) + body
+    }
+
+    func failure(_ bytes: [UInt8]) -> WAVFile.Failure? {
+        do { _ = try WAVFile(bytes: bytes); return nil } catch { return error }
+    }
+
+    func testFloatMarked16BitIsRefusedPlainOrExtensible() {
+        XCTAssertEqual(failure(WAVFileTests.wav(channels: 2, frames: [[1, 2]], format: 3)), .unsupported("IEEE float samples are not 16-bit PCM"))
+        XCTAssertEqual(failure(Self.extensible(subformat: 3)), .unsupported("IEEE float samples are not 16-bit PCM"))
+        XCTAssertEqual(try WAVFile(bytes: Self.extensible(subformat: 1)).coilSamples, [5, -6], "extensible PCM plays")
+        // An extensible chunk cut to 16 bytes says nothing of its samples.
+        var short = WAVFileTests.wav(channels: 2, frames: [[1, 2]])
+        short[20] = 0xFE; short[21] = 0xFF
+        if case .unsupported? = failure(short) {} else { XCTFail("\(String(describing: failure(short)))") }
+    }
+
+    func testAnEmptyDataChunkIsNoSamples() {
+        XCTAssertEqual(failure(WAVFileTests.wav(channels: 2, frames: [])), .noSamples)
+        XCTAssertEqual(failure(WAVFileTests.wav(channels: 4, frames: [[1, 2, 3]])), .noSamples, "less than one frame")
+    }
+}

@@ -17,7 +17,7 @@ final class InspectCommandTests: XCTestCase {
         }
         let descriptor = try padgate(["inspect", "--descriptor", "nothing.bin"])
         XCTAssertTrue(descriptor.stderr.contains("descriptor file 'nothing.bin' does not exist"), descriptor.stderr)
-        XCTAssertTrue(try padgate(["inspect", directory.path]).stderr.contains("is a directory, not a file"))
+        XCTAssertTrue(try padgate(["inspect", directory.path]).stderr.contains("is a directory, not a regular file"))
     }
 
     func testNonUTF8FileNamesTheFileAndTheByte() throws {

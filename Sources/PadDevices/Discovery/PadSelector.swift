@@ -1,4 +1,5 @@
 import Glibc
+import PadSystem
 
 /// How a person names a pad on the command line: an index from `padgate list`, any of its
 /// /dev nodes, or `vid:pid` (the first such pad).
@@ -15,7 +16,7 @@ public enum PadSelector: Equatable, Sendable, CustomStringConvertible {
         } else {
             let parts = text.split(separator: ":")
             guard parts.count == 2, let vendor = UInt16(parts[0], radix: 16), let product = UInt16(parts[1], radix: 16) else {
-                throw DeviceError.malformed("'\(text)' is not a pad: use an index from 'padgate list', a /dev node path, or vid:pid such as 054c:0ce6")
+                throw DeviceError.malformed("'\(TerminalText.escaped(text))' is not a pad: use an index from 'padgate list', a /dev node path, or vid:pid such as 054c:0ce6")
             }
             self = .ids(vendor: vendor, product: product)
         }
@@ -48,7 +49,7 @@ public enum PadSelector: Equatable, Sendable, CustomStringConvertible {
                 var info = stat()
                 guard stat(path, &info) == 0 else { throw DeviceError.notFound(path: path) }
                 if info.st_mode & S_IFMT != S_IFCHR {
-                    throw DeviceError.malformed("'\(path)' is not a device node: name a pad's /dev/hidraw* or /dev/input/event* node (see 'padgate list')")
+                    throw DeviceError.malformed("'\(TerminalText.escaped(path))' is not a device node: name a pad's /dev/hidraw* or /dev/input/event* node (see 'padgate list')")
                 }
             }
             throw DeviceError.noSuchPad(selector: selector.description, available: pads.count)
