@@ -43,7 +43,7 @@ public final class EvdevPadSource: PhysicalPadSource {
         self.motionCorrection = gyroCorrection.stored
         sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
-                             capabilities: pad.wireCapabilities(offeringMicrophone: options.offersMicrophone), name: pad.name, identity: PadDrivers.driver(for: pad.kind).identity(of: pad, hidraw: nil).wire)
+                             capabilities: pad.wireCapabilities(offeringMicrophone: options.offersMicrophone), name: pad.name, identity: PadDrivers.driver(for: pad.kind).identity(of: pad, hidraw: nil).wire.withUnit(of: pad))
         controls = .neutral(slot)
         touch = TouchSnapshot(slot: slot)
         update()

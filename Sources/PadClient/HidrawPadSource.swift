@@ -62,7 +62,7 @@ public final class HidrawPadSource: PhysicalPadSource {
                                    gyroCalibration: gyroCalibration)
         sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
-                             capabilities: pad.wireCapabilities(offeringMicrophone: options.offersMicrophone), name: pad.name, identity: identity.wire)
+                             capabilities: pad.wireCapabilities(offeringMicrophone: options.offersMicrophone), name: pad.name, identity: identity.wire.withUnit(of: pad))
     }
 
     /// The report descriptor of a pad read through it; nil for the others.

@@ -1,6 +1,7 @@
 import Foundation
 import HIDCodecs
 import MonotonicTime
+import PadDevices
 import PadSystem
 import WireProtocol
 
@@ -50,4 +51,14 @@ extension PadSource {
     public func apply(_ request: MicrophoneRequest) throws {}
     public var uplinkDescriptor: FileDescriptor? { nil }
     public func takeUplink(_ body: (WireMessage) -> Void) {}
+}
+
+extension PadIdentity {
+    /// With the pad's own identity (the kernel's `uniq`: a Sony or Nintendo pad's address, a
+    /// serial), so the host tells two units apart whose reports are equal; at most 64 bytes.
+    func withUnit(of pad: Pad) -> PadIdentity {
+        var identity = self
+        if !pad.uniq.isEmpty, let unit = FeatureReportBytes(Array(pad.uniq.utf8.prefix(FeatureReportBytes.capacity))) { identity.unit = unit }
+        return identity
+    }
 }

@@ -125,6 +125,9 @@ public final class ClientPads {
     private var arrivalTokens = ClientPads.arrivalBurst
     private var arrivalRefilledAt: MonotonicInstant?
     var closed = false
+    /// The client's paired identity (its certificate's fingerprint), stamped on each arrival: a
+    /// host pad's address derives from it and the pad's own identity (PlayStationVirtualPad).
+    public var clientIdentity = FeatureReportBytes()
     /// A failed arrival is tried again after this pause, not on every keep-alive.
     static let retryAfterDeviceError: Duration = .seconds(2)
     /// The fewest seconds a stalled pad is kept; `padGrace` may be longer, never shorter.
@@ -250,7 +253,9 @@ public final class ClientPads {
         return count
     }
 
-    func announce(_ arrival: PadArrival, now: MonotonicInstant) {
+    func announce(_ announced: PadArrival, now: MonotonicInstant) {
+        var arrival = announced
+        arrival.identity.client = clientIdentity
         // The client repeats each arrival with its keep-alives (a datagram may be lost): the
         // same announcement again changes nothing; a different one for the slot starts afresh.
         let slot = arrival.slot

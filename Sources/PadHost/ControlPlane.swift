@@ -328,6 +328,7 @@ final class ControlPlane: @unchecked Sendable {
         let pairedName = connection.peerFingerprint.flatMap(paired.name(for:))
         let session = try input.makeSession(id: id, name: name, pairedName: pairedName, address: connection.peerAddress, keys: keys)
         session.fingerprint = connection.peerFingerprint ?? ""
+        session.pads.clientIdentity = FeatureReportBytes(Array(session.fingerprint.utf8.prefix(FeatureReportBytes.capacity))) ?? .init()
         input.mailbox.post(.add(session))
         do {
             try connection.send(ControlMessage.welcome(session: id, udpPort: listener.port,

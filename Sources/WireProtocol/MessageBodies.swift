@@ -17,6 +17,7 @@ extension PadArrival: WireMessageBody {
         for byte in name.utf8.prefix(length) { try w.u8(byte) }
         try identity.calibration.write(into: &w)
         try identity.firmware.write(into: &w)
+        try identity.unit.write(into: &w)
     }
 }
 

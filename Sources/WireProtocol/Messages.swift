@@ -101,8 +101,14 @@ public struct PadIdentity: Equatable, Sendable {
     public var calibration = FeatureReportBytes()
     /// Feature report 0x20 of a DualSense (64 bytes), 0xa3 of a DualShock 4 (49 bytes).
     public var firmware = FeatureReportBytes()
-    public init(calibration: FeatureReportBytes = .init(), firmware: FeatureReportBytes = .init()) {
-        self.calibration = calibration; self.firmware = firmware
+    /// The physical pad's own identity: its address or serial as its driver gives it (the
+    /// kernel's `uniq`), what tells two units of one model apart when their reports are equal.
+    public var unit = FeatureReportBytes()
+    /// Host side only, never on the wire: the client's paired identity, stamped by the host's
+    /// session (`ClientPads`), so pads of two clients never share a host address.
+    public var client = FeatureReportBytes()
+    public init(calibration: FeatureReportBytes = .init(), firmware: FeatureReportBytes = .init(), unit: FeatureReportBytes = .init()) {
+        self.calibration = calibration; self.firmware = firmware; self.unit = unit
     }
 }
 

@@ -94,6 +94,7 @@ public enum WireCodec {
             var identity = PadIdentity()
             if r.remaining > 0 { identity.calibration = try featureReport(&r) }
             if r.remaining > 0 { identity.firmware = try featureReport(&r) }
+            if r.remaining > 0 { identity.unit = try featureReport(&r) }
             return .arrival(PadArrival(slot: slot, type: type, vendorID: vendor,
                                        productID: product, capabilities: caps, name: name, identity: identity))
         case .removal:

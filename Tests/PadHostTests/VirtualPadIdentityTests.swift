@@ -136,3 +136,57 @@ extension Array where Element == UInt8 {
         self = bytes
     }
 }
+
+/// The host pad's address (issue 42): two DualSenses whose reports are equal (two emulated pads,
+/// the demo's) got one address, and the kernel refused the second ("Duplicate device found for
+/// MAC address"). It derives from the client's identity and the pad's own now.
+final class HostPadAddressTests: XCTestCase {
+    func arrival(slot: UInt8 = 0, unit: String, client: String) -> PadArrival {
+        var identity = PadIdentity(calibration: FeatureReportBytes(DualSenseIdentityData.calibration)!,
+                                   firmware: FeatureReportBytes(DualSenseIdentityData.firmwareInfo)!,
+                                   unit: FeatureReportBytes(Array(unit.utf8))!)
+        identity.client = FeatureReportBytes(Array(client.utf8))!
+        return PadArrival(slot: PadSlot(slot), type: .dualSense, vendorID: 0x054c, productID: 0x0ce6, capabilities: [], name: "pad", identity: identity)
+    }
+
+    func address(_ arrival: PadArrival) -> [UInt8]? { PlayStationVirtualPad.stableAddress(for: arrival, kind: .dualSense) }
+
+    func testTwoPadsWithEqualReportsGetTwoAddresses() {
+        let first = address(arrival(unit: "a0:5a:5e:00:00:01", client: "client-a"))
+        let second = address(arrival(slot: 1, unit: "a0:5a:5e:00:00:02", client: "client-a"))
+        XCTAssertNotNil(first)
+        XCTAssertNotEqual(first, second)
+    }
+
+    func testTheSamePadOfAnotherClientGetsAnotherAddress() {
+        XCTAssertNotEqual(address(arrival(unit: "a0:5a:5e:00:00:01", client: "client-a")), address(arrival(unit: "a0:5a:5e:00:00:01", client: "client-b")))
+    }
+
+    func testTheSamePadOfTheSameClientKeepsItsAddressWhateverItsSlot() {
+        let before = address(arrival(slot: 0, unit: "a0:5a:5e:00:00:01", client: "client-a"))
+        XCTAssertEqual(before, address(arrival(slot: 3, unit: "a0:5a:5e:00:00:01", client: "client-a")), "stable across reconnects")
+        XCTAssertEqual(before.map { $0[0] & 0x03 }, 0x02, "locally administered, unicast: never a real pad's")
+    }
+
+    func testWithoutItsOwnIdentityTwoPadsStillDifferBySlot() {
+        XCTAssertNotEqual(address(arrival(slot: 0, unit: "", client: "client-a")), address(arrival(slot: 1, unit: "", client: "client-a")))
+    }
+
+    /// The client sends the pad's own identity as the arrival's trailing field; an older host
+    /// ignores it, an older client leaves it out.
+    func testThePadsOwnIdentityCrossesTheWireButTheClientsNever() throws {
+        let sent = arrival(unit: "a0:5a:5e:00:00:01", client: "client-a")
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let length = try buffer.withUnsafeMutableBytes { raw -> Int in
+            var w = WireWriter(raw)
+            try WireCodec.beginPayload(&w)
+            try WireCodec.encode(WireMessage.arrival(sent), into: &w)
+            return w.count
+        }
+        var counters = WireCodec.Counters()
+        var received: PadArrival?
+        buffer.withUnsafeBytes { WireCodec.decode(UnsafeRawBufferPointer(rebasing: $0[0..<length]), counters: &counters) { if case .arrival(let a) = $0 { received = a } } }
+        XCTAssertEqual(received?.identity.unit, sent.identity.unit)
+        XCTAssertEqual(received?.identity.client, FeatureReportBytes(), "the host stamps its own")
+    }
+}

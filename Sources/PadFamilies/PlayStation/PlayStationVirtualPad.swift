@@ -69,14 +69,19 @@ public final class PlayStationVirtualPad: VirtualPad {
     /// How games reach this pad: "usb" (a USB device on vhci-hcd) or "uhid".
     public var presentation: String { device.transport.rawValue }
 
-    /// An address for the host's pad that is the same whenever the same physical pad arrives: a
-    /// hash of its factory calibration and firmware reports (unique to each pad), locally
-    /// administered so it can never be a real pad's. nil (a random one) when the pad sent none.
+    /// An address for the host's pad that is the same whenever the same physical pad of the same
+    /// client arrives (so Steam keeps its settings across reconnects and host restarts), and never
+    /// the same for two pads: a hash of the client's paired identity and the pad's own (its
+    /// address or serial; without one, its slot and its calibration and firmware reports, which
+    /// two units can share), locally administered so it can never be a real pad's. Issue 42: from
+    /// the reports alone, two emulated DualSenses got one address and the kernel refused the second.
+    /// nil (a random one) when the pad says nothing about itself.
     static func stableAddress(for arrival: PadArrival, kind: PadKind) -> [UInt8]? {
-        let calibration = arrival.identity.calibration.bytes
-        guard !calibration.isEmpty else { return nil }
+        let identity = arrival.identity
+        let own = identity.unit.isEmpty ? [arrival.slot.rawValue] + identity.calibration.bytes + identity.firmware.bytes : identity.unit.bytes
+        guard !identity.unit.isEmpty || !identity.calibration.isEmpty else { return nil }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a
-        for byte in [kind.rawValue] + calibration + arrival.identity.firmware.bytes {
+        for byte in [kind.rawValue, UInt8(identity.client.count)] + identity.client.bytes + own {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
         var mac = (0..<6).map { UInt8(truncatingIfNeeded: hash >> (8 * UInt64($0))) }
