@@ -319,7 +319,14 @@ final class PadFamilyForwardingTests: XCTestCase {
             XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { levels($0).map { $0.low > 100 && $0.high > 40 } ?? false },
                             "the host's rumble never reached the physical pad")
             feedback.close()
-            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(5)) { levels($0) == .silent }, "the stop never reached the physical pad")
+            var seen: [MotorLevels] = []
+            let stopped = physical.waitForOutput(timeout: .seconds(5)) { report in
+                guard let l = levels(report) else { return false }
+                seen.append(l)
+                return l == .silent
+            }
+            if stopped == nil { print("rumble frames at the physical pad after the stop: \(seen.suffix(20))\nserve said: \(serve.snapshot())\nforward said: \(forward.snapshot())") }
+            XCTAssertNotNil(stopped, "the stop never reached the physical pad")
 
             // A game's player lights (subcommand 0x30 on the host pad) light the physical pad's.
             let host = try HIDRawDevice(path: try XCTUnwrap(virtualPad.hidraw))

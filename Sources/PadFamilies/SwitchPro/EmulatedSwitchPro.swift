@@ -97,8 +97,15 @@ public final class EmulatedSwitchPro: @unchecked Sendable {
 
     public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
 
-    /// Streams a full report every `reportInterval` once the host asked for them.
+    /// Streams a full report every `reportInterval` once the host asked for them, at input
+    /// priority: from 6.2 on, hid-nintendo sends each rumble frame and subcommand only once the
+    /// pad's reports come 8-17 ms apart (joycon_enforce_subcmd_rate, up to 500 tries), so a pad
+    /// whose clock slips on a busy machine holds a game's rumble, and its stop, for seconds.
     private func pump() {
+        ThreadPriority.raisedForInput { pumpAtItsPace() }
+    }
+
+    private func pumpAtItsPace() {
         channel.pump(due: { state.withLock { streaming ? lastSent + Self.reportInterval : nil } }, tick: {
             if let report: [UInt8] = state.withLock({ streaming && MonotonicInstant.now >= lastSent + Self.reportInterval ? nextFullReport() : nil }) {
                 try? uhid.input(report)
