@@ -107,16 +107,11 @@ public final class ClientPads {
     public private(set) var clientFigures: LinkFigures?
     /// The session's logger: the input path gives it the client's name and session id.
     public var logger = Logger(label: "padgate.host.session") {
-        didSet { peerLog = Self.rateLimited(logger) }
+        didSet { peerLog = ControlPlane.rateLimited(logger) }
     }
     /// For what the client makes happen (arrivals, removals, stalls): a few lines per reason per
     /// window (docs/security.md), however fast it repeats them.
-    private var peerLog = ClientPads.rateLimited(Logger(label: "padgate.host.session"))
-    static func rateLimited(_ logger: Logger) -> Logger {
-        var limited = logger
-        limited.handler = RateLimitedLogHandler(wrapping: logger.handler)
-        return limited
-    }
+    private var peerLog = ControlPlane.rateLimited(Logger(label: "padgate.host.session"))
     /// Pads made (or replaced) per session: `arrivalBurst` at once, then one per `arrivalInterval`.
     /// A client that re-announces its pads in a loop cannot make the host create and remove kernel
     /// devices faster than that; arrivals beyond wait (the client's keep-alives repeat them).

@@ -13,18 +13,8 @@ final class ServiceNotifyTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("notify").path
-        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        XCTAssertGreaterThanOrEqual(socket, 0)
+        let socket = try boundDatagramSocket(at: path)
         defer { close(socket) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
-            for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        XCTAssertEqual(bound, 0, "bind \(path)")
 
         // WATCHDOG_USEC 400 ms: a ping every 200 ms at most, so two seconds hold several.
         let serve = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "0", "--duration", "2"],
