@@ -12,6 +12,17 @@ public enum TerminalText {
         return out
     }
 
+    /// A whole message padgate wrote that may quote outside text (an error naming what a file
+    /// held): its own lines and quotes kept, everything a terminal could act on escaped as above.
+    public static func escapedMessage(_ text: some StringProtocol) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar == "\n" || scalar == "\\" || scalar == "'" || isSafeToShow(scalar) { out.unicodeScalars.append(scalar) }
+            else { out += "\\u{\(String(scalar.value, radix: 16))}" }
+        }
+        return out
+    }
+
     /// Backslash and quote are escaped too, so an escaped text reads back unambiguously inside quotes.
     public static func isSafeToShow(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import PadSystem
 
 @main
 struct Padgate: ParsableCommand {
@@ -27,7 +29,14 @@ struct Padgate: ParsableCommand {
                                level: try LogSetup.level((command as? LoggingCommand)?.logging))
             try command.run()
         } catch {
-            exit(withError: error)
+            // ArgumentParser's own message and exit code, with every line escaped: an error may
+            // quote what a file or a pad named (a recording's bytes, a device's name).
+            let message = fullMessage(for: error)
+            let code = exitCode(for: error)
+            if !message.isEmpty {
+                FileHandle(fileDescriptor: code.isSuccess ? 1 : 2).write(Data((TerminalText.escapedMessage(message) + "\n").utf8))
+            }
+            Foundation.exit(code.rawValue)
         }
     }
 }

@@ -8,6 +8,19 @@ import XCTest
 /// replace what is not a regular file; `haptics FILE.wav` reads only a regular file of bounded size;
 /// a name a device gave itself reaches the terminal escaped.
 final class LocalFileTests: XCTestCase {
+    /// An error that quotes what a file held (a recording's bad byte) reaches the terminal
+    /// escaped: every error padgate prints goes through one escaping rule (Padgate.main).
+    func testAnErrorQuotingAFilesBytesIsEscaped() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-bad-\(UUID()).hid")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data("D: 0\nR: 2 05 01\nE: 0.0 2 z\u{1b}[2J\u{07}\u{202e} 01\n".utf8).write(to: url)
+        let run = try padgate(["inspect", url.path], timeLimit: .seconds(30))
+        XCTAssertNotEqual(run.status, 0)
+        XCTAssertTrue(run.stderr.contains("is not a hex byte"), run.stderr)
+        for raw in ["\u{1b}", "\u{07}", "\u{202e}"] { XCTAssertFalse(run.stderr.contains(raw), "raw \(raw.unicodeScalars.first!.value) in: \(run.stderr)") }
+        XCTAssertTrue(run.stderr.contains("\\u{1b}[2J"), run.stderr)
+    }
+
     var directory: URL!
 
     override func setUpWithError() throws {
