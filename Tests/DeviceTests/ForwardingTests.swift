@@ -23,6 +23,31 @@ final class ForwardingTests: XCTestCase {
         try inputFeedbackAndRelease(virtual: "usb", hostBus: .usb)
     }
 
+    /// Two DualSenses whose identity reports are equal (issue 42: any two emulated ones, the
+    /// demo's) forwarded by one client as USB host pads: each gets its own address, so
+    /// hid-playstation binds both (before, both got one address and the second was refused,
+    /// "Duplicate device found for MAC address": a game saw one pad).
+    func testTwoPadsWithEqualReportsBecomeTwoHostPads() throws {
+        if let reason = VHCI.unavailableReason() { try skipLoudly(reason) }
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        defer { unsetenv("PADGATE_STATE_DIR") }
+        let first = try EmulatedPlayStationPad(bus: .usb), second = try EmulatedPlayStationPad(bus: .usb)
+        defer { first.stop(); second.stop() }
+        let udev = try Udev()
+        let pads = [try XCTUnwrap(padFor(first, udev: udev)), try XCTUnwrap(padFor(second, udev: udev))]
+        let port = String(47950 + Int.random(in: 0..<40))
+        let serve = try startPairedServe(["--virtual", "usb"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forwards = try pads.map { try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", $0.evdev[0].path, "--quiet"]) }
+        defer { forwards.forEach { $0.interrupt() } }
+        let hostPads = eventually(timeout: .seconds(30)) { () -> [Pad]? in
+            let made = udev.pads().filter { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.hidraw != nil }
+            return made.count == 2 ? made : nil
+        }
+        XCTAssertNotNil(hostPads, "both host pads bound by hid-playstation (hidraw and evdev): \(udev.pads().filter(\.isHostVirtualPad).map { "\($0.name) \($0.uniq)" })\nserve said: \(serve.snapshot())")
+        if let hostPads { XCTAssertEqual(Set(hostPads.map(\.uniq)).count, 2, "two addresses: \(hostPads.map(\.uniq))") }
+    }
+
     func inputFeedbackAndRelease(virtual: String, hostBus: PadBus) throws {
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR") }
