@@ -147,10 +147,10 @@ public final class HostAdministration: @unchecked Sendable {
             expireReading(now: .now)
             if accepting { acceptConnections() }
         }
-        for entry in reading.values { reply(entry.connection, ["error": "the host is stopping"]) }
+        for entry in reading.values { reply(entry.connection, HostControl.Failure("the host is stopping")) }
         reading = [:]
         lock.withLock {
-            if let waiting = requester { reply(waiting.connection, ["error": "the host is stopping"]) }
+            if let waiting = requester { reply(waiting.connection, HostControl.Failure("the host is stopping")) }
             requester = nil
         }
     }
@@ -175,7 +175,7 @@ public final class HostAdministration: @unchecked Sendable {
                 // Answered without reading: a local stream socket keeps the reply for the peer to
                 // read even when its request stays unread, and reading would let it make us wait.
                 note("control uid \(peer.uid)", "control socket: refused uid \(peer.uid) (pid \(peer.pid))")
-                reply(connection, ["error": "permission denied: uid \(peer.uid) may not manage this host (root, the host's user or its admin group may)"])
+                reply(connection, HostControl.Failure("permission denied: uid \(peer.uid) may not manage this host (root, the host's user or its admin group may)"))
                 continue
             }
             admit(connection, peer)
@@ -194,7 +194,7 @@ public final class HostAdministration: @unchecked Sendable {
             guard let (crowded, held) = counts.max(by: { $0.value < $1.value }), held > mine.count + 1,
                   let oldest = reading.filter({ $0.value.peer.uid == crowded }).min(by: { $0.value.since < $1.value.since }) else {
                 note("control busy", "control socket: refused uid \(peer.uid): \(Self.maxConnections) connections waiting")
-                reply(connection, ["error": "the control socket is busy (\(Self.maxConnections) connections waiting); try again"])
+                reply(connection, HostControl.Failure("the control socket is busy (\(Self.maxConnections) connections waiting); try again"))
                 return
             }
             drop(oldest.key, "dropped to make room for another user's request",
@@ -209,7 +209,7 @@ public final class HostAdministration: @unchecked Sendable {
     private func drop(_ id: Int, _ answer: String, log: Logger.Message) {
         guard let entry = reading.removeValue(forKey: id) else { return }
         note("control limit", log)
-        reply(entry.connection, ["error": answer])
+        reply(entry.connection, HostControl.Failure(answer))
     }
 
     /// Reads what connection `id` has sent; a whole line is its request, handled at once.
@@ -223,22 +223,28 @@ public final class HostAdministration: @unchecked Sendable {
             entry.received += buffer[..<count]
             if let end = entry.received.firstIndex(of: 0x0a) {
                 reading[id] = nil
-                guard end <= Self.maxRequestBytes, let request = (try? JSONSerialization.jsonObject(with: Data(entry.received[..<end]))) as? [String: Any] else {
-                    return reply(entry.connection, ["error": "expected one JSON request line of at most \(Self.maxRequestBytes) bytes within \(Self.requestDeadline)"])
+                guard end <= Self.maxRequestBytes else { return reply(entry.connection, Self.malformed) }
+                let request: HostControl.Request
+                do { request = try HostControl.decode(HostControl.Request.self, from: Data(entry.received[..<end])) } catch let refusal as HostControl.Request.Refusal {
+                    return reply(entry.connection, HostControl.Failure("\(refusal)"))
+                } catch {
+                    return reply(entry.connection, Self.malformed)
                 }
                 return handle(entry.connection, request, peer: entry.peer)
             }
             guard entry.received.count <= Self.maxRequestBytes else {
                 reading[id] = nil
-                return reply(entry.connection, ["error": "expected one JSON request line of at most \(Self.maxRequestBytes) bytes within \(Self.requestDeadline)"])
+                return reply(entry.connection, Self.malformed)
             }
         }
     }
 
+    private static let malformed = HostControl.Failure("expected one JSON request line of at most \(maxRequestBytes) bytes within \(requestDeadline)")
+
     private func expireReading(now: MonotonicInstant) {
         for (id, entry) in reading where now - entry.since >= Self.requestDeadline {
             reading[id] = nil
-            reply(entry.connection, ["error": "expected one JSON request line of at most \(Self.maxRequestBytes) bytes within \(Self.requestDeadline)"])
+            reply(entry.connection, Self.malformed)
         }
     }
 
@@ -247,20 +253,21 @@ public final class HostAdministration: @unchecked Sendable {
         peers.warning(message, metadata: [RateLimitedLogHandler.reasonKey: "\(reason)"])
     }
 
-    private func handle(_ connection: OwnedDescriptor, _ request: [String: Any], peer: PeerCredentials) {
-        switch request["command"] as? String {
-        case "status": reply(connection, status())
-        case "clients": reply(connection, ["clients": clients()])
-        case "revoke":
-            guard let who = request["client"] as? String, !who.isEmpty else { return reply(connection, ["error": "revoke needs a client name or fingerprint"]) }
-            reply(connection, revoke(who))
-        case "pair": armPairing(connection, peer: peer)
-        default: reply(connection, ["error": "unknown command; the commands are status, clients, revoke, pair"])
+    private func handle(_ connection: OwnedDescriptor, _ request: HostControl.Request, peer: PeerCredentials) {
+        switch request {
+        case .status: reply(connection, status())
+        case .clients: reply(connection, HostControl.Clients(clients: clients()))
+        case .revoke(let who):
+            switch revoke(who) {
+            case .success(let revoked): reply(connection, revoked)
+            case .failure(let failure): reply(connection, failure)
+            }
+        case .pair: armPairing(connection, peer: peer)
         }
     }
 
-    private func reply(_ connection: OwnedDescriptor, _ object: [String: Any]) {
-        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+    private func reply(_ connection: OwnedDescriptor, _ answer: some Encodable) {
+        guard var data = try? HostControl.encode(answer) else { return }
         data.append(0x0a)
         _ = try? data.withUnsafeBytes { try connection.descriptor.writeAll($0) }
     }
@@ -308,54 +315,55 @@ public final class HostAdministration: @unchecked Sendable {
         return "\(entry.slot): \(entry.pad.arrival.type.displayName) (\(entry.pad.presentation))" + (can.isEmpty ? "" : "; the pad has \(can.joined(separator: ", "))")
     }
 
-    private func status() -> [String: Any] {
+    private func status() -> HostControl.Status {
         let statistics = server.statistics
         let live = sessions()
         let pairing = pairingState()
-        return [
-            "uptime_seconds": Int((MonotonicInstant.now - started) / .seconds(1)),
-            "listening": "port \(server.port)",
-            "identity": server.identity.fingerprint,
-            "pairing_pin_armed": pairing.armed,
-            "pairing_armed_by": pairing.by ?? NSNull(),
-            "pairing_expires_in_seconds": pairing.expiresIn ?? NSNull(),
-            "sessions": live.map { session -> [String: Any] in
-                ["session": String(session.id, radix: 16), "client": session.name ?? NSNull(), "paired": session.name != nil,
-                 "hello_name": session.helloName, "address": session.address,
-                 "fingerprint": session.fingerprint, "pads": session.pads, "last_heard_ms": session.lastHeardMilliseconds,
-                 "datagrams_received": session.received, "datagrams_rejected": session.rejected,
-                 "datagrams_over_budget": session.overBudget.values.reduce(0, +),
-                 "over_budget": Dictionary(uniqueKeysWithValues: session.overBudget.map { ($0.key.rawValue, $0.value) }),
-                 // As the client measures it (its pings carry the figures): the host only echoes.
-                 "link": session.link.map { link -> [String: Any] in
-                     ["round_trip_ms": Double(link.roundTripMicros) / 1000, "jitter_ms": Double(link.jitterMicros) / 1000,
-                      "loss_to_host_percent": Double(link.lossToHostPermille) / 10, "loss_to_client_percent": Double(link.lossToClientPermille) / 10]
-                 } ?? NSNull()]
+        return HostControl.Status(
+            uptimeSeconds: Int((MonotonicInstant.now - started) / .seconds(1)),
+            listening: "port \(server.port)",
+            identity: server.identity.fingerprint,
+            pairingPINArmed: pairing.armed,
+            pairingArmedBy: pairing.by,
+            pairingExpiresInSeconds: pairing.expiresIn,
+            sessions: live.map { session in
+                HostControl.Status.Session(
+                    session: String(session.id, radix: 16), client: session.name, paired: session.name != nil,
+                    helloName: session.helloName, address: session.address,
+                    fingerprint: session.fingerprint, pads: session.pads, lastHeardMilliseconds: session.lastHeardMilliseconds,
+                    datagramsReceived: session.received, datagramsRejected: session.rejected,
+                    datagramsOverBudget: session.overBudget.values.reduce(0, +),
+                    overBudget: Dictionary(uniqueKeysWithValues: session.overBudget.map { ($0.key.rawValue, $0.value) }),
+                    // As the client measures it (its pings carry the figures): the host only echoes.
+                    link: session.link.map { link in
+                        HostControl.Status.Link(roundTripMilliseconds: Double(link.roundTripMicros) / 1000, jitterMilliseconds: Double(link.jitterMicros) / 1000,
+                                                lossToHostPercent: Double(link.lossToHostPermille) / 10, lossToClientPercent: Double(link.lossToClientPermille) / 10)
+                    })
             },
-            "messages_decoded": statistics.wire.messages,
-            "datagrams_rejected": Dictionary(uniqueKeysWithValues: statistics.datagramsRejected.map { ("\($0.key)", $0.value) }),
-            "connections_refused": statistics.refusedConnections,
-            "lease_expiries": statistics.leaseExpiries,
-        ]
+            messagesDecoded: statistics.wire.messages,
+            datagramsRejected: Dictionary(uniqueKeysWithValues: statistics.datagramsRejected.map { ("\($0.key)", $0.value) }),
+            connectionsRefused: statistics.refusedConnections,
+            leaseExpiries: statistics.leaseExpiries)
     }
 
-    private func clients() -> [[String: Any]] {
+    private func clients() -> [HostControl.Clients.Client] {
         let live = sessions()
         return server.paired.entries.sorted { $0.key < $1.key }.map { name, fingerprint in
             let connected = live.filter { $0.fingerprint == fingerprint }
-            return ["name": name, "fingerprint": fingerprint,
-                    "paired_at": activity.pairedAt(fingerprint).map(ClientActivity.format) ?? NSNull(),
-                    "last_seen": connected.isEmpty ? (activity.lastSeen(fingerprint).map(ClientActivity.format) ?? NSNull()) : ClientActivity.format(Date()),
-                    "connected": !connected.isEmpty, "pads": connected.flatMap(\.pads)] as [String: Any]
+            return HostControl.Clients.Client(
+                name: name, fingerprint: fingerprint,
+                pairedAt: activity.pairedAt(fingerprint).map(ClientActivity.format),
+                lastSeen: connected.isEmpty ? activity.lastSeen(fingerprint).map(ClientActivity.format) : ClientActivity.format(Date()),
+                connected: !connected.isEmpty, pads: connected.flatMap(\.pads))
         }
     }
 
     /// Forgets the client and ends its sessions at once: pads released and removed on the input
     /// path, the connection closed by the control plane.
-    private func revoke(_ who: String) -> [String: Any] {
+    private func revoke(_ who: String) -> Result<HostControl.Revoked, HostControl.Failure> {
         let forgotten: (name: String, fingerprint: String)?
-        do { forgotten = try server.paired.forget(who) } catch { return ["error": "could not rewrite the paired clients: \(error)"] }
-        guard let forgotten else { return ["error": "no paired client '\(PeerName.echoed(who))' (see 'padgate host clients')"] }
+        do { forgotten = try server.paired.forget(who) } catch { return .failure(.init("could not rewrite the paired clients: \(error)")) }
+        guard let forgotten else { return .failure(.init("no paired client '\(PeerName.echoed(who))' (see 'padgate host clients')")) }
         let control = server.control
         let ended = onInputPath { input -> Int in
             let ids = input.sessions.values.filter { $0.fingerprint == forgotten.fingerprint }.map(\.id)
@@ -366,7 +374,7 @@ public final class HostAdministration: @unchecked Sendable {
             return ids.count
         } ?? 0
         logger.notice("revoked \(PeerName.escaped(forgotten.name)) (\(forgotten.fingerprint)); \(ended) session(s) ended")
-        return ["revoked": forgotten.name, "fingerprint": forgotten.fingerprint, "sessions_ended": ended]
+        return .success(HostControl.Revoked(revoked: forgotten.name, fingerprint: forgotten.fingerprint, sessionsEnded: ended))
     }
 
     // MARK: pairing: one PIN armed at a time
@@ -396,20 +404,20 @@ public final class HostAdministration: @unchecked Sendable {
             requester = Requester(id: id, connection: connection, who: who, gate: gate)
             server.control.gate = gate
             if let previous {
-                reply(previous.connection, ["replaced": true, "by": who])
+                reply(previous.connection, HostControl.PairReply.replaced(by: who))
                 logger.notice("pairing: the PIN of \(previous.who) was replaced by a new one of \(who); it no longer works")
             } else if let standing {
                 logger.notice("pairing: serve --pair's PIN \(standing.currentPIN) was replaced by the PIN of \(who); it no longer works, and serve --pair's pairing comes back when that one ends")
             }
             logger.notice("pairing: a PIN armed by \(who), valid \(gate.policy.pinLifetime), once")
-            reply(connection, ["pin": gate.currentPIN, "expires_in_seconds": Int(gate.policy.pinLifetime / .seconds(1))])
+            reply(connection, HostControl.PairReply.armed(pin: gate.currentPIN, expiresInSeconds: Int(gate.policy.pinLifetime / .seconds(1))))
         }
         wake.wake()  // the loop watches the new requester's connection
     }
 
     /// Ends the waiting `host pair` `id` (if it is still the one): its PIN is retired, it hears
     /// `answer`, and `serve --pair`'s own pairing comes back (or pairing closes).
-    private func endRequest(_ id: Int, answer: [String: Any], log: String) {
+    private func endRequest(_ id: Int, answer: HostControl.PairReply, log: String) {
         lock.withLock {
             guard let current = requester, current.id == id else { return }
             requester = nil
@@ -430,7 +438,7 @@ public final class HostAdministration: @unchecked Sendable {
         let read = (try? withUnsafeMutableBytes(of: &byte) { try connection.descriptor.read(into: $0) }) ?? 0
         guard read >= 0 else { return }
         let who = lock.withLock { requester?.id == id ? requester?.who : nil } ?? "a 'padgate host pair'"
-        endRequest(id, answer: ["cancelled": true], log: "\(who) ended before a client paired: its PIN no longer works")
+        endRequest(id, answer: .cancelled, log: "\(who) ended before a client paired: its PIN no longer works")
     }
 
     /// A rotation of a `host pair`'s gate (control plane's thread).
@@ -438,11 +446,11 @@ public final class HostAdministration: @unchecked Sendable {
         switch why {
         case .first, .resumed, .used: return  // shown by the reply; a use is told by `paired`
         case .expired:
-            endRequest(id, answer: ["expired": true], log: "the PIN of a 'padgate host pair' expired before a client paired")
+            endRequest(id, answer: .expired, log: "the PIN of a 'padgate host pair' expired before a client paired")
         case .tooManyFailures:
             lock.withLock {
                 guard let current = requester, current.id == id else { return }
-                reply(current.connection, ["pin": pin, "reason": "too many wrong PINs"])
+                reply(current.connection, HostControl.PairReply.newPIN(pin: pin, reason: "too many wrong PINs"))
                 logger.notice("pairing: too many wrong PINs; \(current.who) shows a new PIN")
             }
         }
@@ -453,7 +461,7 @@ public final class HostAdministration: @unchecked Sendable {
     private func paired(name: String, fingerprint: String, gate: PairingGate) {
         activity.paired(fingerprint)
         guard let id = lock.withLock({ requester?.gate === gate ? requester?.id : nil }) else { return }
-        endRequest(id, answer: ["paired": name, "fingerprint": fingerprint], log: "a client paired with the PIN of a 'padgate host pair'")
+        endRequest(id, answer: .paired(name: name, fingerprint: fingerprint), log: "a client paired with the PIN of a 'padgate host pair'")
     }
 }
 

@@ -31,15 +31,16 @@ struct HostCommand: ParsableCommand {
 
         /// A host that refuses a peer says why and closes before reading: the write may then fail
         /// (EPIPE, no SIGPIPE), and the reason is in the reply.
-        func send(_ request: [String: Any]) throws {
+        func send(_ request: HostControl.Request) throws {
             _ = Signals.ignoreBrokenPipes
-            var data = try JSONSerialization.data(withJSONObject: request)
+            var data = try HostControl.encode(request)
             data.append(0x0a)
             do { try data.withUnsafeBytes { try socket.descriptor.writeAll($0) } } catch let error as SystemCallError where error.errno == .brokenPipe {}
         }
 
-        /// The next reply, waiting at most `timeout` (or until a signal).
-        mutating func reply(timeout: Duration) throws -> [String: Any] {
+        /// The next reply, waiting at most `timeout` (or until a signal): the host's error if it
+        /// sent one, else a `T`, or an error that says what the answer lacks.
+        mutating func reply<T: Decodable>(_ type: T.Type, timeout: Duration) throws -> T {
             let line: [UInt8]
             switch reader.next(until: .now + timeout) {
             case .line(let bytes): line = bytes
@@ -49,11 +50,10 @@ struct HostCommand: ParsableCommand {
             case .closed: throw InputFile.ReadError("the host closed the control connection")
             case .tooLong: throw InputFile.ReadError("the host's answer is longer than \(reader.limit) bytes")
             }
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
-                throw InputFile.ReadError("the host's answer is not JSON")
+            if let failure = try? HostControl.decode(HostControl.Failure.self, from: Data(line)) { throw InputFile.ReadError(failure.error) }
+            do { return try HostControl.decode(type, from: Data(line)) } catch {
+                throw InputFile.ReadError("the host's answer is not what this padgate expects: \(HostControl.explain(error)) (are the host and this padgate the same version?)")
             }
-            if let error = object["error"] as? String { throw InputFile.ReadError(error) }
-            return object
         }
 
         /// A signal arrived while waiting for the host.
@@ -73,15 +73,15 @@ struct HostCommand: ParsableCommand {
             }
         }
 
-        static func ask(_ request: [String: Any]) throws -> [String: Any] {
+        static func ask<T: Decodable>(_ request: HostControl.Request, _ type: T.Type) throws -> T {
             var link = try Link()
             try link.send(request)
-            return try link.reply(timeout: .seconds(5))
+            return try link.reply(type, timeout: .seconds(5))
         }
     }
 
-    static func printJSON(_ value: Any) throws {
-        let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    static func printJSON(_ value: some Encodable) throws {
+        let data = try HostControl.encodePretty(value)
         // The host's answer carries names peers chose: escaped for the terminal, the same JSON.
         print(PeerName.terminalSafeJSON(String(decoding: data, as: UTF8.self)))
     }
@@ -94,30 +94,35 @@ struct HostCommand: ParsableCommand {
         func run() throws {
             SignalTrap.install {}
             var link = try Link()
-            try link.send(["command": "pair"])
+            try link.send(.pair)
             // The first signal ends this run in order, exit 0 (docs/command-line.md): the host is told
             // first, and the PIN no longer works once this returns.
             var pin = "?"
             do {
-                let armed = try link.reply(timeout: .seconds(5))
-                pin = armed["pin"] as? String ?? "?"
-                let seconds = armed["expires_in_seconds"] as? Int ?? 120
+                guard case .armed(let armed, let seconds) = try link.reply(HostControl.PairReply.self, timeout: .seconds(5)) else {
+                    throw InputFile.ReadError("the host did not arm a PIN")
+                }
+                pin = armed
                 print("pairing PIN \(pin): run 'padgate pair THIS-HOST --pin \(pin)' on the client (valid \(seconds) s, once)")
                 fflush(nil)  // seen at once, also through a pipe
                 while true {
-                    let outcome = try link.reply(timeout: .seconds(seconds + 5))
-                    if let name = outcome["paired"] as? String {
-                        print("paired with \(PeerName.escaped(name)) (\(PeerName.escaped(outcome["fingerprint"] as? String ?? "")))")
+                    switch try link.reply(HostControl.PairReply.self, timeout: .seconds(seconds + 5)) {
+                    case .paired(let name, let fingerprint):
+                        print("paired with \(PeerName.escaped(name)) (\(PeerName.escaped(fingerprint)))")
                         return
-                    } else if let next = outcome["pin"] as? String {
+                    case .newPIN(let next, let reason):
                         pin = next
-                        print("\(outcome["reason"] as? String ?? "the PIN was replaced"); new pairing PIN \(pin) (the previous one no longer works)")
+                        print("\(PeerName.escaped(reason)); new pairing PIN \(pin) (the previous one no longer works)")
                         fflush(nil)
-                    } else if outcome["replaced"] as? Bool == true {
-                        throw InputFile.ReadError("another \(PeerName.escaped(outcome["by"] as? String ?? "'padgate host pair'")) armed a new PIN: PIN \(pin) no longer works")
-                    } else if outcome["expired"] as? Bool == true {
+                    case .armed(let next, _):
+                        pin = next
+                        print("the PIN was replaced; new pairing PIN \(pin) (the previous one no longer works)")
+                        fflush(nil)
+                    case .replaced(let by):
+                        throw InputFile.ReadError("another \(PeerName.escaped(by)) armed a new PIN: PIN \(pin) no longer works")
+                    case .expired:
                         throw InputFile.ReadError("the PIN expired before a client paired; run 'padgate host pair' again")
-                    } else if outcome["cancelled"] as? Bool == true {
+                    case .cancelled:
                         throw InputFile.ReadError("the host ended this pairing request")
                     }
                 }
@@ -134,15 +139,14 @@ struct HostCommand: ParsableCommand {
         @Flag(help: "A JSON array of {name, fingerprint, paired_at, last_seen, connected, pads}.") var json = false
 
         func run() throws {
-            let clients = try Link.ask(["command": "clients"])["clients"] as? [[String: Any]] ?? []
+            let clients = try Link.ask(.clients, HostControl.Clients.self).clients
             if json { return try HostCommand.printJSON(clients) }
             if clients.isEmpty { return print("no paired clients: 'padgate host pair' pairs one") }
             for client in clients {
-                let connected = client["connected"] as? Bool == true
-                let pads = PeerName.escaped((client["pads"] as? [String] ?? []).joined(separator: ", "))
-                print("\(PeerName.escaped(client["name"] as? String ?? "?"))  \(PeerName.escaped(client["fingerprint"] as? String ?? ""))")
-                print("    paired \(client["paired_at"] as? String ?? "before this was recorded"), last seen \(client["last_seen"] as? String ?? "never"), "
-                      + (connected ? "connected now" + (pads.isEmpty ? "" : ": \(pads)") : "not connected"))
+                let pads = PeerName.escaped(client.pads.joined(separator: ", "))
+                print("\(PeerName.escaped(client.name))  \(PeerName.escaped(client.fingerprint))")
+                print("    paired \(PeerName.escaped(client.pairedAt ?? "before this was recorded")), last seen \(PeerName.escaped(client.lastSeen ?? "never")), "
+                      + (client.connected ? "connected now" + (pads.isEmpty ? "" : ": \(pads)") : "not connected"))
             }
         }
     }
@@ -153,9 +157,8 @@ struct HostCommand: ParsableCommand {
         @Argument(help: "The client's name or fingerprint, as 'padgate host clients' shows it.") var client: String
 
         func run() throws {
-            let done = try Link.ask(["command": "revoke", "client": client])
-            let ended = done["sessions_ended"] as? Int ?? 0
-            print("revoked \(PeerName.escaped(done["revoked"] as? String ?? client)) (\(PeerName.escaped(done["fingerprint"] as? String ?? "")))" + (ended > 0 ? "; its session was ended and its pads removed" : ""))
+            let done = try Link.ask(.revoke(client: client), HostControl.Revoked.self)
+            print("revoked \(PeerName.escaped(done.revoked)) (\(PeerName.escaped(done.fingerprint)))" + (done.sessionsEnded > 0 ? "; its session was ended and its pads removed" : ""))
         }
     }
 
@@ -165,36 +168,35 @@ struct HostCommand: ParsableCommand {
         @Flag(help: "The status as one JSON object.") var json = false
 
         func run() throws {
-            let status = try Link.ask(["command": "status"])
+            let status = try Link.ask(.status, HostControl.Status.self)
             if json { return try HostCommand.printJSON(status) }
-            let sessions = status["sessions"] as? [[String: Any]] ?? []
-            print("up \(status["uptime_seconds"] as? Int ?? 0) s, listening on \(status["listening"] as? String ?? "?"), identity \(status["identity"] as? String ?? "?")")
-            if status["pairing_pin_armed"] as? Bool == true {
-                let by = PeerName.escaped(status["pairing_armed_by"] as? String ?? "?")
-                print("pairing: a PIN is armed by \(by)" + ((status["pairing_expires_in_seconds"] as? Int).map { ", for \($0) s more" } ?? ""))
+            print("up \(status.uptimeSeconds) s, listening on \(PeerName.escaped(status.listening)), identity \(PeerName.escaped(status.identity))")
+            if status.pairingPINArmed {
+                let by = PeerName.escaped(status.pairingArmedBy ?? "?")
+                print("pairing: a PIN is armed by \(by)" + (status.pairingExpiresInSeconds.map { ", for \($0) s more" } ?? ""))
             } else {
                 print("pairing: off")
             }
-            print("sessions: \(sessions.count)")
-            for session in sessions {
-                let pads = PeerName.escaped((session["pads"] as? [String] ?? []).joined(separator: ", "))
+            print("sessions: \(status.sessions.count)")
+            for session in status.sessions {
+                let pads = PeerName.escaped(session.pads.joined(separator: ", "))
                 // Named by the paired record its certificate matches, never by the name it sent.
-                let fingerprint = PeerName.escaped(session["fingerprint"] as? String ?? "?")
-                let who = (session["client"] as? String).map { "'\(PeerName.escaped($0))' (\(fingerprint))" }
-                    ?? "an unpaired client calling itself '\(PeerName.escaped(session["hello_name"] as? String ?? ""))' (\(fingerprint))"
-                print("  \(who) from \(PeerName.escaped(session["address"] as? String ?? "?")): \(pads.isEmpty ? "no pads" : pads); "
-                      + "last heard \(session["last_heard_ms"] as? Int ?? 0) ms ago, \(session["datagrams_received"] as? Int ?? 0) datagrams received, "
-                      + "\(session["datagrams_rejected"] as? Int ?? 0) rejected, \(session["datagrams_over_budget"] as? Int ?? 0) over its budget")
-                if let over = session["over_budget"] as? [String: Int], !over.isEmpty {
-                    print("    over budget: " + over.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+                let fingerprint = PeerName.escaped(session.fingerprint)
+                let who = session.client.map { "'\(PeerName.escaped($0))' (\(fingerprint))" }
+                    ?? "an unpaired client calling itself '\(PeerName.escaped(session.helloName))' (\(fingerprint))"
+                print("  \(who) from \(PeerName.escaped(session.address)): \(pads.isEmpty ? "no pads" : pads); "
+                      + "last heard \(session.lastHeardMilliseconds) ms ago, \(session.datagramsReceived) datagrams received, "
+                      + "\(session.datagramsRejected) rejected, \(session.datagramsOverBudget) over its budget")
+                if !session.overBudget.isEmpty {
+                    print("    over budget: " + session.overBudget.sorted { $0.key < $1.key }.map { "\(PeerName.escaped($0.key)) \($0.value)" }.joined(separator: ", "))
                 }
-                if let link = session["link"] as? [String: Any] {
-                    func number(_ key: String) -> String { (link[key] as? Double).map { String(format: "%.1f", $0) } ?? "?" }
-                    print("    link (as the client measures it): round trip \(number("round_trip_ms")) ms, jitter \(number("jitter_ms")) ms, "
-                          + "loss \(number("loss_to_host_percent")) % to the host, \(number("loss_to_client_percent")) % back")
+                if let link = session.link {
+                    func number(_ value: Double) -> String { String(format: "%.1f", value) }
+                    print("    link (as the client measures it): round trip \(number(link.roundTripMilliseconds)) ms, jitter \(number(link.jitterMilliseconds)) ms, "
+                          + "loss \(number(link.lossToHostPercent)) % to the host, \(number(link.lossToClientPercent)) % back")
                 }
             }
-            let refused = status["connections_refused"] as? [String: Int] ?? [:]
+            let refused = status.connectionsRefused
             print("connections refused: " + (refused.isEmpty ? "none" : refused.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
         }
     }
