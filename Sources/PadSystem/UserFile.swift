@@ -134,7 +134,12 @@ public enum UserFile {
         /// The temporary file and the name it is renamed to; nil when written straight into.
         private var rename: (temporary: String, final: String)?
 
-        public init(path: String) throws(WriteFailure) {
+        /// `whole`: a regular file replaced at `commit()`, as above. `stream`: a regular file
+        /// written in place as the data comes (a recording: read while it grows, and what was
+        /// written stays if padgate is killed); nodes and descriptors as above either way.
+        public enum Mode: Sendable { case whole, stream }
+
+        public init(path: String, mode: Mode = .whole) throws(WriteFailure) {
             if let descriptor = UserFile.openDescriptor(named: path) {
                 // Whatever was printed to it so far goes first.
                 fflush(nil)
@@ -159,6 +164,16 @@ public enum UserFile {
                 }
             } else if Errno.current != .noSuchFile {
                 throw .system(SystemCallError("stat", errno: .current))
+            }
+            if mode == .stream {
+                // O_NOFOLLOW-free on purpose: a link to a regular file writes that file, as a shell's > does.
+                let opened: OwnedDescriptor
+                do { opened = try OwnedDescriptor("open") { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0o666) } } catch {
+                    throw error.errno == .noSuchFile ? .missingFolder(UserFile.folder(of: UserFile.resolved(path))) : .system(error)
+                }
+                guard fstat(opened.rawValue, &info) == 0, Kind(mode: info.st_mode) == .regular else { throw .notWritable(Kind(mode: info.st_mode)) }
+                file = opened; target = opened.descriptor
+                return
             }
             // A symbolic link to a regular file: the file it names is replaced, the link stays.
             let final = UserFile.resolved(path)

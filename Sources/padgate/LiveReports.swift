@@ -57,7 +57,8 @@ struct RecordCommand: ParsableCommand {
 
     func run() throws {
         // The file before the pad: a name that cannot be written is refused before the pad is opened.
-        let file = try output.map { try OutputFile($0, option: "-o") }
+        // A recording grows as the pad reports: readable meanwhile, and kept whole to its last line if padgate dies.
+        let file = try output.map { try OutputFile($0, option: "-o", mode: .stream) }
         let live = try LiveReports(selector: pad)
         let write: (String) throws -> Void = { text in
             if let file { try file.write(text) } else { FileHandle.standardOutput.write(Data(text.utf8)) }

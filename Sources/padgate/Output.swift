@@ -107,9 +107,9 @@ struct OutputFile {
     let path: String
     private let output: UserFile.Output
 
-    init(_ path: String, option: String) throws {
+    init(_ path: String, option: String, mode: UserFile.Output.Mode = .whole) throws {
         self.option = option; self.path = path
-        do { output = try UserFile.Output(path: path) } catch { throw Refused(option: option, path: path, failure: error) }
+        do { output = try UserFile.Output(path: path, mode: mode) } catch { throw Refused(option: option, path: path, failure: error) }
     }
 
     func write(_ text: String) throws {

@@ -76,6 +76,22 @@ final class UserFileTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory).sorted(), ["link.svg", "out.svg"])
     }
 
+    /// A recording (`record -o`) streams: what is written is in the file at once, uncommitted or
+    /// not, as `tail -f` and a killed padgate need; a directory is still refused, a device still
+    /// written into rather than replaced.
+    func testAStreamIsWrittenInPlaceAsItComes() throws {
+        let path = directory + "/pad.hid"
+        XCTAssertNil(writeFailure(path, "an older recording, longer than the new one"))
+        let stream = try UserFile.Output(path: path, mode: .stream)
+        try stream.write(Array("D: 0\n".utf8))
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "D: 0\n", "readable before the end, the old one truncated")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), ["pad.hid"], "no temporary file beside it")
+        XCTAssertThrowsError(try UserFile.Output(path: directory, mode: .stream))
+        let null = try UserFile.Output(path: "/dev/null", mode: .stream)
+        try null.write(Array("x".utf8))
+        XCTAssertEqual(kind("/dev/null"), .characterDevice)
+    }
+
     func testADirectoryIsRefused() {
         XCTAssertEqual(writeFailure(directory), .notWritable(.directory))
         XCTAssertEqual(kind(directory), .directory)
