@@ -1,3 +1,4 @@
+import HIDCodecs
 import MonotonicTime
 
 /// The client's side of the speaker stream, after decoding: numbered 5 ms frames of 48 kHz
@@ -79,7 +80,7 @@ public struct AudioPlayout: Sendable {
     /// Where a frame numbered `sequence` goes: `number` is what `store` takes.
     public mutating func place(sequence: UInt16, at now: MonotonicInstant) -> (placement: Placement, number: Int64) {
         counters.received += 1
-        let number = newest.map { $0 + Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: $0))) } ?? (1 << 32 + Int64(sequence))
+        let number = newest.map { Serial16.unwrap(sequence, near: $0) } ?? (1 << 32 + Int64(sequence))
         let start = number * Int64(Self.frameSamples)
         let reference = position ?? frame(at: now)
         if let reference, start > reference + Int64(Self.capacity * Self.frameSamples) { origin = nil }

@@ -51,9 +51,9 @@ public struct HapticsEnvelope: Sendable {
         guard samples.count >= 2 * HapticsPlayout.blockFrames else { counters.short += 1; return nil }
         counters.received += 1
         let quiet = lastArrival.map { now - $0 > configuration.restartAfter } ?? true
-        if let newest, !quiet, Int16(bitPattern: sequence &- newest) <= 0 { counters.stale += 1; return nil }
+        if let newest, !quiet, Serial16.distance(sequence, from: newest) <= 0 { counters.stale += 1; return nil }
         var decay = 1
-        if let newest, !quiet { decay = Int(Int16(bitPattern: sequence &- newest)) } else { levels = .silent }
+        if let newest, !quiet { decay = Serial16.distance(sequence, from: newest) } else { levels = .silent }
         newest = sequence
         lastArrival = now
         if decay != 1 { left.reset(); right.reset() }   // a gap, or a new stream: no crossing spans it

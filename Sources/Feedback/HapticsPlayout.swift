@@ -133,7 +133,7 @@ public struct HapticsPlayout: Sendable {
         // Unwrapped against the newest: the 16 bits wrap every 5.5 minutes of haptics.
         let number: Int64
         if let newest {
-            number = newest + Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: newest)))
+            number = Serial16.unwrap(sequence, near: newest)
         } else {
             number = 1 << 32 + Int64(sequence)
         }

@@ -19,10 +19,7 @@ public struct PadSlot: Hashable, Sendable, CustomStringConvertible {
 public struct WireSequence: Hashable, Sendable {
     public var rawValue: UInt16
     public init(_ rawValue: UInt16) { self.rawValue = rawValue }
-    public func isNewer(than other: WireSequence) -> Bool {
-        let distance = rawValue &- other.rawValue
-        return distance != 0 && distance < 0x8000
-    }
+    public func isNewer(than other: WireSequence) -> Bool { Serial16.distance(rawValue, from: other.rawValue) > 0 }
     public var next: WireSequence { WireSequence(rawValue &+ 1) }
     /// A rumble lease's sequence before the host's session numbers it (`ClientPads` alone does).
     public static let unnumbered = WireSequence(0)

@@ -54,3 +54,19 @@ final class BluetoothCRCTests: XCTestCase {
         XCTAssertFalse(BluetoothCRC.verify(seed: .input, report: []))
     }
 }
+
+/// The one comparison of wrapping 16-bit sequences (RFC 1982): across the wrap, and at half way.
+final class Serial16Tests: XCTestCase {
+    func testDistanceTakesTheShorterWayRound() {
+        XCTAssertEqual(Serial16.distance(1, from: 0xFFFF), 2)
+        XCTAssertEqual(Serial16.distance(0xFFFF, from: 1), -2)
+        XCTAssertEqual(Serial16.distance(7, from: 7), 0)
+        XCTAssertEqual(Serial16.distance(0x8000, from: 0), -0x8000, "half way round counts as behind")
+    }
+
+    func testUnwrapPlacesNearTheNewest() {
+        let newest: Int64 = (1 << 32) + 0xFFFE
+        XCTAssertEqual(Serial16.unwrap(0x0001, near: newest), newest + 3)
+        XCTAssertEqual(Serial16.unwrap(0xFFF0, near: newest), newest - 14)
+    }
+}
