@@ -87,7 +87,9 @@ final class LANDeviceTests: XCTestCase {
         let serve = try PadgateProcess(["serve", "--pair", "--virtual", "dualsense", "--port", "47990"], namespace: rig.namespace(.host),
                                        includeStandardError: true, environment: rig.environment(.host))
         defer { serve.interrupt() }
-        XCTAssertNotNil(serve.waitForLine(timeout: .seconds(60)) { $0.contains("announced on the LAN") }, "\(serve.snapshot())")
+        // A ready host's last line is its PIN, after "announced on the LAN" and "listening on".
+        XCTAssertNotNil(serve.waitForLine(timeout: .seconds(60)) { $0.contains("pairing PIN") }, "\(serve.snapshot())")
+        XCTAssertTrue(serve.snapshot().contains { $0.contains("announced on the LAN") }, "\(serve.snapshot())")
         let pin = try XCTUnwrap(serve.snapshot().compactMap { line in
             line.split(separator: " ").first { $0.count == 6 && $0.allSatisfy(\.isNumber) }
         }.last.map(String.init))

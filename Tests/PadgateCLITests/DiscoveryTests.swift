@@ -60,8 +60,8 @@ final class DiscoveryTests: XCTestCase {
         try rig.startAvahi(.client)
         let host = try serve(["--pair"])
         defer { _ = host.stopOutcome(after: SIGTERM) }
-        // Ready means announced: the service is established before "listening on" is said.
-        XCTAssertTrue(host.waitFor("listening on", timeout: .seconds(30)), host.output)
+        // Ready means announced: the service is established before "listening on" (and the PIN after it).
+        XCTAssertTrue(host.waitFor("pairing PIN", timeout: .seconds(30)), host.output)
         let announced = try XCTUnwrap(host.output.range(of: "announced on the LAN"), "ready before announced: \(host.output)")
         XCTAssertLessThan(announced.lowerBound, try XCTUnwrap(host.output.range(of: "listening on")).lowerBound, host.output)
         let identity = try XCTUnwrap(Self.identity(host))
@@ -98,7 +98,9 @@ final class DiscoveryTests: XCTestCase {
     func testWithoutAvahiTheHostServesSaysDiscoveryIsOffAndAnnouncesOnceADaemonComes() throws {
         let host = try serve(["--pair"])
         defer { _ = host.stopOutcome(after: SIGTERM) }
-        XCTAssertTrue(host.waitFor("discovery is off", timeout: .seconds(30)), host.output)
+        // Ready once discovery is known to be off: it is said before "listening on" and the PIN.
+        XCTAssertTrue(host.waitFor("pairing PIN", timeout: .seconds(30)), host.output)
+        XCTAssertTrue(host.output.contains("discovery is off"), host.output)
         XCTAssertTrue(host.output.contains("listening on"), host.output)
         // It serves as before: pairing and a session by address.
         let pin = try XCTUnwrap(Self.pin(host))
@@ -130,7 +132,9 @@ final class DiscoveryTests: XCTestCase {
         try rig.startAvahi(.host)
         try rig.startAvahi(.client)
         let first = try serve(["--pair"])
-        XCTAssertTrue(first.waitFor("announced on the LAN", timeout: .seconds(30)), first.output)
+        // The PIN is the last line of a ready host: announced, listening, then the PIN.
+        XCTAssertTrue(first.waitFor("pairing PIN", timeout: .seconds(30)), first.output)
+        XCTAssertTrue(first.output.contains("announced on the LAN"), first.output)
         XCTAssertEqual(try client(["pair", "--pin", try XCTUnwrap(Self.pin(first))]).status, 0, first.output)
         XCTAssertEqual(try client(["pair", "\(rig.hostIPv4):\(port)", "--pin", try XCTUnwrap(Self.pin(first))]).status, 0, "and by address too")
         _ = first.stopOutcome(after: SIGTERM)
@@ -138,7 +142,8 @@ final class DiscoveryTests: XCTestCase {
         // The same machine, its state wiped: a new identity under the same name and address.
         let reinstalled = try serve(["--pair"], state: try ScratchState("lan-reinstalled"))
         defer { _ = reinstalled.stopOutcome(after: SIGTERM) }
-        XCTAssertTrue(reinstalled.waitFor("announced on the LAN", timeout: .seconds(30)), reinstalled.output)
+        XCTAssertTrue(reinstalled.waitFor("pairing PIN", timeout: .seconds(30)), reinstalled.output)
+        XCTAssertTrue(reinstalled.output.contains("announced on the LAN"), reinstalled.output)
         var found = try discover()
         // The old advert may linger in the client's cache for a moment after the goodbye.
         let newIdentity = try XCTUnwrap(Self.identity(reinstalled))
@@ -170,8 +175,8 @@ final class DiscoveryTests: XCTestCase {
         try rig.startAvahi(.client)
         let host = try serve(["--pair"])
         defer { _ = host.stopOutcome(after: SIGTERM) }
-        // Ready means announced: the service is established before "listening on" is said.
-        XCTAssertTrue(host.waitFor("listening on", timeout: .seconds(30)), host.output)
+        // Ready means announced: the service is established before "listening on" (and the PIN after it).
+        XCTAssertTrue(host.waitFor("pairing PIN", timeout: .seconds(30)), host.output)
         let announced = try XCTUnwrap(host.output.range(of: "announced on the LAN"), "ready before announced: \(host.output)")
         XCTAssertLessThan(announced.lowerBound, try XCTUnwrap(host.output.range(of: "listening on")).lowerBound, host.output)
         let identity = try XCTUnwrap(Self.identity(host))
