@@ -26,6 +26,17 @@ final class HostileNetworkTests: XCTestCase {
         try TLSIdentity(directory: directory.appendingPathComponent(name), commonName: name)
     }
 
+    /// A forwarder to 127.0.0.1:`port` as `identity`, every line it logs captured.
+    func capturedForwarder(port: UInt16, identity name: String) throws -> (PadForwarder, CapturedLog) {
+        var configuration = PadForwarder.Configuration(host: "127.0.0.1")
+        configuration.port = port
+        let forwarder = PadForwarder(configuration: configuration, identity: try identity(name),
+                                     knownHosts: try KnownHostStore(url: directory.appendingPathComponent("known_hosts")))
+        let lines = CapturedLog()
+        forwarder.logger = lines.logger
+        return (forwarder, lines)
+    }
+
     /// A host whose limits are scaled down so that deadlines pass within a test.
     func startHost(pin: String? = nil, policy: PairingGate.Policy = PairingGate.Policy(),
                    configure: (inout PadServer.Configuration) -> Void = { _ in }) throws -> (RunningServer, ApplyLog) {
@@ -354,12 +365,8 @@ final class HostileNetworkTests: XCTestCase {
     func testForwardsOwnStallIsNotTakenForASilentHost() throws {
         let (running, log) = try startHost()
         defer { running.stop() }
-        var configuration = PadForwarder.Configuration(host: "127.0.0.1")
-        configuration.port = running.port
-        let forwarder = PadForwarder(configuration: configuration, identity: try identity("victim"),
-                                     knownHosts: try KnownHostStore(url: directory.appendingPathComponent("known_hosts")))
-        let lines = CapturedLog()
-        forwarder.logger = lines.logger
+        let (forwarder, lines) = try capturedForwarder(port: running.port, identity: "victim")
+        let configuration = forwarder.configuration
         let source = StallingSource(try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0)))
         forwarder.add(source)
         let start = MonotonicInstant.now
@@ -391,12 +398,7 @@ final class HostileNetworkTests: XCTestCase {
             _ = connection
         }
         frozen.start()
-        var configuration = PadForwarder.Configuration(host: "127.0.0.1")
-        configuration.port = listener.port
-        let forwarder = PadForwarder(configuration: configuration, identity: try identity("client"),
-                                     knownHosts: try KnownHostStore(url: directory.appendingPathComponent("known_hosts")))
-        let lines = CapturedLog()
-        forwarder.logger = lines.logger
+        let (forwarder, lines) = try capturedForwarder(port: listener.port, identity: "client")
         let source = try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0))
         forwarder.add(source)
         let start = MonotonicInstant.now
