@@ -2,6 +2,7 @@ import PadDevices
 import Feedback
 import Foundation
 import HIDCodecs
+import Logging
 import MonotonicTime
 import PadSystem
 import WireProtocol
@@ -46,6 +47,7 @@ public final class PadFeedback {
     private var closed = false
     private var ledWriter: LEDWriter?
     private var startupAnimationOver = false
+    private static let log = Logger(label: "padgate.feedback")
 
     public init(pad: Pad, options: Options = Options()) {
         self.pad = pad
@@ -170,14 +172,20 @@ public final class PadFeedback {
     // MARK: Rumble
 
     /// Queues a rumble message; `pump()` applies it.
-    public func receive(_ message: RumbleMessage) { renderer.receive(message, at: now) }
+    public func receive(_ message: RumbleMessage) {
+        Self.log.trace("rumble \(message.sequence): \(message.levels) for \(message.timeToLive)")
+        renderer.receive(message, at: now)
+    }
 
     /// When `pump()` must run next without new messages.
     public var nextDeadline: MonotonicInstant? { renderer.nextDeadline }
 
     /// Steps the renderer and performs its actions on the pad.
     public func pump() throws {
-        for action in renderer.step(now: now) { try perform(action) }
+        for action in renderer.step(now: now) {
+            Self.log.trace("rumble on \(pad.name): \(action)")
+            try perform(action)
+        }
     }
 
     private func sink() throws -> RumbleSink {

@@ -1,3 +1,4 @@
+import HIDCodecs
 import Logging
 import MonotonicTime
 import PadFamilies
@@ -40,6 +41,9 @@ struct HostPad {
     var heldRumble: HeldRumble?
     /// The game's lights and triggers so far, sent again a few times after each change.
     var heldOutput: HeldOutput?
+    /// Its host-wide player number (`PlayerSlots`), and whose number it is.
+    var player: Int?
+    var owner: PlayerSlots.Owner?
 
     init(receiver: SnapshotReceiver) { self.receiver = receiver }
 }
@@ -123,6 +127,10 @@ public final class ClientPads {
     /// The client's paired identity (its certificate's fingerprint), stamped on each arrival: a
     /// host pad's address derives from it and the pad's own identity (PlayStationVirtualPad).
     public var clientIdentity = FeatureReportBytes()
+    /// The host's player numbers, shared by every session (nil: none are given, as in tests of
+    /// one session alone), and this session's id among their holders.
+    var players: PlayerNumbers?
+    var sessionID: UInt32 = 0
     /// A failed arrival is tried again after this pause, not on every keep-alive.
     static let retryAfterDeviceError: Duration = .seconds(2)
     /// The fewest seconds a stalled pad is kept; `padGrace` may be longer, never shorter.
@@ -283,6 +291,7 @@ public final class ClientPads {
             receiver.start(now: now)
             pads[slot] = HostPad(receiver: receiver)
         }
+        evictGhosts(of: arrival)
         making = arrival
         // Times after this are on the caller's clock: `now` plus however long the making took.
         let started = MonotonicInstant.now
@@ -299,6 +308,7 @@ public final class ClientPads {
             pads[slot]?.virtualPad = pad
             onPadsChanged()
             history[slot]?.failedArrival = nil
+            givePlayerNumber(slot, arrival, now: now)
             // What arrived while the pad was being made shows at once.
             if let current = entry.receiver.current, !entry.released {
                 do { try pad.apply(current) } catch { counters.deviceErrors += 1 }
@@ -371,6 +381,7 @@ public final class ClientPads {
                     switch out[i] {
                     case .rumble(var lease):
                         lease.sequence = nextRumbleSequence(slot)
+                        logger.trace("rumble lease \(lease.sequence.rawValue) for slot \(slot.rawValue): \(lease.levels) for \(lease.ttlMillis) ms")
                         pads.values[index].heldRumble = lease.isStop ? nil : HeldRumble(lease: lease, sentAt: now)
                         out[i] = .rumble(lease)
                     case .hidOutput(let output):
@@ -401,6 +412,7 @@ public final class ClientPads {
                 renewal.ttlMillis = min(held.fullTTL, RumbleLease.millis(from: now, until: ends))
             }
             renewal.sequence = nextRumbleSequence(pads.keys[index])
+            logger.trace("rumble lease \(renewal.sequence.rawValue) for slot \(pads.keys[index].rawValue) renewed: \(renewal.levels) for \(renewal.ttlMillis) ms, the pad's rumble ends in \(ends.map { "\($0 - now)" } ?? "never")")
             var renewed = HeldRumble(lease: renewal, sentAt: now)
             renewed.fullTTL = held.fullTTL
             pads.values[index].heldRumble = renewed
@@ -428,6 +440,61 @@ public final class ClientPads {
 
     func removePad(_ slot: PadSlot) {
         releaseControls(slot)
-        if let pad = pads.removeValue(forKey: slot)?.virtualPad { maker.remove(pad); onPadsChanged() }
+        guard let entry = pads.removeValue(forKey: slot) else { return }
+        if let owner = entry.owner { players?.slots.release(owner, holder: sessionID, now: .now) }
+        if let pad = entry.virtualPad { maker.remove(pad); onPadsChanged() }
+    }
+
+    // MARK: Player numbers
+
+    /// The pad's player number, and its player lights showing it unless the game set them (the
+    /// first pass after this sends them; `HeldOutput` sends them again).
+    private func givePlayerNumber(_ slot: PadSlot, _ arrival: PadArrival, now: MonotonicInstant) {
+        guard let players else { return }
+        let owner = PlayerSlots.Owner(arrival)
+        pads[slot]?.owner = owner
+        guard let number = players.slots.claim(owner, holder: sessionID, now: now) else { return }
+        pads[slot]?.player = number
+        log(.info, slot, reason: "player number", "player \(number)")
+        guard pads[slot]?.heldOutput?.message.fields.contains(.playerLEDs) != true else { return }
+        var lights = pads[slot]?.heldOutput?.message ?? HIDOutputMessage(slot: slot, sequence: WireSequence(0))
+        lights.fields.insert(.playerLEDs)
+        lights.playerLEDMask = Self.playerLEDMask(number)
+        pads[slot]?.heldOutput = HeldOutput(message: lights, changedAt: now - HeldOutput.resends[0])
+    }
+
+    /// The DualSense's pattern for a player number (the kernel's and dualsensectl's for 1 to 7;
+    /// beyond, they go round again). The client shows it on whatever lights its pad has.
+    static func playerLEDMask(_ number: Int) -> UInt8 {
+        let patterns = PlayerLEDs.playerPatterns
+        return patterns[1 + (max(number, 1) - 1) % (patterns.count - 1)]
+    }
+
+    /// The same physical pad already has a host pad (its client reconnected, or moved it to another
+    /// slot): that one is a ghost, removed before the new one is made (their addresses are equal,
+    /// and the kernel refuses a second pad with the same address).
+    private func evictGhosts(of arrival: PadArrival) {
+        guard let players else { return }
+        let owner = PlayerSlots.Owner(arrival)
+        if let holder = players.slots.holder(of: owner), holder != sessionID {
+            players.evict(holder, owner)
+        }
+        for (slot, entry) in pads where slot != arrival.slot && entry.owner == owner {
+            log(.notice, slot, reason: "pad moved", "the same pad arrived in slot \(arrival.slot.rawValue); its old host pad removed")
+            removePad(slot)
+        }
+    }
+
+    /// Removes this session's host pad of `owner` (a newer session has the same pad).
+    func evict(_ owner: PlayerSlots.Owner) {
+        for (slot, entry) in pads where entry.owner == owner {
+            log(.notice, slot, reason: "pad reconnected", "the same pad came back through a newer session; this host pad removed")
+            removePad(slot)
+        }
+    }
+
+    /// This session's pads with their player numbers (nil: none given).
+    public var playersBySlot: [(slot: PadSlot, player: Int?)] {
+        pads.map { ($0.key, $0.value.player) }.sorted { $0.slot.rawValue < $1.slot.rawValue }
     }
 }

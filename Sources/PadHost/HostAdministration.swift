@@ -308,6 +308,29 @@ public final class HostAdministration: @unchecked Sendable {
         } ?? []
     }
 
+    /// Every player number: its pad and client, or how long it has waited for them.
+    private func players() -> [HostControl.Status.Player] {
+        let names = Dictionary(server.paired.entries.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+        return onInputPath { input in
+            let now = MonotonicInstant.now
+            var list: [HostControl.Status.Player] = []
+            for session in input.sessions.values {
+                let lines = Dictionary(uniqueKeysWithValues: session.pads.virtualPadsBySlot.map { ($0.slot, Self.padLine($0)) })
+                for (slot, number) in session.pads.playersBySlot {
+                    guard let number, let line = lines[slot] else { continue }
+                    list.append(.init(player: number, client: names[session.fingerprint], fingerprint: session.fingerprint,
+                                      session: String(session.id, radix: 16), pad: line, absentSeconds: nil))
+                }
+            }
+            for waiting in input.players.slots.waiting(now: now) {
+                let fingerprint = String(decoding: waiting.owner.client.bytes, as: UTF8.self)
+                list.append(.init(player: waiting.number, client: names[fingerprint], fingerprint: fingerprint,
+                                  session: nil, pad: nil, absentSeconds: Int(waiting.absent / .seconds(1))))
+            }
+            return list.sorted { $0.player < $1.player }
+        } ?? []
+    }
+
     /// One pad in `host status`: what it is, how games reach it (and why, if not as itself), and
     /// what the physical pad can do, as its client said.
     static func padLine(_ entry: (slot: PadSlot, pad: any VirtualPad)) -> String {
@@ -340,6 +363,7 @@ public final class HostAdministration: @unchecked Sendable {
                                                 lossToHostPercent: Double(link.lossToHostPermille) / 10, lossToClientPercent: Double(link.lossToClientPermille) / 10)
                     })
             },
+            players: players(),
             messagesDecoded: statistics.wire.messages,
             datagramsRejected: Dictionary(uniqueKeysWithValues: statistics.datagramsRejected.map { ("\($0.key)", $0.value) }),
             connectionsRefused: statistics.refusedConnections,

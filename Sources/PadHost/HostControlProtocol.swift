@@ -110,6 +110,8 @@ public enum HostControl {
         @Nullable public var pairingArmedBy: String?
         @Nullable public var pairingExpiresInSeconds: Int?
         public var sessions: [Session]
+        /// Every pad by its player number, across clients, and the numbers waiting for their pads.
+        public var players: [Player]
         public var messagesDecoded: Int
         /// By reason.
         public var datagramsRejected: [String: Int]
@@ -120,7 +122,7 @@ public enum HostControl {
         enum CodingKeys: String, CodingKey {
             case uptimeSeconds = "uptime_seconds", listening, identity
             case pairingPINArmed = "pairing_pin_armed", pairingArmedBy = "pairing_armed_by", pairingExpiresInSeconds = "pairing_expires_in_seconds"
-            case sessions, messagesDecoded = "messages_decoded", datagramsRejected = "datagrams_rejected"
+            case sessions, players, messagesDecoded = "messages_decoded", datagramsRejected = "datagrams_rejected"
             case connectionsRefused = "connections_refused", leaseExpiries = "lease_expiries"
         }
 
@@ -149,6 +151,23 @@ public enum HostControl {
                 case session, client, paired, helloName = "hello_name", address, fingerprint, pads
                 case lastHeardMilliseconds = "last_heard_ms", datagramsReceived = "datagrams_received", datagramsRejected = "datagrams_rejected"
                 case datagramsOverBudget = "datagrams_over_budget", overBudget = "over_budget", link
+            }
+        }
+
+        /// A player number (`PlayerSlots`): its pad and client, or how long it has waited for them.
+        public struct Player: Codable, Equatable, Sendable {
+            public var player: Int
+            /// The paired record of its client (null: none matches).
+            @Nullable public var client: String?
+            public var fingerprint: String
+            /// Its session (hexadecimal) and the pad's line there; null while the number waits.
+            @Nullable public var session: String?
+            @Nullable public var pad: String?
+            /// Seconds since its pad went; null while the pad is here.
+            @Nullable public var absentSeconds: Int?
+
+            enum CodingKeys: String, CodingKey {
+                case player, client, fingerprint, session, pad, absentSeconds = "absent_seconds"
             }
         }
 

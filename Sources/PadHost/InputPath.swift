@@ -68,6 +68,8 @@ final class InputPath {
 
     /// Whether pads are kernel devices worth a workshop thread; in-process pads are made inline.
     let makesPadsInBackground: Bool
+    /// Every session's pads' player numbers.
+    let players: PlayerNumbers
 
     init(configuration: PadServer.Configuration, udp: Socket, makePad: @escaping VirtualPadFactory, statistics: SharedStatistics,
          makesPadsInBackground: Bool = true) {
@@ -76,6 +78,8 @@ final class InputPath {
         self.makePad = makePad
         self.statistics = statistics
         self.makesPadsInBackground = makesPadsInBackground
+        players = PlayerNumbers(capacity: configuration.limits.maxClients * configuration.limits.maxPadsPerClient, grace: PlayerSlots.defaultGrace)
+        players.evict = { [unowned self] session, owner in sessions[session]?.pads.evict(owner) }
     }
 
     /// A session for a client the control plane accepted. Safe from any thread.
@@ -94,6 +98,8 @@ final class InputPath {
         sessionLogger[metadataKey: "client"] = "\(pairedName.map { "'\(PeerName.escaped($0))'" } ?? "unpaired, calls itself \(name)")"
         sessionLogger[metadataKey: "session"] = "\(String(id, radix: 16))"
         pads.logger = sessionLogger
+        pads.players = players
+        pads.sessionID = id
         // Runs on the input path's thread, the only one that adds or removes a session's pads.
         pads.onPadsChanged = { [weak self] in self?.pollSetStale = true }
         pads.replayedDatagrams = { [opener] in opener.rejected[.replayed] ?? 0 }

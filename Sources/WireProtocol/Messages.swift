@@ -57,7 +57,7 @@ public struct WireCapabilities: OptionSet, Hashable, Sendable {
 
 /// One feature report, byte for byte as the physical pad answers it, in fixed storage: arrivals
 /// ride every keep-alive, and decoding one must not allocate.
-public struct FeatureReportBytes: Equatable, Sendable {
+public struct FeatureReportBytes: Hashable, Sendable {
     public static let capacity = 64
     public private(set) var count = 0
     private var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
@@ -87,6 +87,7 @@ public struct FeatureReportBytes: Equatable, Sendable {
     public static func == (a: Self, b: Self) -> Bool {
         a.count == b.count && a.withBytes { x in b.withBytes { y in x.elementsEqual(y) } }
     }
+    public func hash(into hasher: inout Hasher) { withBytes { hasher.combine(bytes: $0) } }
 }
 
 /// What the host's virtual pad needs to answer drivers and games as the physical pad does: its

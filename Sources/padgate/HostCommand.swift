@@ -196,6 +196,18 @@ struct HostCommand: ParsableCommand {
                           + "loss \(number(link.lossToHostPercent)) % to the host, \(number(link.lossToClientPercent)) % back")
                 }
             }
+            if !status.players.isEmpty {
+                print("players:")
+                for player in status.players {
+                    let fingerprint = PeerName.escaped(player.fingerprint)
+                    let who = player.client.map { "'\(PeerName.escaped($0))'" } ?? "an unpaired client (\(fingerprint))"
+                    if let pad = player.pad {
+                        print("  \(player.player): \(PeerName.escaped(pad)) of \(who)")
+                    } else {
+                        print("  \(player.player): held for a pad of \(who), gone \(player.absentSeconds ?? 0) s")
+                    }
+                }
+            }
             let refused = status.connectionsRefused
             print("connections refused: " + (refused.isEmpty ? "none" : refused.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
         }

@@ -501,8 +501,13 @@ final class SDLClientTests: XCTestCase {
             let motors = { (report: [UInt8]) in (try? DualSenseOutputDecoder.decode(report))?.motors }
             XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(10)) { motors($0).map { $0.low > 0 } ?? false }, "the effect never played")
             let started = MonotonicInstant.now
-            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(3)) { motors($0) == MotorLevels(low: 0, high: 0) },
-                            "the 300 ms effect never stopped while the game held it")
+            // Every report until the stop, with when it came: a failure says what the pad was sent.
+            var seen: [String] = []
+            let stop = physical.waitForOutput(timeout: .seconds(3)) { report in
+                seen.append("\(MonotonicInstant.now - started): \(motors(report).map(\.description) ?? "no motors") (\(report.count) bytes)")
+                return motors(report) == MotorLevels(low: 0, high: 0)
+            }
+            XCTAssertNotNil(stop, "the 300 ms effect never stopped while the game held it; the pad was sent \(seen)")
             let played = MonotonicInstant.now - started
             print("a 300 ms uinput effect rumbled the physical pad for \(played)")
             XCTAssertLessThan(played, .milliseconds(900), "a 300 ms effect ran \(played)")

@@ -16,7 +16,10 @@ final class HostControlProtocolTests: XCTestCase {
         lastHeardMilliseconds: 0, datagramsReceived: 0, datagramsRejected: 0, datagramsOverBudget: 0, overBudget: [:], link: nil)
     static let status = HostControl.Status(
         uptimeSeconds: 42, listening: "port 7373", identity: "12:34", pairingPINArmed: false, pairingArmedBy: nil, pairingExpiresInSeconds: nil,
-        sessions: [session, unpaired], messagesDecoded: 100, datagramsRejected: ["replayed": 2], connectionsRefused: ["handshake rate": 1], leaseExpiries: 0)
+        sessions: [session, unpaired],
+        players: [.init(player: 1, client: "alice", fingerprint: "ab:cd", session: "1a", pad: "1: DualSense (as itself)", absentSeconds: nil),
+                  .init(player: 2, client: nil, fingerprint: "ef", session: nil, pad: nil, absentSeconds: 12)],
+        messagesDecoded: 100, datagramsRejected: ["replayed": 2], connectionsRefused: ["handshake rate": 1], leaseExpiries: 0)
 
     private func roundTrip<T: Codable & Equatable>(_ value: T, file: StaticString = #filePath, line: UInt = #line) throws {
         XCTAssertEqual(try HostControl.decode(T.self, from: HostControl.encode(value)), value, file: file, line: line)
@@ -49,7 +52,7 @@ final class HostControlProtocolTests: XCTestCase {
     func testTheStatusKeysAreExactlyTodays() throws {
         let status = try object(Self.status)
         XCTAssertEqual(status.keys.sorted(), ["connections_refused", "datagrams_rejected", "identity", "lease_expiries", "listening", "messages_decoded",
-                                              "pairing_armed_by", "pairing_expires_in_seconds", "pairing_pin_armed", "sessions", "uptime_seconds"])
+                                              "pairing_armed_by", "pairing_expires_in_seconds", "pairing_pin_armed", "players", "sessions", "uptime_seconds"])
         XCTAssertTrue(status["pairing_armed_by"] is NSNull, "null, not left out")
         XCTAssertTrue(status["pairing_expires_in_seconds"] is NSNull)
         XCTAssertEqual(status["pairing_pin_armed"] as? Bool, false)
@@ -69,6 +72,12 @@ final class HostControlProtocolTests: XCTestCase {
         XCTAssertTrue(sessions[1]["client"] is NSNull)
         XCTAssertTrue(sessions[1]["link"] is NSNull)
         XCTAssertEqual(sessions[1]["paired"] as? Bool, false)
+        let players = try XCTUnwrap(status["players"] as? [[String: Any]])
+        for player in players { XCTAssertEqual(player.keys.sorted(), ["absent_seconds", "client", "fingerprint", "pad", "player", "session"]) }
+        XCTAssertEqual(players.map { $0["player"] as? Int }, [1, 2])
+        XCTAssertTrue(players[0]["absent_seconds"] is NSNull, "a pad that is here")
+        XCTAssertEqual(players[1]["absent_seconds"] as? Int, 12)
+        XCTAssertTrue(players[1]["pad"] is NSNull, "a number waiting for its pad")
     }
 
     func testTheOtherRepliesKeys() throws {

@@ -16,5 +16,9 @@ finish() { echo "$1" > $xfer/rc; sync; echo 0 > /proc/sys/kernel/printk; echo o 
 cd "$(cat $xfer/cwd)" || { echo "guest: $(cat $xfer/cwd) is not visible in the guest"; finish 1; }
 set -a; . $xfer/env; set +a
 export PADGATE_GUEST_OUT=$xfer/results PADGATE_IN_GUEST=1
+# The kernel's warnings and errors as they come, among the tests' lines: a driver's refusal, a
+# USB or sound error, a full uhid queue. Its clock (seconds since boot) is the monotonic one
+# padgate's "µs (monotonic)" lines use.
+dmesg --follow-new --level=emerg,alert,crit,err,warn 2>/dev/null | sed -u 's/^/guest kernel: /' > /dev/ttyS0 &
 bash $xfer/cmd > /dev/ttyS0 2>&1 < /dev/null
 finish $?

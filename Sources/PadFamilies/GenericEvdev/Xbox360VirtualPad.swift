@@ -1,5 +1,6 @@
 import Feedback
 import HIDCodecs
+import Logging
 import MonotonicTime
 import PadDevices
 import PadSystem
@@ -12,6 +13,7 @@ public final class Xbox360VirtualPad: VirtualPad {
     public let arrival: PadArrival
     let device: UInputGamepad
     let receiver: UInputRumbleReceiver
+    private static let log = Logger(label: "padgate.host.uinput")
     /// uinput has no kernel timer: the effects' delay, length and count are honoured here, as
     /// ff-memless honours them for a real pad.
     var playback = MemlessPlayback()
@@ -49,6 +51,7 @@ public final class Xbox360VirtualPad: VirtualPad {
     public func takeFeedback(into messages: inout [WireMessage]) throws {
         let now = MonotonicInstant.now
         for event in try receiver.service() {
+            Self.log.trace("force feedback from the game: \(event)")
             switch event {
             case .uploaded(let effect):
                 playback.upload(id: Int(effect.id), MemlessPlayback.Effect(levels: effect.levels, delay: effect.delay, length: effect.length), now: now)
