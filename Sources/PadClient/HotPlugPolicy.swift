@@ -5,7 +5,8 @@ import WireProtocol
 /// Which pads `forward` takes, in which slot, and how it reads them: the hot-plug policy, apart
 /// from the devices so that it is tested alone (`HotPlugFeeder` carries it out).
 public struct HotPlugPolicy: Sendable {
-    public var selector: PadSelector?
+    /// The pads to forward (`forward --pad`, repeatable); empty: every pad.
+    public var selectors: [PadSelector]
     /// Read pads with a typed decoder from hidraw (else every pad from evdev: `forward --evdev`).
     public var preferHidraw: Bool
     /// Slots are numbered in the order pads are opened, from 0; a pad that cannot be opened takes
@@ -13,8 +14,8 @@ public struct HotPlugPolicy: Sendable {
     /// new pad for the old one's return).
     private(set) var nextSlot: UInt8 = 0
 
-    public init(selector: PadSelector? = nil, preferHidraw: Bool = true) {
-        self.selector = selector
+    public init(selectors: [PadSelector] = [], preferHidraw: Bool = true) {
+        self.selectors = selectors
         self.preferHidraw = preferHidraw
     }
 
@@ -31,9 +32,9 @@ public struct HotPlugPolicy: Sendable {
     }
 
     /// Whether `pad`, at `index` in the monitor's list, is forwarded: never a virtual pad a host
-    /// made (on a machine that is both, that would loop), and only one the selector names.
+    /// made (on a machine that is both, that would loop), and only one a selector names.
     public func forwards(_ pad: Pad, at index: Int) -> Bool {
-        !pad.isHostVirtualPad && (selector.map { $0.matches(pad, at: index) } ?? true)
+        !pad.isHostVirtualPad && (selectors.isEmpty || selectors.contains { $0.matches(pad, at: index) })
     }
 
     /// hidraw first, for pads with a typed decoder; evdev for the rest.

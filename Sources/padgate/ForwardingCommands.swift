@@ -256,7 +256,7 @@ struct ForwardCommand: ParsableCommand {
 
     @Argument(help: "HOST, HOST:PORT or [IPV6]:PORT of 'padgate serve'; without it, the one paired host announcing itself on the LAN.")
     var host: HostAddress?
-    @Option(help: "Forward only this pad: index, /dev node, or vid:pid.") var pad: String?
+    @Option(help: "Forward only this pad: index, /dev node, or vid:pid; again for more pads.") var pad: [String] = []
     @Flag(help: "Forward every pad, including ones plugged in later (the default without --pad).") var all = false
     @Option(parsing: .unconditional, help: "Stop after this many seconds.", transform: SecondsOption.parse) var duration: Double?
     @Flag(help: "No live status line.") var quiet = false
@@ -275,7 +275,7 @@ struct ForwardCommand: ParsableCommand {
     }
 
     func validate() throws {
-        if all && pad != nil { throw ValidationError("use --pad or --all, not both") }
+        if all && !pad.isEmpty { throw ValidationError("use --pad or --all, not both") }
     }
 
     func run() throws {
@@ -287,10 +287,10 @@ struct ForwardCommand: ParsableCommand {
         let configuration = target.forwarding
         let forwarder = PadForwarder(configuration: configuration, identity: identity, knownHosts: knownHosts)
         let monitor = try PadMonitor()
-        let selector = try pad.map(PadSelector.init)
+        let selectors = try pad.map(PadSelector.init)
         // Hot-plug on a thread of its own: opening a pad (and reading its calibration) can wait on
         // the kernel, and the forwarding loop must not (a stall there would expire the host's lease).
-        let plugging = HotPlugFeeder(policy: HotPlugPolicy(selector: selector, preferHidraw: !evdev), forwarder: forwarder,
+        let plugging = HotPlugFeeder(policy: HotPlugPolicy(selectors: selectors, preferHidraw: !evdev), forwarder: forwarder,
                                      open: HotPlugFeeder.opener(gyroCalibration: gyroCalibration, options: feedbackOptions))
         let pluggingThread = JoinableThread { plugging.run(monitor: monitor) }
         defer { plugging.stop(); pluggingThread.join() }

@@ -225,10 +225,12 @@ final class HapticsForwardingTests: XCTestCase {
         // report's 10.667 ms), so 10.67 rising crossings a frame; at its level (Opus at
         // 160 kbit/s). Idle, all ~122 reports of the 1.3 s sound; at least 20 % where loaded.
         let sounding = speaker.filter { frame in frame.left.map { abs(Int($0)) }.max() ?? 0 > 20_000 }
-        let crossings = sounding.map { frame in Double(zip(frame.left, frame.left.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count) }
-        let perFrame = crossings.isEmpty ? 0 : crossings.reduce(0, +) / Double(crossings.count)
+        // The median frame: a frame the playout concealed or slipped (a loaded guest's) may carry
+        // a seam with a crossing more; the pitch is what most frames carry.
+        let crossings = sounding.map { frame in Double(zip(frame.left, frame.left.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count) }.sorted()
+        let perFrame = crossings.isEmpty ? 0 : crossings[crossings.count / 2]
         let peak = speaker.flatMap { $0.left + $0.right }.map { abs(Int($0)) }.max() ?? 0
-        print("speaker over Bluetooth: \(speaker.count) reports 0x36, \(sounding.count) sounding (1.3 s: 122), peak \(peak) of 30000, \(perFrame) rising crossings a frame (1 kHz squeezed: 10.67)")
+        print("speaker over Bluetooth: \(speaker.count) reports 0x36, \(sounding.count) sounding (1.3 s: 122), peak \(peak) of 30000, \(perFrame) rising crossings in the median frame (1 kHz squeezed: 10.67)")
         XCTAssertGreaterThanOrEqual(sounding.count, 25, "the game's speaker sound reached the pad; forward said \(forward.snapshot().suffix(5))")
         XCTAssertLessThanOrEqual(sounding.count, 244, "the tone's length")
         XCTAssertEqual(Double(peak), 30_000, accuracy: 4_500, "the tone's level")

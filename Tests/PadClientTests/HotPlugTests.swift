@@ -19,9 +19,12 @@ final class HotPlugPolicyTests: XCTestCase {
         virtual.phys = PadPhys.hostVirtual + "/slot0"
         XCTAssertFalse(HotPlugPolicy().forwards(virtual, at: 0), "forwarding it back would loop")
         XCTAssertTrue(HotPlugPolicy().forwards(pad("a"), at: 3))
-        let second = HotPlugPolicy(selector: try PadSelector("1"))
+        let second = HotPlugPolicy(selectors: [try PadSelector("1")])
         XCTAssertFalse(second.forwards(pad("a"), at: 0))
         XCTAssertTrue(second.forwards(pad("a"), at: 1))
+        // --pad again: two pads of several (couch co-op from one machine, two clients on one).
+        let two = HotPlugPolicy(selectors: [try PadSelector("0"), try PadSelector("2")])
+        XCTAssertEqual((0..<4).map { two.forwards(pad("a"), at: $0) }, [true, false, true, false])
     }
 
     func testChangesBecomeDetachesAndAttaches() {

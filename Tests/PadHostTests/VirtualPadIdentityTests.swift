@@ -149,7 +149,7 @@ final class HostPadAddressTests: XCTestCase {
         return PadArrival(slot: PadSlot(slot), type: .dualSense, vendorID: 0x054c, productID: 0x0ce6, capabilities: [], name: "pad", identity: identity)
     }
 
-    func address(_ arrival: PadArrival) -> [UInt8]? { PlayStationVirtualPad.stableAddress(for: arrival, kind: .dualSense) }
+    func address(_ arrival: PadArrival) -> [UInt8]? { HostPadAddress.stable(for: arrival, kind: .dualSense) }
 
     func testTwoPadsWithEqualReportsGetTwoAddresses() {
         let first = address(arrival(unit: "a0:5a:5e:00:00:01", client: "client-a"))

@@ -205,7 +205,11 @@ public final class EmulatedPlayStationPad: @unchecked Sendable {
     /// Waits for the driver's probe to finish (it opens the device last).
     public func waitUntilOpened(timeout: Duration = .seconds(10)) -> Bool { channel.waitUntilOpened(timeout: timeout) }
 
-    private func pump() { channel.pump(due: idleRepeatDue, tick: repeatIfIdle, handle: handle) }
+    /// At input priority, as a real pad's own controller runs: it takes the driver's output
+    /// reports as they come and keeps its report clock on a busy machine (a host pad's game then
+    /// hears its feedback on time, and a test reads the pad's outputs in the order and at the
+    /// time they were written, not in a backlog).
+    private func pump() { ThreadPriority.raisedForInput { channel.pump(due: idleRepeatDue, tick: repeatIfIdle, handle: handle) } }
 
     private func handle(_ event: UHIDEvent) {
         switch event {

@@ -56,9 +56,11 @@ public final class EmulatedSwitchPro: @unchecked Sendable {
     private var streaming = false
     public var outputReadyDescriptor: FileDescriptor { channel.outputReadyDescriptor }
 
-    public init(calibration: SwitchProCalibration = .defaults, name: String? = nil, phys: String = PadPhys.emulated) throws {
+    /// - Parameter macAddress: what the pad says its address is (nil: a random one, as each
+    ///   emulated pad gets).
+    public init(calibration: SwitchProCalibration = .defaults, name: String? = nil, phys: String = PadPhys.emulated, macAddress: [UInt8]? = nil) throws {
         self.calibration = calibration
-        macAddress = UHIDPadChannel.randomMAC()
+        self.macAddress = macAddress ?? UHIDPadChannel.randomMAC()
         let c = calibration.sticks
         controls.left = (UInt16(clamping: c.leftX.center), UInt16(clamping: c.leftY.center))
         controls.right = (UInt16(clamping: c.rightX.center), UInt16(clamping: c.rightY.center))

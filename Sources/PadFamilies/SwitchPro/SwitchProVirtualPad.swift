@@ -26,7 +26,8 @@ public final class SwitchProVirtualPad: VirtualPad {
         calibration = Self.calibration(for: arrival)
         sticks = calibration.sticks
         imuAxes = calibration.imu
-        device = try EmulatedSwitchPro(calibration: calibration, name: arrival.name.isEmpty ? nil : arrival.name, phys: PadPhys.hostVirtual)
+        device = try EmulatedSwitchPro(calibration: calibration, name: arrival.name.isEmpty ? nil : arrival.name, phys: PadPhys.hostVirtual,
+                                       macAddress: HostPadAddress.stable(for: arrival, kind: .switchPro))
         guard device.waitUntilOpened(timeout: .seconds(10)) else {
             device.stop()
             throw DeviceError.unsupported("hid-nintendo did not bind the virtual Switch Pro: sudo modprobe hid-nintendo")

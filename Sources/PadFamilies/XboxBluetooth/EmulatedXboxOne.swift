@@ -85,7 +85,8 @@ public final class EmulatedXboxOne: @unchecked Sendable {
     /// Every output report received so far (and clears the list).
     public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
 
-    private func pump() { channel.pump(handle: handle) }
+    /// At input priority, as `EmulatedPlayStationPad`'s.
+    private func pump() { ThreadPriority.raisedForInput { channel.pump(handle: handle) } }
 
     private func handle(_ event: UHIDEvent) {
         switch event {
