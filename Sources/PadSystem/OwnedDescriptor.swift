@@ -15,6 +15,36 @@ public final class OwnedDescriptor: @unchecked Sendable {
         self.init(FileDescriptor(rawValue: try SystemCall.retrying(call, .errnoOnMinusOne, open)))
     }
 
+    /// A connected pair of local stream sockets (`socketpair(2)`), close-on-exec: one end for
+    /// this process, one to hand to the kernel (a USB/IP device on vhci-hcd).
+    public static func streamPair() throws(SystemCallError) -> (OwnedDescriptor, OwnedDescriptor) {
+        var pair: [CInt] = [-1, -1]
+        _ = try SystemCall.retrying("socketpair") { socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) }
+        return (OwnedDescriptor(FileDescriptor(rawValue: pair[0])), OwnedDescriptor(FileDescriptor(rawValue: pair[1])))
+    }
+
+    /// What a stream socket has now, without waiting: the byte count, 0 when the peer closed its
+    /// end, nil when nothing is there.
+    public func receiveAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int? {
+        do {
+            return try SystemCall.retrying("recv") { Glibc.recv(descriptor.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) }
+        } catch where error.errno == .wouldBlock {
+            return nil
+        }
+    }
+
+    /// Sends all of `bytes` on a stream socket; never SIGPIPE (a peer that closed is an error for
+    /// the caller, not the end of the process).
+    public func sendAll(_ bytes: UnsafeRawBufferPointer) throws(SystemCallError) {
+        var done = 0
+        while done < bytes.count {
+            done += try SystemCall.retrying("send") { Glibc.send(descriptor.rawValue, bytes.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL)) }
+        }
+    }
+
+    /// Ends both directions of a socket (`shutdown(2)`): a peer blocked on it wakes.
+    public func shutdownBothWays() { _ = Glibc.shutdown(descriptor.rawValue, Int32(SHUT_RDWR)) }
+
     /// The number, for the system layer and the device drivers' C calls; not part of the public API.
     package var rawValue: CInt { descriptor.rawValue }
 

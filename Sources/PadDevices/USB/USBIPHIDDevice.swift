@@ -106,12 +106,9 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
                              onAudioOut: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil,
                              onAudioIn: (@Sendable (UnsafeMutableRawBufferPointer) -> Void)? = nil) throws {
         if let reason = VHCI.unavailableReason() { throw DeviceError.unsupported(reason) }
-        var pair: [CInt] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            throw DeviceError.from(errno: .current, call: "socketpair", path: VHCI.directory)
-        }
-        let kernelEnd = OwnedDescriptor(FileDescriptor(rawValue: pair[1]))
-        self.init(serving: OwnedDescriptor(FileDescriptor(rawValue: pair[0])), descriptors: descriptors, audioUnits: audioUnits,
+        let (ours, kernelEnd): (OwnedDescriptor, OwnedDescriptor)
+        do { (ours, kernelEnd) = try OwnedDescriptor.streamPair() } catch { throw DeviceError.from(error, path: VHCI.directory) }
+        self.init(serving: ours, descriptors: descriptors, audioUnits: audioUnits,
                   devid: mark.rawValue << 16 | UInt32.random(in: 1...0xffff), endpoints: endpoints, onAudioOut: onAudioOut, onAudioIn: onAudioIn)
         do {
             let port = try VHCI.attach(socket: kernelEnd.descriptor, devid: devid)
@@ -178,7 +175,7 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         let first = lock.withLock { defer { stopped = true }; return !stopped }
         guard first else { return }
         stopPipe.wake()
-        Glibc.shutdown(socket.descriptor.rawValue, Int32(SHUT_RDWR))
+        socket.shutdownBothWays()
     }
 
     // MARK: The pad's side
@@ -263,15 +260,11 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
             inboxEnd -= inboxStart
             inboxStart = 0
         }
-        let received = inbox.withUnsafeMutableBytes { bytes in
-            Glibc.recv(socket.descriptor.rawValue, bytes.baseAddress! + inboxEnd, bytes.count - inboxEnd, Int32(MSG_DONTWAIT))
-        }
+        let end = inboxEnd
+        guard let received = try inbox.withUnsafeMutableBytes({ bytes throws(SystemCallError) in
+            try socket.receiveAvailable(into: UnsafeMutableRawBufferPointer(rebasing: bytes[end...]))
+        }) else { return true }
         if received == 0 { return false }
-        if received < 0 {
-            let error = Errno.current
-            if error == .wouldBlock || error == .interrupted { return true }
-            throw SystemCallError("recv", errno: error)
-        }
         inboxEnd += received
         while inboxEnd - inboxStart >= USBIPLimits.headerSize {
             let request = try inbox.withUnsafeBytes { bytes throws(USBIPError) in
@@ -499,12 +492,7 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         try writeLock.withLock {
             try reply.withUnsafeMutableBytes { out in
                 let length = fill(out)
-                var done = 0
-                while done < length {
-                    done += try SystemCall.retrying("send") {
-                        Glibc.send(socket.descriptor.rawValue, out.baseAddress! + done, length - done, Int32(MSG_NOSIGNAL))
-                    }
-                }
+                try socket.sendAll(UnsafeRawBufferPointer(rebasing: out[..<length]))
             }
         }
     }
