@@ -69,8 +69,7 @@ final class CouchCoopDeviceTests: XCTestCase {
     }
 
     func testTwoClientsWithTwoPadsEachAreFourPlayersWhoKeepTheirNumbersAcrossAReconnect() throws {
-        let host = try ScratchState("coop-host"), alice = try ScratchState("coop-alice"), bob = try ScratchState("coop-bob")
-        let hostEnvironment = host.environment.merging(["PADGATE_RUNTIME_DIR": host.appendingPathComponent("run").path]) { $1 }
+        let alice = try ScratchState("coop-alice"), bob = try ScratchState("coop-bob")
         let udev = try Udev()
         let a1 = try EmulatedPlayStationPad(bus: .usb), a2 = try EmulatedPlayStationPad(bus: .usb)
         let b1 = try EmulatedPlayStationPad(bus: .usb), b2 = try EmulatedSwitchPro(calibration: EmulatedSwitchProTests.calibration)
@@ -79,20 +78,11 @@ final class CouchCoopDeviceTests: XCTestCase {
         let nodes = [try XCTUnwrap(padFor(a1, udev: udev)?.hidraw), try XCTUnwrap(padFor(a2, udev: udev)?.hidraw),
                      try XCTUnwrap(padFor(b1, udev: udev)?.hidraw), try XCTUnwrap(EmulatedSwitchProTests.padFor(b2, udev: udev)?.gamepadNode?.path)]
 
-        let port = 47_600 + Int.random(in: 0..<90)
-        let serve = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "uhid"], environment: hostEnvironment)
-        defer { _ = serve.stopOutcome(after: SIGTERM) }
-        XCTAssertTrue(serve.waitFor("listening on", timeout: .seconds(60)), serve.output)
-        func pair(_ who: ScratchState) throws {
-            let pairing = try RunningPadgate(["host", "pair"], environment: hostEnvironment)
-            XCTAssertTrue(pairing.waitFor("pairing PIN", timeout: .seconds(60)), pairing.output)
-            let pin = try XCTUnwrap(pairing.output.split(whereSeparator: { !$0.isNumber }).first { $0.count == 6 })
-            let paired = try padgate(["pair", "127.0.0.1:\(port)", "--pin", String(pin)], environment: who.environment, timeLimit: .seconds(60))
-            XCTAssertEqual(paired.status, 0, paired.stderr)
-            _ = pairing.waitForExit(limit: .seconds(10))
-        }
-        try pair(alice)
-        try pair(bob)
+        let host = try ScratchHost("coop-host", virtual: "uhid", ports: 47_600..<47_690)
+        defer { host.stop() }
+        let (serve, port, hostEnvironment) = (host.serve, host.port, host.environment)
+        try host.pair(alice)
+        try host.pair(bob)
         func forward(_ who: ScratchState, _ pads: ArraySlice<String>) throws -> RunningPadgate {
             try RunningPadgate(["forward", "127.0.0.1:\(port)", "--quiet"] + pads.flatMap { ["--pad", $0] }, environment: who.environment)
         }

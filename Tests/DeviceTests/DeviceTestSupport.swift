@@ -360,3 +360,41 @@ struct NamespacePair {
 
     func remove() { _ = try? shell("ip netns del \(client); ip netns del \(host)") }
 }
+
+/// `serve` on 127.0.0.1 in a scratch state of its own, with its control socket, and `host pair`
+/// to pair clients with it as an administrator would while it runs.
+final class ScratchHost {
+    let state: ScratchState
+    /// For `padgate host …` against this host.
+    let environment: [String: String]
+    let port: Int
+    let serve: RunningPadgate
+
+    init(_ name: String, virtual: String, ports: Range<Int>) throws {
+        state = try ScratchState(name)
+        environment = state.environment.merging(["PADGATE_RUNTIME_DIR": state.appendingPathComponent("run").path]) { $1 }
+        port = Int.random(in: ports)
+        serve = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", virtual], environment: environment)
+        XCTAssertTrue(serve.waitFor("listening on", timeout: .seconds(60)), serve.output)
+    }
+
+    /// Stops `serve`; callers `defer` it, which also keeps the host alive to the end of their scope.
+    func stop() {
+        guard !stopped else { return }  // once: a second kill could reach a process that took its pid
+        stopped = true
+        _ = serve.stopOutcome(after: SIGTERM)
+    }
+    private var stopped = false
+
+    deinit { stop() }
+
+    /// Arms a PIN with `host pair` and pairs `client` with it.
+    func pair(_ client: ScratchState, file: StaticString = #filePath, line: UInt = #line) throws {
+        let pairing = try RunningPadgate(["host", "pair"], environment: environment)
+        XCTAssertTrue(pairing.waitFor("pairing PIN", timeout: .seconds(60)), pairing.output, file: file, line: line)
+        let pin = try XCTUnwrap(pairing.output.split(whereSeparator: { !$0.isNumber }).first { $0.count == 6 }, file: file, line: line)
+        let paired = try padgate(["pair", "127.0.0.1:\(port)", "--pin", String(pin)], environment: client.environment, timeLimit: .seconds(60))
+        XCTAssertEqual(paired.status, 0, paired.stderr, file: file, line: line)
+        XCTAssertNotNil(pairing.waitForExit(limit: .seconds(10)), file: file, line: line)
+    }
+}

@@ -14,28 +14,16 @@ final class HostAdministrationDeviceTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess() }
 
     func testPairingWhileServingKeepsInputFlowingAndRevokeUnplugsThePad() throws {
-        let host = try ScratchState("admin-device-host")
         let client = try ScratchState("admin-device-client")
         let other = try ScratchState("admin-device-other")
-        let hostEnvironment = host.environment.merging(["PADGATE_RUNTIME_DIR": host.appendingPathComponent("run").path]) { $1 }
         let physical = try EmulatedPlayStationPad(bus: .usb)
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev, timeout: .seconds(30)))
-        let port = 47_700 + Int.random(in: 0..<90)
-        let serve = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "dualsense"], environment: hostEnvironment)
-        defer { _ = serve.stopOutcome(after: SIGTERM) }
-        XCTAssertTrue(serve.waitFor("listening on", timeout: .seconds(60)), serve.output)
-
-        func pair(_ who: ScratchState) throws {
-            let pairing = try RunningPadgate(["host", "pair"], environment: hostEnvironment)
-            XCTAssertTrue(pairing.waitFor("pairing PIN", timeout: .seconds(60)), pairing.output)
-            let pin = try XCTUnwrap(pairing.output.split(whereSeparator: { !$0.isNumber }).first { $0.count == 6 })
-            let paired = try padgate(["pair", "127.0.0.1:\(port)", "--pin", String(pin)], environment: who.environment, timeLimit: .seconds(60))
-            XCTAssertEqual(paired.status, 0, paired.stderr)
-            XCTAssertNotNil(pairing.waitForExit(limit: .seconds(10)))
-        }
-        try pair(client)
+        let host = try ScratchHost("admin-device-host", virtual: "dualsense", ports: 47_700..<47_790)
+        defer { host.stop() }
+        let (port, hostEnvironment) = (host.port, host.environment)
+        try host.pair(client)
         let forward = try RunningPadgate(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"], environment: client.environment)
         defer { _ = forward.stopOutcome(after: SIGTERM) }
         let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(60)) {
@@ -59,7 +47,7 @@ final class HostAdministrationDeviceTests: XCTestCase {
             }
             feeding.signal()
         }.start()
-        try pair(other)
+        try host.pair(other)
         XCTAssertNotNil(try waitForState(reader, timeout: .seconds(10)) { $0.buttons.contains("east") }, "a press after the pairing reached the host")
         XCTAssertNotNil(try waitForState(reader, timeout: .seconds(10)) { $0.buttons.isEmpty }, "and its release")
         flip.set()
