@@ -28,6 +28,12 @@ public protocol PadDriver: Sendable {
     /// Whether the host can show this family as a real USB device (with its audio function).
     var presentsAsUSBDevice: Bool { get }
 
+    /// How often the real pad sends an input report while nothing changes (nil: only on a
+    /// change). The family's emulated and host pads keep it, so kernel drivers and games that
+    /// pace on a pad's reports (hid-nintendo sends rumble only between them, from 6.2 on) see a
+    /// live pad.
+    var reportCadence: Duration? { get }
+
     /// Client: how lights, player LEDs, triggers and (where evdev has no force feedback) rumble
     /// reach the physical pad.
     var output: OutputRoute { get }
@@ -136,6 +142,7 @@ public enum OutputRoute: Sendable {
 
 extension PadDriver {
     public var presentsAsUSBDevice: Bool { false }
+    public var reportCadence: Duration? { nil }
     public var output: OutputRoute { .kernelClasses }
     public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? { nil }
     public func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)? { nil }

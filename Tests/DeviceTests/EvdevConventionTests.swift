@@ -71,7 +71,7 @@ final class EvdevConventionTests: XCTestCase {
     /// The host's virtual DualSense is bound by hid-playstation itself, on the Bluetooth bus: its
     /// gamepad node must carry the buttons and axes a real DualSense's does.
     func testTheEmulatedDualSenseLooksLikeARealOne() throws {
-        let pad = try EmulatedPlayStationPad(idleRepeat: EmulatedPlayStationPad.idleReportInterval)
+        let pad = try EmulatedPlayStationPad(idleRepeat: DualSenseDriver().reportCadence)
         defer { pad.stop() }
         let found = try XCTUnwrap(padFor(pad, udev: try Udev()))
         let ours = try capabilities(try XCTUnwrap(found.gamepadNode?.path))

@@ -96,7 +96,7 @@ final class HapticsDeviceTests: XCTestCase {
     func testOverUSBTheToneArrivesOnTheCoilChannelsOfThePadsAudio() throws {
         if let reason = VHCI.unavailableReason() { try skipLoudly(reason) }
         let audio = LockedBox<(bytes: [UInt8], first: MonotonicInstant?, last: MonotonicInstant?)>(([], nil, nil))
-        let virtual = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, idleRepeat: EmulatedPlayStationPad.idleReportInterval,
+        let virtual = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, idleRepeat: DualSenseDriver().reportCadence,
                                                  onAudioOut: { bytes in
             audio.update { state in
                 guard state.bytes.count < 8 << 20 else { return }

@@ -29,7 +29,7 @@ final class SDLClientTests: XCTestCase {
 
     /// The default presentation (Bluetooth) is opened by SDL's HIDAPI PS5 driver with every capability.
     func hidapiOpensTheDefaultDualSense(_ library: SDLProbe.Library) throws {
-        let pad = try EmulatedPlayStationPad(idleRepeat: EmulatedPlayStationPad.idleReportInterval)
+        let pad = try EmulatedPlayStationPad(idleRepeat: DualSenseDriver().reportCadence)
         defer { pad.stop() }
         XCTAssertEqual(pad.bus, .bluetooth)
         let udev = try Udev()
@@ -61,7 +61,7 @@ final class SDLClientTests: XCTestCase {
     /// hidapi keeps it (src/hidapi/linux/hid.c, BUS_USB: "uhid USB devices ... no USB information"),
     /// and its HIDAPI PS5 driver opens it as a wired pad with its touchpad.
     func usbBusDualSense(_ library: SDLProbe.Library) throws {
-        let pad = try EmulatedPlayStationPad(bus: .usb, idleRepeat: EmulatedPlayStationPad.idleReportInterval)
+        let pad = try EmulatedPlayStationPad(bus: .usb, idleRepeat: DualSenseDriver().reportCadence)
         defer { pad.stop() }
         let udev = try Udev()
         let found = try XCTUnwrap(padFor(pad, udev: udev))
@@ -91,7 +91,7 @@ final class SDLClientTests: XCTestCase {
     /// With SDL's HIDAPI off, the default pad reaches the game through hid-playstation's evdev nodes;
     /// its rumble goes through the kernel's force feedback and still arrives, and stops.
     func defaultDualSenseThroughEvdev(_ library: SDLProbe.Library) throws {
-        let pad = try EmulatedPlayStationPad(idleRepeat: EmulatedPlayStationPad.idleReportInterval)
+        let pad = try EmulatedPlayStationPad(idleRepeat: DualSenseDriver().reportCadence)
         defer { pad.stop() }
         let udev = try Udev()
         let gamepad = try XCTUnwrap(padFor(pad, udev: udev)?.gamepadNode?.path)
@@ -114,7 +114,7 @@ final class SDLClientTests: XCTestCase {
     /// The DualShock 4 the host shows, through SDL's evdev driver (HIDAPI off): a PS4 controller
     /// with hid-sony's codes, and SDL's rumble reaches the pad through the kernel's force feedback.
     func dualShock4ThroughEvdev(_ library: SDLProbe.Library) throws {
-        let pad = try EmulatedPlayStationPad(kind: .dualShock4, idleRepeat: EmulatedPlayStationPad.idleReportInterval)
+        let pad = try EmulatedPlayStationPad(kind: .dualShock4, idleRepeat: DualSenseDriver().reportCadence)
         defer { pad.stop() }
         let udev = try Udev()
         let gamepad = try XCTUnwrap(padFor(pad, udev: udev)?.gamepadNode?.path)

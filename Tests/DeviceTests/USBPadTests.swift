@@ -17,7 +17,7 @@ final class USBPadTests: XCTestCase {
     }
 
     func testAUSBDualSenseIsBoundByHidPlaystationAndSndUSBAudioUnderOneUSBDevice() throws {
-        let virtual = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, idleRepeat: EmulatedPlayStationPad.idleReportInterval)
+        let virtual = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, idleRepeat: DualSenseDriver().reportCadence)
         defer { virtual.stop() }
         XCTAssertEqual(virtual.bus, .usb)
         let udev = try Udev()

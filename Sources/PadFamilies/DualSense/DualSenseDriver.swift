@@ -9,6 +9,8 @@ public struct DualSenseDriver: PadDriver {
     public init() {}
     public var output: OutputRoute { .playStationReports }
     public var kinds: [PadKind] { [.dualSense, .dualSenseEdge] }
+    /// Every 4 ms, over USB and Bluetooth alike, idle or not.
+    public var reportCadence: Duration? { .milliseconds(4) }
 
     /// Its calibration (feature 0x05) and firmware (0x20) reports, as hid-playstation reads them at probe.
     public func identity(of pad: Pad, hidraw: HIDRawDevice?) -> (calibration: MotionCalibration, wire: PadIdentity) {
@@ -70,7 +72,7 @@ public struct DualSenseDriver: PadDriver {
 
     public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
                         onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
-        try EmulatedPlayStationPad(kind: model.kind, bus: bus, transport: transport, idleRepeat: EmulatedPlayStationPad.idleReportInterval, onOutput: onOutput)
+        try EmulatedPlayStationPad(kind: model.kind, bus: bus, transport: transport, idleRepeat: reportCadence, onOutput: onOutput)
     }
 
     public func describeOutput(_ report: [UInt8]) -> String {

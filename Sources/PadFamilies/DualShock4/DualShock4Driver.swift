@@ -9,6 +9,8 @@ public struct DualShock4Driver: PadDriver {
     public init() {}
     public var output: OutputRoute { .playStationReports }
     public var kinds: [PadKind] { [.dualShock4] }
+    /// Every 4 ms over USB, idle or not (the kernel's and SDL's drivers expect a steady stream).
+    public var reportCadence: Duration? { .milliseconds(4) }
 
     /// Its calibration in its bus's form (USB answers 0x02, Bluetooth 0x05: hid-playstation's
     /// dualshock4_get_calibration_data) and its 0xa3 version report, which hid-sony reads at probe.
@@ -47,7 +49,7 @@ public struct DualShock4Driver: PadDriver {
 
     public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
                         onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
-        try EmulatedPlayStationPad(kind: .dualShock4, bus: bus, transport: .uhid, idleRepeat: EmulatedPlayStationPad.idleReportInterval, onOutput: onOutput)
+        try EmulatedPlayStationPad(kind: .dualShock4, bus: bus, transport: .uhid, idleRepeat: reportCadence, onOutput: onOutput)
     }
 
     public func describeOutput(_ report: [UInt8]) -> String {

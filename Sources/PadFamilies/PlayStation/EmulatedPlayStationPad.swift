@@ -26,7 +26,6 @@ public final class EmulatedPlayStationPad: @unchecked Sendable {
     /// host's virtual pad) therefore repeat their last report at this interval when idle: the
     /// pad's own USB polling interval (its HID IN endpoint's bInterval 6 at high speed, 4 ms),
     /// which leaves SDL's 16 ms three chances even when a loaded machine delays a repeat.
-    public static let idleReportInterval: Duration = .milliseconds(4)
 
     /// How the kernel sees the pad: a uhid device on the pad's bus, or a USB device on vhci-hcd
     /// (`VHCI`) with the pad's whole USB identity, its audio function included.

@@ -52,7 +52,7 @@ public final class PlayStationVirtualPad: VirtualPad {
                                       name: arrival.name.isEmpty ? nil : arrival.name,
                                       macAddress: HostPadAddress.stable(for: arrival, kind: identity.kind),
                                       phys: PadPhys.hostVirtual, calibration: identity.calibrationReport,
-                                      firmwareInfo: identity.firmwareInfo, idleRepeat: EmulatedPlayStationPad.idleReportInterval,
+                                      firmwareInfo: identity.firmwareInfo, idleRepeat: PadDrivers.driver(for: identity.kind).reportCadence,
                                       onAudioOut: onAudioOut, onAudioIn: onAudioIn)
         guard device.waitUntilOpened(timeout: .seconds(5)) else {
             device.stop()

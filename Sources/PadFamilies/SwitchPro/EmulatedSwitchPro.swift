@@ -38,9 +38,6 @@ public enum SwitchProIdentityData {
 /// anything changed. Every output report is kept for `takeOutputs()`.
 // Sendable: what the pump and the senders share is behind `state` or the channel's own lock.
 public final class EmulatedSwitchPro: @unchecked Sendable {
-    /// A real pad's report interval in the full report mode (hid-nintendo's comment: 15 ms).
-    public static let reportInterval: Duration = .milliseconds(15)
-
     let uhid: UHIDDevice
     /// Package-visible for the device tests' `waitForOutput`.
     package let channel: UHIDPadChannel
@@ -99,7 +96,7 @@ public final class EmulatedSwitchPro: @unchecked Sendable {
 
     public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
 
-    /// Streams a full report every `reportInterval` once the host asked for them, at input
+    /// Streams a full report every `SwitchProDriver.cadence` once the host asked for them, at input
     /// priority: from 6.2 on, hid-nintendo sends each rumble frame and subcommand only once the
     /// pad's reports come 8-17 ms apart (joycon_enforce_subcmd_rate, up to 500 tries), so a pad
     /// whose clock slips on a busy machine holds a game's rumble, and its stop, for seconds.
@@ -108,8 +105,8 @@ public final class EmulatedSwitchPro: @unchecked Sendable {
     }
 
     private func pumpAtItsPace() {
-        channel.pump(due: { state.withLock { streaming ? lastSent + Self.reportInterval : nil } }, tick: {
-            if let report: [UInt8] = state.withLock({ streaming && MonotonicInstant.now >= lastSent + Self.reportInterval ? nextFullReport() : nil }) {
+        channel.pump(due: { state.withLock { streaming ? lastSent + SwitchProDriver.cadence : nil } }, tick: {
+            if let report: [UInt8] = state.withLock({ streaming && MonotonicInstant.now >= lastSent + SwitchProDriver.cadence ? nextFullReport() : nil }) {
                 try? uhid.input(report)
             }
         }, handle: handle)

@@ -9,6 +9,10 @@ import WireProtocol
 public struct SwitchProDriver: PadDriver {
     public init() {}
     public var kinds: [PadKind] { [.switchPro] }
+    /// Full reports every 15 ms once the host asked for them (subcommand 0x03, 0x30), idle or not
+    /// (hid-nintendo's comment: 15 ms).
+    public var reportCadence: Duration? { Self.cadence }
+    static let cadence: Duration = .milliseconds(15)
 
     /// Read through evdev: its calibration blocks from its SPI flash, through hidraw beside
     /// hid-nintendo, so the host's pad reads sticks and motion through the same calibration
