@@ -56,10 +56,7 @@ public struct AudioPlayout: Sendable {
     public private(set) var counters = Counters()
     private var samples: [Int16]
     private var slotNumber: [Int64]
-    private var newest: Int64?
-    /// Stream time: sample frame `f` plays at `origin.time + (f - origin.frame) / 48 kHz`.
-    private var origin: (frame: Int64, time: MonotonicInstant)?
-    private var position: Int64?
+    private var timeline = PlayoutTimeline(rate: sampleRate, blockFrames: frameSamples)
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -67,45 +64,36 @@ public struct AudioPlayout: Sendable {
         slotNumber = [Int64](repeating: -1, count: Self.capacity)
     }
 
-    public var isPlaying: Bool { origin != nil }
+    public var isPlaying: Bool { timeline.isPlaying }
 
     static func frames(_ d: Duration) -> Int64 { SampleClock.frames(d, rate: sampleRate) }
     static func duration(frames: Int64) -> Duration { SampleClock.duration(frames: frames, rate: sampleRate) }
 
-    func frame(at time: MonotonicInstant) -> Int64? {
-        guard let origin else { return nil }
-        return SampleClock.frame(at: time, origin: origin, rate: Self.sampleRate)
-    }
+    func frame(at time: MonotonicInstant) -> Int64? { timeline.frame(at: time) }
 
     /// Where a frame numbered `sequence` goes: `number` is what `store` takes.
     public mutating func place(sequence: UInt16, at now: MonotonicInstant) -> (placement: Placement, number: Int64) {
         counters.received += 1
-        let number = newest.map { Serial16.unwrap(sequence, near: $0) } ?? (1 << 32 + Int64(sequence))
-        let start = number * Int64(Self.frameSamples)
-        let reference = position ?? frame(at: now)
-        if let reference, start > reference + Int64(Self.capacity * Self.frameSamples) { origin = nil }
-        if origin == nil {
+        let number = timeline.number(of: sequence)
+        if timeline.isBeyond(number, ring: Self.capacity, at: now) { timeline.origin = nil }
+        if !timeline.isPlaying {
             counters.streams += 1
-            origin = (start, now + configuration.allowance + configuration.lead)
-            position = nil
-            newest = number
+            timeline.start(number, playsAt: now + configuration.allowance + configuration.lead)
             for i in slotNumber.indices { slotNumber[i] = -1 }
             return (.accept(lost: 0), number)
         }
-        guard let newest else { return (.drop, number) }
+        guard let newest = timeline.newest else { return (.drop, number) }
         if number <= newest {
             if slotNumber[slot(number)] == number { counters.duplicates += 1 } else { counters.late += 1 }
             return (.drop, number)
         }
-        if let position, start + Int64(Self.frameSamples) <= position {
+        if let position = timeline.position, timeline.firstFrame(of: number + 1) <= position {
             // The newest, and its place has passed: the sender fell behind. Start the timeline again from it.
             counters.slips += 1
-            origin = (start, now + configuration.allowance + configuration.lead)
-            self.position = nil
-            self.newest = number
+            timeline.start(number, playsAt: now + configuration.allowance + configuration.lead)
             return (.accept(lost: 0), number)
         }
-        self.newest = number
+        timeline.newest = number
         return (.accept(lost: Int(min(number - newest - 1, Int64(Self.maximumConcealed)))), number)
     }
 
@@ -123,11 +111,11 @@ public struct AudioPlayout: Sendable {
     /// Fills `out` (`2 × count` samples) with what plays from `playsAt` on.
     public mutating func render(into out: UnsafeMutableBufferPointer<Int16>, frames count: Int, playsAt time: MonotonicInstant) -> HapticsPlayout.State {
         precondition(out.count >= 2 * count)
-        guard let target = frame(at: time), let newest else {
+        guard let target = frame(at: time), timeline.newest != nil else {
             for i in 0..<2 * count { out[i] = 0 }
             return .idle
         }
-        var position = self.position ?? target
+        var position = timeline.position ?? target
         if position < target - Self.frames(configuration.lateness) {
             counters.skips += 1
             position = target
@@ -146,12 +134,7 @@ public struct AudioPlayout: Sendable {
             }
             position += 1
         }
-        self.position = position
-        if position >= (newest + 1) * Int64(Self.frameSamples) + Self.frames(configuration.deadLink) {
-            origin = nil
-            self.position = nil
-            return .idle
-        }
-        return .playing
+        timeline.position = position
+        return timeline.endIfDead(after: configuration.deadLink) ? .idle : .playing
     }
 }

@@ -84,12 +84,7 @@ public struct HapticsPlayout: Sendable {
     /// each holds (-1: none).
     private var samples: [Int8]
     private var slotBlock: [Int64]
-    /// The newest block's number, unwrapped from 16 bits.
-    private var newest: Int64?
-    /// Stream time: frame `f` plays at `origin.time + (f - origin.frame) / 3 kHz`.
-    private var origin: (frame: Int64, time: MonotonicInstant)?
-    /// The next frame `render` gives; nil until the stream's first pull.
-    private var position: Int64?
+    private var timeline = PlayoutTimeline(rate: sampleRate, blockFrames: blockFrames)
     /// The stream's first block and when it arrived.
     private var firstArrival: (number: Int64, at: MonotonicInstant)?
     /// The last frames of real signal (`history`, a ring of `historyFrames`), where they end, and
@@ -109,7 +104,7 @@ public struct HapticsPlayout: Sendable {
         history = [Int8](repeating: 0, count: 2 * Self.historyFrames)
     }
 
-    public var isPlaying: Bool { origin != nil }
+    public var isPlaying: Bool { timeline.isPlaying }
 
     /// The latency a block sees from arrival to the coils when it arrives on time with no jitter.
     public var delay: Duration { allowance + configuration.lead }
@@ -119,10 +114,7 @@ public struct HapticsPlayout: Sendable {
     static func duration(frames: Int64) -> Duration { SampleClock.duration(frames: frames, rate: sampleRate) }
 
     /// Where the timeline is at `time`.
-    func frame(at time: MonotonicInstant) -> Int64? {
-        guard let origin else { return nil }
-        return SampleClock.frame(at: time, origin: origin, rate: Self.sampleRate)
-    }
+    func frame(at time: MonotonicInstant) -> Int64? { timeline.frame(at: time) }
 
     /// A block from the host: `sequence` its 16-bit number, `blockSamples` its `2 × blockFrames`
     /// samples (left, right, …). Returns true when it starts a stream (the output should wake).
@@ -130,35 +122,25 @@ public struct HapticsPlayout: Sendable {
     public mutating func receive(sequence: UInt16, samples blockSamples: UnsafeRawBufferPointer, at now: MonotonicInstant) -> Bool {
         guard blockSamples.count >= 2 * Self.blockFrames else { return false }
         counters.received += 1
-        // Unwrapped against the newest: the 16 bits wrap every 5.5 minutes of haptics.
-        let number: Int64
-        if let newest {
-            number = Serial16.unwrap(sequence, near: newest)
-        } else {
-            number = 1 << 32 + Int64(sequence)
-        }
-        let start = number * Int64(Self.blockFrames)
+        let number = timeline.number(of: sequence)
+        let start = timeline.firstFrame(of: number)
         if let first = firstArrival {
             let lateness = now - (first.at + Self.blockDuration(number - first.number))
             if lateness > counters.worstLateness { counters.worstLateness = lateness }
         }
-        // Beyond what the ring holds from where the output is (or the timeline, before the first
-        // pull): a new stream, not a wait that keeps the output running on silence.
-        if let reference = position ?? frame(at: now), start > reference + Int64(Self.capacity * Self.blockFrames) { origin = nil }
+        if timeline.isBeyond(number, ring: Self.capacity, at: now) { timeline.origin = nil }
         var starts = false
-        if origin == nil {
+        if !timeline.isPlaying {
             starts = true
             counters.streams += 1
             allowance = configuration.allowance
-            origin = (start, now + delay)
-            position = nil
+            timeline.start(number, playsAt: now + delay)
             lastRealFrame = nil
-            newest = number
             firstArrival = (number, now)
             counters.worstLateness = .zero
             for i in slotBlock.indices { slotBlock[i] = -1 }
         }
-        if let position, start + Int64(Self.blockFrames) <= position {
+        if let position = timeline.position, start + Int64(Self.blockFrames) <= position {
             // Its place has passed. A straggler (a newer block came first) is dropped: what came
             // after it has played. The newest block is the sender's pace falling behind (jitter,
             // a stalled host): the output goes back to its start (what it played since was
@@ -167,7 +149,7 @@ public struct HapticsPlayout: Sendable {
             // allowance, up to its largest; past that the sender's clock slipped, and the timeline
             // follows it with the base allowance again (a slip).
             let behind = position - start
-            guard number >= (newest ?? number), behind <= Int64(Self.capacity * Self.blockFrames) else {
+            guard number >= (timeline.newest ?? number), behind <= Int64(Self.capacity * Self.blockFrames) else {
                 counters.late += 1
                 return false
             }
@@ -181,16 +163,16 @@ public struct HapticsPlayout: Sendable {
                 counters.slips += 1
                 allowance = configuration.allowance
             }
-            origin!.time += Self.duration(frames: back)
-            self.position = position - back
+            timeline.origin!.time += Self.duration(frames: back)
+            timeline.position = position - back
         }
-        if let newest, number <= newest - Int64(Self.capacity) { counters.stale += 1; return false }
+        if let newest = timeline.newest, number <= newest - Int64(Self.capacity) { counters.stale += 1; return false }
         let slot = Int(number & Int64(Self.capacity - 1))
         if slotBlock[slot] == number { counters.duplicates += 1; return false }
         slotBlock[slot] = number
         let base = slot * 2 * Self.blockFrames
         for i in 0..<2 * Self.blockFrames { samples[base + i] = Int8(bitPattern: blockSamples[i]) }
-        if number > newest ?? .min { newest = number }
+        if number > timeline.newest ?? .min { timeline.newest = number }
         return starts
     }
 
@@ -199,11 +181,11 @@ public struct HapticsPlayout: Sendable {
     /// a queue, now plus what is queued).
     public mutating func render(into out: UnsafeMutableBufferPointer<Int8>, frames count: Int, playsAt time: MonotonicInstant) -> State {
         precondition(out.count >= 2 * count)
-        guard let target = frame(at: time), let newest else {
+        guard let target = frame(at: time), let newest = timeline.newest, let origin = timeline.origin else {
             for i in 0..<2 * count { out[i] = 0 }
             return .idle
         }
-        var position = self.position ?? target
+        var position = timeline.position ?? target
         if position < target - Int64(Self.tolerance) {
             counters.skips += 1
             counters.skippedFrames += Int(target - position)
@@ -226,19 +208,13 @@ public struct HapticsPlayout: Sendable {
                     counters.played += 1
                 }
             } else {
-                if offset == 0, number <= newest, number >= origin!.frame / Int64(Self.blockFrames) { counters.missing += 1 }
+                if offset == 0, number <= newest, number >= origin.frame / Int64(Self.blockFrames) { counters.missing += 1 }
                 conceal(into: out, at: i, frame: position)
             }
             position += 1
         }
-        self.position = position
-        // The stream ends `deadLink` after the newest block's place.
-        if position >= (newest + 1) * Int64(Self.blockFrames) + Self.frames(configuration.deadLink) {
-            origin = nil
-            self.position = nil
-            return .idle
-        }
-        return .playing
+        timeline.position = position
+        return timeline.endIfDead(after: configuration.deadLink) ? .idle : .playing
     }
 
     /// Blocks a late pull skipped over are forgotten (their frames are counted as skipped).
