@@ -34,6 +34,11 @@ public protocol PadDriver: Sendable {
     /// live pad.
     var reportCadence: Duration? { get }
 
+    /// Host: how a pad of this family shows its player number (`PlayerSlots`) when the game has
+    /// not set its lights: a player-LED mask (the wire's, as a DualSense's five LEDs), a lightbar
+    /// colour, or both.
+    func playerLights(_ number: Int) -> (mask: UInt8?, color: RGBColor?)
+
     /// Client: how lights, player LEDs, triggers and (where evdev has no force feedback) rumble
     /// reach the physical pad.
     var output: OutputRoute { get }
@@ -143,6 +148,11 @@ public enum OutputRoute: Sendable {
 extension PadDriver {
     public var presentsAsUSBDevice: Bool { false }
     public var reportCadence: Duration? { nil }
+    /// The kernel's and dualsensectl's patterns for players 1 to 7, then round again.
+    public func playerLights(_ number: Int) -> (mask: UInt8?, color: RGBColor?) {
+        let patterns = PlayerLEDs.playerPatterns
+        return (patterns[1 + (max(number, 1) - 1) % (patterns.count - 1)], nil)
+    }
     public var output: OutputRoute { .kernelClasses }
     public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? { nil }
     public func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)? { nil }

@@ -456,18 +456,20 @@ public final class ClientPads {
         guard let number = players.slots.claim(owner, holder: sessionID, now: now) else { return }
         pads[slot]?.player = number
         log(.info, slot, reason: "player number", "player \(number)")
-        guard pads[slot]?.heldOutput?.message.fields.contains(.playerLEDs) != true else { return }
+        // As the physical pad's family shows a player, where the game has not set those lights.
+        let shown = PadDrivers.driver(for: arrival.type).playerLights(number)
         var lights = pads[slot]?.heldOutput?.message ?? HIDOutputMessage(slot: slot, sequence: WireSequence(0))
-        lights.fields.insert(.playerLEDs)
-        lights.playerLEDMask = Self.playerLEDMask(number)
+        let before = lights.fields
+        if let mask = shown.mask, !before.contains(.playerLEDs) {
+            lights.fields.insert(.playerLEDs)
+            lights.playerLEDMask = mask
+        }
+        if let color = shown.color, !before.contains(.lightbar) {
+            lights.fields.insert(.lightbar)
+            (lights.red, lights.green, lights.blue) = (color.red, color.green, color.blue)
+        }
+        guard lights.fields != before else { return }
         pads[slot]?.heldOutput = HeldOutput(message: lights, changedAt: now - HeldOutput.resends[0])
-    }
-
-    /// The DualSense's pattern for a player number (the kernel's and dualsensectl's for 1 to 7;
-    /// beyond, they go round again). The client shows it on whatever lights its pad has.
-    static func playerLEDMask(_ number: Int) -> UInt8 {
-        let patterns = PlayerLEDs.playerPatterns
-        return patterns[1 + (max(number, 1) - 1) % (patterns.count - 1)]
     }
 
     /// The same physical pad already has a host pad (its client reconnected, or moved it to another

@@ -1,5 +1,6 @@
 import HIDCodecs
 import MonotonicTime
+import PadFamilies
 @testable import PadHost
 import WireProtocol
 import XCTest
@@ -172,6 +173,26 @@ final class SessionPlayerNumberTests: XCTestCase {
         }
         XCTAssertFalse(resent.isEmpty)
         XCTAssertTrue(resent.allSatisfy { $0 == 0b11111 }, "the game's lights win: \(resent)")
-        XCTAssertEqual(ClientPads.playerLEDMask(8), PlayerLEDs.playerPatterns[1], "past 7 the patterns go round")
+        XCTAssertEqual(DualSenseDriver().playerLights(8).mask, PlayerLEDs.playerPatterns[1], "past 7 the patterns go round")
+    }
+
+    /// Each family shows a number its own way: a DualShock 4 in its lightbar (the PlayStation 4's
+    /// colours), a Switch Pro on one of its four lights.
+    func testEachFamilyShowsTheNumberItsOwnWay() {
+        let alice = session(1, client: "alice")
+        func arrival(_ slot: UInt8, _ kind: PadKind, unit: String) -> WireMessage {
+            .arrival(PadArrival(slot: PadSlot(slot), type: kind, vendorID: 0, productID: 0, capabilities: [.rumble], name: "pad",
+                                identity: PadIdentity(unit: FeatureReportBytes(Array(unit.utf8))!)))
+        }
+        _ = alice.handle(arrival(0, .dualShock4, unit: "ds4"), now: t0)
+        _ = alice.handle(arrival(1, .switchPro, unit: "pro"), now: t0)
+        var shown: [PadSlot: HIDOutputMessage] = [:]
+        for message in alice.feedback(now: t0 + .milliseconds(15)) { if case .hidOutput(let output) = message { shown[output.slot] = output } }
+        let ds4 = shown[PadSlot(0)], pro = shown[PadSlot(1)]
+        XCTAssertEqual(ds4?.fields, [.lightbar], "a DualShock 4 has no player LEDs")
+        XCTAssertEqual(ds4.map { RGBColor(red: $0.red, green: $0.green, blue: $0.blue) }, RGBColor(red: 0, green: 0, blue: 0x40), "player 1: blue")
+        XCTAssertEqual(pro?.fields, [.playerLEDs])
+        XCTAssertEqual(pro?.playerLEDMask, 0b0010, "player 2: the second light")
+        XCTAssertEqual(DualShock4Driver().playerLights(5).color, RGBColor(red: 0, green: 0, blue: 0x40), "player 5 is blue again")
     }
 }

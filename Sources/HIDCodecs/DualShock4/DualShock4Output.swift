@@ -1,6 +1,15 @@
 /// DualShock 4 output: rumble and lightbar (hid-playstation's dualshock4_output_report_common).
 /// nil means "not part of this report": its valid flag stays clear and the pad keeps what it had,
 /// so a lightbar-only report does not stop the motors.
+/// The lightbar colour of each player, as a PlayStation 4 and hid-playstation
+/// (`dualshock4_set_default_lightbar_colors`) show it: blue, red, green, pink, then round again.
+public enum DualShock4PlayerColors {
+    public static let colors = [RGBColor(red: 0x00, green: 0x00, blue: 0x40), RGBColor(red: 0x40, green: 0x00, blue: 0x00),
+                                RGBColor(red: 0x00, green: 0x40, blue: 0x00), RGBColor(red: 0x20, green: 0x00, blue: 0x20)]
+    /// Player `number` (from 1).
+    public static func color(player number: Int) -> RGBColor { colors[(max(number, 1) - 1) % colors.count] }
+}
+
 public struct DualShock4OutputState: Hashable, Sendable {
     /// The two output reports: ids, lengths, and where the common block starts in each.
     static let usbReportID: UInt8 = 0x05, bluetoothReportID: UInt8 = 0x11

@@ -11,6 +11,8 @@ public struct DualShock4Driver: PadDriver {
     public var kinds: [PadKind] { [.dualShock4] }
     /// Every 4 ms over USB, idle or not (the kernel's and SDL's drivers expect a steady stream).
     public var reportCadence: Duration? { .milliseconds(4) }
+    /// No player LEDs: the lightbar in the player's colour.
+    public func playerLights(_ number: Int) -> (mask: UInt8?, color: RGBColor?) { (nil, DualShock4PlayerColors.color(player: number)) }
 
     /// Its calibration in its bus's form (USB answers 0x02, Bluetooth 0x05: hid-playstation's
     /// dualshock4_get_calibration_data) and its 0xa3 version report, which hid-sony reads at probe.

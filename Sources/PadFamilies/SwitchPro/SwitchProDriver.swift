@@ -13,6 +13,9 @@ public struct SwitchProDriver: PadDriver {
     /// (hid-nintendo's comment: 15 ms).
     public var reportCadence: Duration? { Self.cadence }
     static let cadence: Duration = .milliseconds(15)
+    /// The player's one light of four, as hid-nintendo lights player 1 to 4 (the client writes
+    /// the mask's bits to the pad's player LEDs in order).
+    public func playerLights(_ number: Int) -> (mask: UInt8?, color: RGBColor?) { (1 << UInt8((max(number, 1) - 1) % 4), nil) }
 
     /// Read through evdev: its calibration blocks from its SPI flash, through hidraw beside
     /// hid-nintendo, so the host's pad reads sticks and motion through the same calibration
