@@ -373,6 +373,41 @@ final class UInputEffectRaceTests: XCTestCase {
         XCTAssertGreaterThan(host.counters.deviceErrors, 0, "the failure was exercised")
     }
 
+    /// What SDL 2 leaves on the pad before the game's effect (SDLClientTests, where the 300 ms
+    /// effect once ran 3 s): its rumble is one effect of 65.5 s re-uploaded at each change, its
+    /// stop that effect at zero, still playing; then it closes (the kernel stops and erases it) or
+    /// not yet, and the game's effect comes in the same slot or the next.
+    func testAGamesEffectAfterSDLsRumbleAndStopEndsAtItsLength() {
+        for (closed, gameSlot) in [(true, 0), (false, 1)] {
+            setUp()
+            stoppedAt = nil
+            renderer = RumbleRenderer()
+            let sdl = MemlessPlayback.Effect(levels: MotorLevels(low: 255, high: 128), length: .milliseconds(65_535))
+            pad.playback.erase(id: 0)
+            pad.playback.upload(id: 0, sdl, now: .origin)
+            pad.playback.play(id: 0, count: 1, now: .origin)
+            hostPass(at: .origin)
+            var silent = sdl
+            silent.levels = .silent
+            pad.playback.upload(id: 0, silent, now: .origin + .milliseconds(500))
+            pad.playback.play(id: 0, count: 1, now: .origin + .milliseconds(500))
+            hostPass(at: .origin + .milliseconds(500))
+            client(until: .origin + .seconds(1))
+            XCTAssertTrue(renderer.applied.isSilent, "SDL's stop")
+            if closed {
+                pad.playback.play(id: 0, count: 0, now: .origin + .seconds(1))
+                pad.playback.erase(id: 0)
+            }
+            stoppedAt = nil
+            let start = MonotonicInstant.origin + .milliseconds(1500)
+            pad.playback.upload(id: gameSlot, MemlessPlayback.Effect(levels: MotorLevels(low: 192, high: 0), length: .milliseconds(300)), now: start)
+            pad.playback.play(id: gameSlot, count: 1, now: start)
+            for ms in stride(from: 0, through: 3000, by: 20) { hostPass(at: start + .milliseconds(ms)) }
+            let stopped = try? XCTUnwrap(stoppedAt, "SDL's effect \(closed ? "erased" : "still playing at zero"): the game's effect never stopped")
+            if let stopped { XCTAssertLessThanOrEqual(stopped, start + .milliseconds(300) + tick, "stopped at \(stopped)") }
+        }
+    }
+
     func testAnEffectPlayedAgainBeforeItsEndRunsToItsNewEnd() {
         hostPass(at: .origin)
         hostPass(at: .origin + .milliseconds(200))
