@@ -326,7 +326,8 @@ final class ControlPlane: @unchecked Sendable {
             return refuse(connection, "this host serves at most \(limits.maxClients) clients at once (serve --max-clients)", counted: "too many clients")
         }
         let pairedName = connection.peerFingerprint.flatMap(paired.name(for:))
-        let session = try input.makeSession(id: id, name: name, pairedName: pairedName, address: connection.peerAddress, keys: keys)
+        let session = try input.makeSession(id: id, name: name, pairedName: pairedName, fingerprint: connection.peerFingerprint ?? "",
+                                            address: connection.peerAddress, keys: keys)
         session.fingerprint = connection.peerFingerprint ?? ""
         session.pads.clientIdentity = FeatureReportBytes(Array(session.fingerprint.utf8.prefix(FeatureReportBytes.capacity))) ?? .init()
         input.mailbox.post(.add(session))

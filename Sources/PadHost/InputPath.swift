@@ -70,6 +70,12 @@ final class InputPath {
     let makesPadsInBackground: Bool
     /// Every session's pads' player numbers.
     let players: PlayerNumbers
+    /// Each client's workshop, shared by its sessions (keyed by its certificate's fingerprint):
+    /// after a reconnect, the new session's pads are made only once the old session's are
+    /// unplugged, in order. They have the same addresses (the kernel refuses a second pad with
+    /// one) and should get the same joystick numbers back. Another client's never waits for them.
+    private let workshops = LockedBox<[String: WeakWorkshop]>([:])
+    private struct WeakWorkshop { weak var workshop: PadWorkshop? }
 
     init(configuration: PadServer.Configuration, udp: Socket, makePad: @escaping VirtualPadFactory, statistics: SharedStatistics,
          makesPadsInBackground: Bool = true) {
@@ -85,13 +91,11 @@ final class InputPath {
     /// A session for a client the control plane accepted. Safe from any thread.
     /// `pairedName`: the paired record the client's certificate matches, which names it in the log
     /// (the hello's name is only the peer's claim; without a record it is shown as such).
-    func makeSession(id: UInt32, name: PeerName, pairedName: String? = nil, address: String,
+    func makeSession(id: UInt32, name: PeerName, pairedName: String? = nil, fingerprint: String = "", address: String,
                      keys: (clientToHost: DirectionKeys, hostToClient: DirectionKeys)) throws -> ClientSession {
         let opener = try DatagramOpener(keys: keys.clientToHost, session: id)
         let link = DatagramLink(socket: udp, sealer: try DatagramSealer(keys: keys.hostToClient, session: id), opener: opener)
-        let workshop = makesPadsInBackground
-            ? PadWorkshop(label: String(id, radix: 16), factory: makePad, deliver: { [mailbox] work in mailbox.post(.run(work)) })
-            : nil
+        let workshop = makesPadsInBackground ? workshop(for: fingerprint.isEmpty ? "session \(id)" : fingerprint) : nil
         let pads = ClientPads(maxPads: configuration.limits.maxPadsPerClient, stateLease: configuration.stateLease,
                                padGrace: configuration.padGrace, maker: workshop ?? InlinePadMaker(makePad))
         var sessionLogger = logger
@@ -105,6 +109,17 @@ final class InputPath {
         pads.replayedDatagrams = { [opener] in opener.rejected[.replayed] ?? 0 }
         return ClientSession(id: id, name: name, address: address, opener: opener, link: link, pads: pads, workshop: workshop,
                              budget: configuration.limits.sessionBudget, now: .now)
+    }
+
+    /// The client's workshop: its live sessions' one, or a new one.
+    private func workshop(for client: String) -> PadWorkshop {
+        workshops.withLock { table in
+            if let shared = table[client]?.workshop { return shared }
+            table = table.filter { $0.value.workshop != nil }
+            let made = PadWorkshop(label: String(client.prefix(11)), factory: makePad, deliver: { [mailbox] work in mailbox.post(.run(work)) })
+            table[client] = WeakWorkshop(workshop: made)
+            return made
+        }
     }
 
     func rebuildPollSet() {
