@@ -499,7 +499,9 @@ final class SDLClientTests: XCTestCase {
             try player.run()
             defer { player.terminate(); player.waitUntilExit() }
             let motors = { (report: [UInt8]) in (try? DualSenseOutputDecoder.decode(report))?.motors }
-            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(10)) { motors($0).map { $0.low > 0 } ?? false }, "the effect never played")
+            // Its own level (49152 of 65535 on the strong motor is 192): not a late report of SDL's
+            // rumble before it, which a busy pad could still be reading (uhid queues 32 events).
+            XCTAssertNotNil(physical.waitForOutput(timeout: .seconds(10)) { motors($0) == MotorLevels(low: 192, high: 0) }, "the effect never played")
             let started = MonotonicInstant.now
             // Every report until the stop, with when it came: a failure says what the pad was sent.
             var seen: [String] = []
