@@ -310,7 +310,7 @@ final class HapticsForwardingTests: XCTestCase {
         }
         let heard = min(count, arrivals.count)
         let groups = Self.burstIndices(left: left.prefix(heard).map(Int.init), right: right.prefix(heard).map(Int.init), fullScale: 32_767)
-        XCTAssertEqual(groups.count, 2, "two bursts: \(groups.map(\.count)) frames at 48 kHz")
+        XCTAssertEqual(groups.count, 2, "two bursts: \(groups.map(\.count)) frames at 48 kHz, from \(groups.map { $0.first.map { arrivals[$0] - arrivals[0] }.map { "\($0)" } ?? "-" }) after the stream's first packet; forward said \(forward.snapshot().suffix(3))")
         guard groups.count == 2 else { return }
         // 300 ms at 48 kHz is 14400 frames; at least 20 % arrive (a loaded guest's card can fail
         // its stream: the coils start it again, and what played meanwhile is lost; idle, all of

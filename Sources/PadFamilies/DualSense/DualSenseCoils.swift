@@ -133,7 +133,7 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
             log.debug("haptics stream from \(began.nanoseconds / 1000) µs (monotonic), delay \(delay)")
             defer {
                 let (after, allowance) = lock.withLock { (playout.counters, playout.allowance) }
-                log.debug("haptics stream ended after \(MonotonicInstant.now - began): \(after.played - before.played) blocks played, \(after.late - before.late) late, \(after.missing - before.missing) missing, \(after.skips - before.skips) skips (\(after.skippedFrames - before.skippedFrames) frames), \(after.regrown - before.regrown) regrown, \(after.slips - before.slips) slips, allowance \(allowance), the latest block \(after.worstLateness) behind the first's pace")
+                log.debug("haptics stream ended after \(MonotonicInstant.now - began): \(after.received - before.received) blocks received, \(after.played - before.played) played, \(after.late - before.late) late, \(after.missing - before.missing) missing, \(after.skips - before.skips) skips (\(after.skippedFrames - before.skippedFrames) frames), \(after.regrown - before.regrown) regrown, \(after.slips - before.slips) slips, allowance \(allowance), the latest block \(after.worstLateness) behind the first's pace")
             }
             do {
                 switch output {
