@@ -247,8 +247,12 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         var period = [Int16](repeating: 0, count: Self.usbPeriodFrames * 4)
         var upsampler = CoilUpsampler()
         // ALSA plays what is written end to end: each period plays where the last one ended, so
-        // the timeline follows the card's own pace. Only a restart (an underrun: the thread was
-        // held up) puts it back on the clock.
+        // the timeline follows the card's own pace. It is put back on the clock (where the card
+        // says the next period plays) after a restart (an underrun: the thread was held up), while
+        // nothing sounds (a new stream's blocks have their places on the clock, not on a card
+        // that fell behind meanwhile), and when the two part by more than the card's queue: a
+        // card whose clock slipped (an emulated pad's on a busy machine) otherwise left a later
+        // burst's blocks waiting for a place the output never reached.
         var playsAt = MonotonicInstant.now
         var idleSince: MonotonicInstant?
         var speakerPeriod = [Int16](repeating: 0, count: 2 * Self.usbPeriodFrames)
@@ -272,7 +276,9 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
                 period[4 * i + 1] = speakerPeriod[2 * i + 1]
             }
             let restarted = try period.withUnsafeBufferPointer { try playback.write($0) }
-            playsAt = restarted ? .now + playback.queued : playsAt + HapticsBlock.duration
+            let paced = playsAt + HapticsBlock.duration, onTheClock = MonotonicInstant.now + playback.queued
+            let parted = paced > onTheClock ? paced - onTheClock : onTheClock - paced
+            playsAt = restarted || state == .idle || parted > Self.usbQueue ? onTheClock : paced
         }
     }
 }
