@@ -41,8 +41,7 @@ struct HostPad {
     var heldRumble: HeldRumble?
     /// The game's lights and triggers so far, sent again a few times after each change.
     var heldOutput: HeldOutput?
-    /// Its host-wide player number (`PlayerSlots`), and whose number it is.
-    var player: Int?
+    /// Whose host-wide player number it has (`PlayerSlots`); nil until it is made.
     var owner: PlayerSlots.Owner?
 
     init(receiver: SnapshotReceiver) { self.receiver = receiver }
@@ -454,7 +453,6 @@ public final class ClientPads {
         let owner = PlayerSlots.Owner(arrival)
         pads[slot]?.owner = owner
         guard let number = players.slots.claim(owner, holder: sessionID, now: now) else { return }
-        pads[slot]?.player = number
         log(.info, slot, reason: "player number", "player \(number)")
         // As the physical pad's family shows a player, where the game has not set those lights.
         let shown = PadDrivers.driver(for: arrival.type).playerLights(number)
@@ -497,6 +495,6 @@ public final class ClientPads {
 
     /// This session's pads with their player numbers (nil: none given).
     public var playersBySlot: [(slot: PadSlot, player: Int?)] {
-        pads.map { ($0.key, $0.value.player) }.sorted { $0.slot.rawValue < $1.slot.rawValue }
+        pads.map { slot, entry in (slot, entry.owner.flatMap { players?.slots.number(of: $0) }) }.sorted { $0.slot.rawValue < $1.slot.rawValue }
     }
 }
