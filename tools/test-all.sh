@@ -2,7 +2,8 @@
 # `make test`: every phase in order, each timed, and a table of the phases' wall times at the end
 # (also when a phase fails), so every run shows where its time went:
 #   deps          Debian packages (tools/install-deps.sh)
-#   guest set-up  the guest's kernels (tools/guest/kernels.conf), the SDL probes and SDL 3 (cached)
+#   guest set-up  the guest's kernels (tools/guest/kernels.conf), the SDL probes and SDL 3 (cached),
+#                 beside the build: on a new machine it is mostly downloads (its log follows the build's)
 #   build         the debug build with its tests, and the release binary the device tests run
 #   unit          swift test here (device tests skip loudly without /dev/uhid; they run below)
 #   package       the service unit, make install and the .deb (tools/test-package.sh)
@@ -49,16 +50,48 @@ build() {
     make -s release >/dev/null
 }
 
+# The test bundle itself rather than `swift test`, which holds the build directory's lock for the
+# whole run (the package phase beside it builds the .deb).
 unit() {
-    local skip=()
-    direct_devices && skip=(--skip DeviceTests)
-    "$swift" test --skip-build "${skip[@]}"
+    local bundle filter=()
+    bundle="$("$swift" build --show-bin-path)/padgatePackageTests.xctest"
+    if direct_devices; then
+        filter=("$("$bundle" --list-tests | sed -E 's/^ *//; s#/.*##' | grep -v '^DeviceTests\.' | sort -u | paste -sd, -)")
+    fi
+    "$bundle" "${filter[@]}"
 }
 
+# A phase beside the one in front: its output goes to a log shown when it is awaited (after the
+# front phase's), so the two never interleave.
+side_log=$(mktemp)
+side=""
+beside() {
+    phase "$@" >"$side_log" 2>&1 &
+    side=$!
+}
+await_beside() {
+    local rc=0
+    wait "$side" || rc=$?
+    side=""
+    echo "=== make test: $1 (ran beside the phase above)"
+    cat "$side_log"
+    return $rc
+}
+trap 'rc=$?; [ -z "$side" ] || kill "$side" 2>/dev/null; phases_table; rm -f "$PADGATE_PHASES" "$side_log"; exit $rc' EXIT
+
 phase deps tools/install-deps.sh
-phase "guest set-up" guest_setup
-phase build build
-phase unit unit
-phase package tools/test-package.sh
+# On a new machine the guest's set-up is mostly downloads: beside the build, which is mostly CPU.
+beside "guest set-up" guest_setup
+front=0
+phase build build || front=$?
+await_beside "guest set-up"
+[ $front = 0 ] || exit $front
+# The package checks are mostly dpkg's database and systemd-analyze: beside the unit tests, which
+# mostly wait on their own processes and sockets.
+beside package tools/test-package.sh
+front=0
+phase unit unit || front=$?
+await_beside package
+[ $front = 0 ] || exit $front
 # test-devices.sh records one phase per kernel itself.
 tools/test-devices.sh
