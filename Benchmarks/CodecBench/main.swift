@@ -40,7 +40,7 @@ let stride = 64
 var packed = [UInt8](repeating: 0, count: reports.count * stride)
 for (i, r) in reports.enumerated() { packed.replaceSubrange(i * stride..<(i + 1) * stride, with: r) }
 
-var decoder = ControllerInputDecoder(kind: .dualSenseEdge)!
+var decoder = ControllerInputDecoder(PlayStationInputCodec.dualSenseEdge)
 var state = GamepadState()
 var checksum: UInt64 = 0
 

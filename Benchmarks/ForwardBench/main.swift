@@ -54,7 +54,7 @@ final class RecordedReportSource: PadSource {
     init(kind: PadKind, slot: PadSlot, gyroCalibration: GyroCalibrationMode = .continuous) {
         arrival = PadArrival(slot: slot, type: kind, vendorID: 0x054c, productID: kind.canonicalIDs?.product ?? 0,
                              capabilities: [.analogTriggers, .touchpad, .gyro, .accelerometer, .battery], name: "recorded \(kind.displayName)")
-        input = DecodedReportInput(decoder: ControllerInputDecoder(kind: kind)!, slot: slot, calibration: .nominal, gyroCalibration: gyroCalibration)
+        input = DecodedReportInput(decoder: ControllerInputDecoder(PadDrivers.inputCodec(kind, nil)!), slot: slot, calibration: .nominal, gyroCalibration: gyroCalibration)
     }
     var descriptors: [FileDescriptor] { [] }
     func readInput() throws -> Bool { true }
@@ -179,7 +179,7 @@ final class InjectedPad: PadSource {
     let arrival = PadArrival(slot: PadSlot(0), type: .dualSense, vendorID: 0x054c, productID: 0x0ce6, capabilities: [.analogTriggers], name: "bench pad")
     let injector = ReportInjector()
     /// The report path `forward` ships for hidraw pads.
-    var input = DecodedReportInput(decoder: ControllerInputDecoder(kind: .dualSense)!, slot: PadSlot(0), calibration: .nominal)
+    var input = DecodedReportInput(decoder: ControllerInputDecoder(PlayStationInputCodec.dualSense), slot: PadSlot(0), calibration: .nominal)
     var controls: PadStateSnapshot { input.controls }
     var touch: TouchSnapshot { input.touch }
 

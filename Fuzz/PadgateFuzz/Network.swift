@@ -199,7 +199,7 @@ let fuzzCalibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.ca
 func fuzzVirtualPad(_ input: UnsafeRawBufferPointer) {
     var state = GamepadState.dualSenseAtRest
     var counters = WireCodec.Counters()
-    var decoder = ControllerInputDecoder(kind: .dualSense)!
+    var decoder = ControllerInputDecoder(PlayStationInputCodec.dualSense)
     var decoded = GamepadState()
     WireCodec.decode(input, counters: &counters) { message in
         switch message {

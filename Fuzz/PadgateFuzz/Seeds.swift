@@ -24,7 +24,7 @@ func writeSeeds(into directory: URL, fixtures: URL) throws {
 
     // Client → host: what `forward` sends for the first reports of a real Edge.
     let recording = try HIDRecording(text: String(contentsOf: fixtures.appendingPathComponent("recordings/dualsense_edge_usb_dsegde.hid"), encoding: .utf8))
-    var decoder = ControllerInputDecoder(kind: .dualSenseEdge)!
+    var decoder = ControllerInputDecoder(PlayStationInputCodec.dualSenseEdge)
     var state = GamepadState()
     let slot = PadSlot(0)
     var clientMessages: [WireMessage] = [.arrival(PadArrival(slot: slot, type: .dualSenseEdge, vendorID: 0x054c, productID: 0x0df2,

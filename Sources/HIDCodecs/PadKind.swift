@@ -83,17 +83,11 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
     /// Pads whose HD haptics are two voice coils driven as audio (docs/haptics.md).
     public var hasVoiceCoils: Bool { isDualSenseFamily }
 
-    /// Pads whose raw HID reports `ControllerInputDecoder` reads with a fixed layout: forwarded from
-    /// hidraw, nothing lost.
-    public var hasTypedDecoder: Bool { isPlayStation || self == .switchPro }
     /// Whether the pad's evdev node names face buttons by label (`GamepadButtons.Row.xpadKey`: xpad,
     /// and hid-microsoft's Button n = BTN_GAMEPAD + n − 1, give the X button BTN_X) rather than by
     /// position (`evdevKey`: hid-playstation and hid-nintendo put the top button on BTN_NORTH,
     /// which is BTN_X's number).
     public var numbersButtonsByLabel: Bool { self == .xbox }
-    /// Pads `ControllerInputDecoder` reads through their own report descriptor, since their layout
-    /// moves with the firmware: the Xbox over Bluetooth (over USB xpad drives it, with no HID layer).
-    public var decodesThroughDescriptor: Bool { self == .xbox }
 
     /// The buttons this kind of pad has; the rest of `GamepadButtons` never sets on it.
     public var buttons: GamepadButtons {

@@ -44,10 +44,10 @@ public struct RecordedGyroCalibration: Sendable {
     /// Runs the estimator over the recording's first pad whose kind is a PlayStation pad (by its
     /// ids, else by its name). `calibration` nil: the family's default (the nominal scale), as the
     /// pad would be forwarded without a readable feature report.
-    public init(recording: HIDRecording, calibration: MotionCalibration? = nil, bias: MotionVector? = nil,
+    public init(recording: HIDRecording, codecs: InputCodecCatalogue, calibration: MotionCalibration? = nil, bias: MotionVector? = nil,
                 configuration: GyroBiasEstimator.Configuration = .init(), keepPoints: Bool = false) throws(RecordedCalibrationError) {
-        guard let (device, kind) = Self.pad(in: recording) else { throw .noPad }
-        guard var decoder = ControllerInputDecoder(kind: kind) else { throw .noPad }
+        guard let (device, kind) = Self.pad(in: recording), let codec = codecs(kind, nil) else { throw .noPad }
+        var decoder = ControllerInputDecoder(codec)
         self.kind = kind
         deviceName = device.name
         self.calibration = calibration ?? .nominal

@@ -4,16 +4,17 @@ public struct ReportInspector: Sendable {
     public let descriptor: ReportDescriptor?
     public private(set) var decoder: ControllerInputDecoder?
 
-    public init(descriptor: ReportDescriptor?, kind: PadKind?) {
+    public init(descriptor: ReportDescriptor?, codec: (any PadInputCodec)?) {
         self.descriptor = descriptor
-        decoder = kind.flatMap { ControllerInputDecoder(kind: $0) }  // an Xbox shows its descriptor's own fields
+        decoder = codec.map(ControllerInputDecoder.init)
     }
 
-    /// Chooses a typed decoder from the recording's ids when it knows the pad.
-    public init(device: RecordedDevice) {
+    /// Chooses a typed decoder from the recording's ids when `codecs` knows the pad; a pad read
+    /// through its descriptor (an Xbox) shows the descriptor's own fields.
+    public init(device: RecordedDevice, codecs: InputCodecCatalogue) {
         let descriptor = try? ReportDescriptor(bytes: device.descriptor)
         let kind = device.vendorID.flatMap { vid in device.productID.flatMap { PadKind(vendorID: vid, productID: $0) } }
-        self.init(descriptor: descriptor, kind: kind)
+        self.init(descriptor: descriptor, codec: kind.flatMap { codecs($0, nil) })
     }
 
     public mutating func inspect(_ report: [UInt8], time: Double?) -> JSONValue {

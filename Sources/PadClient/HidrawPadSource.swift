@@ -31,14 +31,10 @@ public final class HidrawPadSource: PhysicalPadSource {
     /// Reports the decoder refused (bad CRC, cut short): dropped and counted.
     public var rejectedReports: Int { input.rejectedReports }
 
-    /// Whether a pad is read this way: it has a hidraw node and a typed decoder for its reports.
+    /// Whether a pad is read this way: it has a hidraw node and its driver reads it there.
     public static func reads(_ pad: Pad) -> Bool {
-        pad.hidraw != nil && hidrawKinds.contains(pad.kind)
+        pad.hidraw != nil && PadDrivers.driver(for: pad.kind).readsThroughHidraw
     }
-    /// The Switch Pro has a typed decoder but needs hid-nintendo's handshake and its SPI
-    /// calibration for sticks and motion; it stays on evdev, where the driver has done both. An
-    /// Xbox has a hidraw node only over Bluetooth, and is read through that node's descriptor.
-    static let hidrawKinds: Set<PadKind> = [.dualSense, .dualSenseEdge, .dualShock4, .xbox]
 
     /// As `forward` opens a pad: the gyro calibrated as `gyroCalibration` says, from the bias stored for its serial.
     public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), gyroCalibration: GyroCalibrationMode = .continuous) throws {
@@ -49,25 +45,25 @@ public final class HidrawPadSource: PhysicalPadSource {
     /// `motionCorrection` applied as `gyroCalibration` says (by default, as given: no continuous estimate).
     public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?,
                 gyroCalibration: GyroCalibrationMode = .stored) throws {
-        guard let path = pad.hidraw, Self.hidrawKinds.contains(pad.kind),
-              let decoder = ControllerInputDecoder(kind: pad.kind, descriptor: try Self.descriptor(of: pad.kind, hidraw: path)) else {
+        let driver = PadDrivers.driver(for: pad.kind)
+        guard let path = pad.hidraw, driver.readsThroughHidraw,
+              let codec = driver.inputCodec(for: pad.kind, descriptor: driver.decodesThroughDescriptor ? try Self.descriptor(hidraw: path) : nil) else {
             throw DeviceError.unsupported("\(pad.name) has no hidraw node with a decoder padgate knows; read it through evdev")
         }
         self.pad = pad
         device = try HIDRawDevice(path: path)
         descriptor = try device.pollDescriptor()
         try device.setNonBlocking()
-        let identity = PadDrivers.driver(for: pad.kind).identity(of: pad, hidraw: device)
-        input = DecodedReportInput(decoder: decoder, slot: slot, calibration: identity.calibration, motionCorrection: motionCorrection,
+        let identity = driver.identity(of: pad, hidraw: device)
+        input = DecodedReportInput(decoder: ControllerInputDecoder(codec), slot: slot, calibration: identity.calibration, motionCorrection: motionCorrection,
                                    gyroCalibration: gyroCalibration)
         sessionFeedback = SessionFeedback(pad: pad, options: options)
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
                              capabilities: pad.wireCapabilities(offeringMicrophone: options.offersMicrophone), name: pad.name, identity: identity.wire.withUnit(of: pad))
     }
 
-    /// The report descriptor of a pad read through it; nil for the others.
-    static func descriptor(of kind: PadKind, hidraw path: String) throws -> ReportDescriptor? {
-        guard kind.decodesThroughDescriptor else { return nil }
+    /// The report descriptor of a pad read through it.
+    static func descriptor(hidraw path: String) throws -> ReportDescriptor {
         do {
             return try ReportDescriptor(bytes: HIDRawDevice.reportDescriptor(hidrawPath: path))
         } catch let error as DescriptorError {

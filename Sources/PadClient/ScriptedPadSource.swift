@@ -40,7 +40,7 @@ public final class ScriptedPadSource: PadSource {
         self.reportInterval = reportInterval
         renderer = RumbleRenderer(configuration: configuration)
         let calibration = (try? CalibrationParser.dualSense(DualSenseIdentityData.calibration).calibration) ?? .nominal
-        input = DecodedReportInput(decoder: ControllerInputDecoder(kind: .dualSense)!, slot: slot, calibration: calibration)
+        input = DecodedReportInput(decoder: ControllerInputDecoder(PlayStationInputCodec.dualSense), slot: slot, calibration: calibration)
         let ids = PadKind.dualSense.canonicalIDs!
         arrival = PadArrival(slot: slot, type: .dualSense, vendorID: ids.vendor, productID: ids.product,
                              capabilities: [.analogTriggers, .rumble, .touchpad, .accelerometer, .gyro, .battery, .rgbLED, .playerLEDs, .adaptiveTriggers],

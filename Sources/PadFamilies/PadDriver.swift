@@ -39,9 +39,22 @@ public protocol PadDriver: Sendable {
     /// colour, or both.
     func playerLights(_ number: Int) -> (mask: UInt8?, color: RGBColor?)
 
+    /// Client: the codec that reads this family's raw input reports (nil: none; the pad is read
+    /// through evdev). `descriptor` is the pad's report descriptor, for a family whose layout it
+    /// gives (`decodesThroughDescriptor`).
+    func inputCodec(for kind: PadKind, descriptor: ReportDescriptor?) -> (any PadInputCodec)?
+
+    /// Client: whether `inputCodec` needs the pad's report descriptor (read from its hidraw node).
+    var decodesThroughDescriptor: Bool { get }
+
+    /// Client: whether `forward` reads the pad through its hidraw node with `inputCodec` (every bit
+    /// the pad sends), rather than evdev (where the kernel's driver has done a handshake or a
+    /// calibration padgate would otherwise repeat).
+    var readsThroughHidraw: Bool { get }
+
     /// Client: how lights, player LEDs, triggers and (where evdev has no force feedback) rumble
-    /// reach the physical pad.
-    var output: OutputRoute { get }
+    /// reach the physical pad; opens nothing until used.
+    func lights(for pad: Pad, options: PadFeedback.Options) -> any PadLights
 
     /// Client: the family's own rumble report through hidraw, preferred to evdev force feedback
     /// where it reaches more (nil: evdev force feedback, then `output`).
@@ -137,14 +150,6 @@ public protocol MicrophoneInput: AnyObject {
     func close()
 }
 
-/// Where a pad's lights and triggers go.
-public enum OutputRoute: Sendable {
-    /// The kernel's LED class devices (lightbar colour, player LEDs); rumble through evdev.
-    case kernelClasses
-    /// PlayStation output reports through hidraw (`PlayStationOutput`), in one cumulative state.
-    case playStationReports
-}
-
 extension PadDriver {
     public var presentsAsUSBDevice: Bool { false }
     public var reportCadence: Duration? { nil }
@@ -153,7 +158,13 @@ extension PadDriver {
         let patterns = PlayerLEDs.playerPatterns
         return (patterns[1 + (max(number, 1) - 1) % (patterns.count - 1)], nil)
     }
-    public var output: OutputRoute { .kernelClasses }
+    /// The kernel's LED class devices; no triggers, no rumble reports.
+    public func lights(for pad: Pad, options: PadFeedback.Options) -> any PadLights {
+        KernelClassLights(pad: pad, inBackground: options.lightsInBackground)
+    }
+    public func inputCodec(for kind: PadKind, descriptor: ReportDescriptor?) -> (any PadInputCodec)? { nil }
+    public var decodesThroughDescriptor: Bool { false }
+    public var readsThroughHidraw: Bool { false }
     public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? { nil }
     public func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)? { nil }
     public func playsSpeaker(_ pad: Pad) -> Bool { false }
@@ -185,6 +196,9 @@ public enum PadDrivers {
     public static func driver(for kind: PadKind) -> any PadDriver {
         all.first { $0.kinds.contains(kind) } ?? GenericEvdevDriver()
     }
+
+    /// The codec each kind's driver reads its reports with (`inspect`, `calibrate FILE.hid`).
+    public static let inputCodec: InputCodecCatalogue = { kind, descriptor in driver(for: kind).inputCodec(for: kind, descriptor: descriptor) }
 
     /// Every model `padgate emulate` takes, in the registry's order.
     public static var emulatedModels: [EmulatedModel] { all.flatMap(\.emulatedModels) }

@@ -39,14 +39,13 @@ public final class PadFeedback {
     public let options: Options
     let driver: any PadDriver
     public private(set) var renderer: RumbleRenderer
-    private var playStation: PlayStationOutput?
+    /// The family's lights, triggers and report rumble (`PadDriver.lights`), made at first use.
+    private var madeLights: (any PadLights)?
     private var rumbleSink: RumbleSink?
     private var haptics: (any HapticsOutput)?
     private var envelope: HapticsEnvelope?
     private var hapticsUnavailable = false
     private var closed = false
-    private var ledWriter: LEDWriter?
-    private var startupAnimationOver = false
     private static let log = Logger(label: "padgate.feedback")
 
     public init(pad: Pad, options: Options = Options()) {
@@ -60,66 +59,19 @@ public final class PadFeedback {
 
     private var now: MonotonicInstant { .now }
 
-    /// Whether lights and triggers go as PlayStation output reports (else the kernel's LED classes).
-    var speaksPlayStationReports: Bool { driver.output == .playStationReports }
-
-    public func playStationOutput() throws -> PlayStationOutput {
-        if let playStation { return playStation }
-        let output = try PlayStationOutput(pad: pad, allowBluetoothFullReports: options.allowBluetoothFullReports)
-        playStation = output
-        return output
+    private var lights: any PadLights {
+        if let madeLights { return madeLights }
+        let made = driver.lights(for: pad, options: options)
+        madeLights = made
+        return made
     }
 
     // MARK: Lights and triggers
 
-    /// The background writer, where options ask for one and the pad is not closed.
-    private var backgroundLEDs: LEDWriter? {
-        guard options.lightsInBackground, !closed else { return nil }
-        if ledWriter == nil { ledWriter = LEDWriter(pad: pad) }
-        return ledWriter
-    }
-
-    public func setLightbar(_ color: RGBColor) throws {
-        guard speaksPlayStationReports else {
-            if let writer = backgroundLEDs { return writer.setColor(color) }
-            return try LEDClassDevices(pad: pad).setColor(color)
-        }
-        let output = try playStationOutput()
-        if output.playsStartupAnimation && options.waitForStartupAnimation && !startupAnimationOver {
-            try waitForStartupAnimation(output)
-            startupAnimationOver = true  // once over, never again: later colours go at once
-        }
-        try output.setLightbar(color)
-    }
-
-    public func setLightbar(enabled: Bool) throws {
-        try playStationOutput().updateDualSense { $0.lightbarEnabled = enabled }
-    }
-
-    public func setPlayerLEDs(_ leds: PlayerLEDs) throws {
-        guard speaksPlayStationReports else {
-            if let writer = backgroundLEDs { return writer.setPlayerMask(leds.mask) }
-            return try LEDClassDevices(pad: pad).setPlayerMask(leds.mask)
-        }
-        try playStationOutput().updateDualSense { $0.playerLEDs = leds }
-    }
-
-    public func setTriggers(left: TriggerEffect?, right: TriggerEffect?) throws {
-        try playStationOutput().updateDualSense {
-            if let left { $0.leftTrigger = left }
-            if let right { $0.rightTrigger = right }
-        }
-    }
-
-    /// SDL's rule: the lightbar takes commands once the pad's sensor clock passes 10.2 M ticks. A pad
-    /// that sends nothing for half a second is idle and long connected; proceed.
-    private func waitForStartupAnimation(_ output: PlayStationOutput) throws {
-        let deadline = MonotonicInstant.now + .seconds(4)
-        while MonotonicInstant.now < deadline {
-            guard let report = try output.readInput(timeout: .milliseconds(500)) else { return }
-            if DualSenseStartupAnimation.isOver(inputReport: report) != false { return }
-        }
-    }
+    public func setLightbar(_ color: RGBColor) throws { try lights.setLightbar(color) }
+    public func setLightbar(enabled: Bool) throws { try lights.setLightbar(enabled: enabled) }
+    public func setPlayerLEDs(_ leds: PlayerLEDs) throws { try lights.setPlayerLEDs(leds) }
+    public func setTriggers(left: TriggerEffect?, right: TriggerEffect?) throws { try lights.setTriggers(left: left, right: right) }
 
     // MARK: Haptics
 
@@ -202,16 +154,17 @@ public final class PadFeedback {
             guard let evdevPath else { throw DeviceError.unsupported("\(pad.name) has no gamepad evdev node to send force feedback to") }
             return try EvdevRumbleSink(path: evdevPath)
         case .hidraw:
-            return try playStationOutput()
+            return try lights.reportRumble()
         case .automatic:
             if let sink = driver.ownRumbleSink(for: pad) { return sink }
-            if let evdevPath, pad.capabilities.contains(.rumble) || !speaksPlayStationReports {
-                do { return try EvdevRumbleSink(path: evdevPath) } catch let error as DeviceError where speaksPlayStationReports {
+            let reports = lights.rumblesThroughReports
+            if let evdevPath, pad.capabilities.contains(.rumble) || !reports {
+                do { return try EvdevRumbleSink(path: evdevPath) } catch let error as DeviceError where reports {
                     if case .removed = error { throw error }   // the pad is gone: no other path either
                 }
             }
-            guard speaksPlayStationReports else { throw DeviceError.unsupported("\(pad.name) has no rumble this program can drive") }
-            return try playStationOutput()
+            guard reports else { throw DeviceError.unsupported("\(pad.name) has no rumble this program can drive") }
+            return try lights.reportRumble()
         }
     }
 
@@ -223,11 +176,11 @@ public final class PadFeedback {
             if case .removed = error { rumbleSink = nil; throw error }
             // Escalate: reopen the output path and retry once; never leave a motor at an unknown level.
             do {
-                if let ps = current as? PlayStationOutput { try ps.reopen() } else { rumbleSink = nil }
+                if try !current.reopen() { rumbleSink = nil }
                 try sink().perform(action)
             } catch {
                 rumbleSink = nil
-                if !(current is PlayStationOutput), speaksPlayStationReports { (try? playStationOutput())?.silence() }
+                if current.path != pad.hidraw { lights.silenceRumble() }
                 throw DeviceError.unsupported("rumble output to \(current.path) failed (\(error)); reopening did not help, so the motors were stopped through every remaining path")
             }
         }
@@ -267,14 +220,13 @@ public final class PadFeedback {
     public func close() {
         guard !closed else { return }
         closed = true
-        ledWriter?.close()
-        ledWriter = nil
+        madeLights?.close()
         haptics?.close()
         haptics = nil
         for action in renderer.shutdown() { try? rumbleSink?.perform(action) }
         rumbleSink?.silence()
         // Only the rumble path is silenced: a lightbar-only session must not stop another tool's rumble.
         rumbleSink = nil
-        playStation = nil
+        madeLights = nil
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HIDCodecs
 import PadDevices
+import PadFamilies
 import PadSystem
 
 /// `padgate inspect`: decode a report descriptor, or every report of a hid-recorder file.
@@ -65,7 +66,7 @@ struct InspectCommand: ParsableCommand {
             throw InputFile.ReadError("\(source) holds no device and no report: not a hid-recorder recording ('padgate record PAD -o FILE.hid' writes one)")
         }
         var inspectors: [Int: ReportInspector] = [:]
-        for device in recording.devices { inspectors[device.index] = ReportInspector(device: device) }
+        for device in recording.devices { inspectors[device.index] = ReportInspector(device: device, codecs: PadDrivers.inputCodec) }
         if !json {
             for device in recording.devices {
                 let ids = [device.bus, device.vendorID, device.productID].compactMap { $0.map { String($0, radix: 16) } }.joined(separator: ":")
@@ -74,7 +75,7 @@ struct InspectCommand: ParsableCommand {
             }
         }
         for event in recording.events {
-            var inspector = inspectors[event.deviceIndex] ?? ReportInspector(descriptor: nil, kind: nil)
+            var inspector = inspectors[event.deviceIndex] ?? ReportInspector(descriptor: nil, codec: nil)
             let value = inspector.inspect(event.data, time: event.time)
             inspectors[event.deviceIndex] = inspector
             print(json ? value.serialized() : Self.line(value))
@@ -83,7 +84,7 @@ struct InspectCommand: ParsableCommand {
 
     private func inspectLive(selector: String) throws {
         let live = try LiveReports(selector: selector)
-        var inspector = ReportInspector(device: live.device)
+        var inspector = ReportInspector(device: live.device, codecs: PadDrivers.inputCodec)
         if !json { print("\(TerminalText.escaped(live.pad.name)) [\(live.pad.vidpid)] on \(live.pad.hidraw ?? "")") }
         try live.run(duration: duration) { event in
             let value = inspector.inspect(event.data, time: event.time)

@@ -38,7 +38,7 @@ struct RecordingCalibration {
         } else {
             calibrationSource = "nominal (no --feature-report: the family's default scale)"
         }
-        do { run = try RecordedGyroCalibration(recording: recording, calibration: calibration, keepPoints: keepPoints) } catch {
+        do { run = try RecordedGyroCalibration(recording: recording, codecs: PadDrivers.inputCodec, calibration: calibration, keepPoints: keepPoints) } catch {
             throw ValidationError("\(path): \(error)")
         }
         if run.restWindows.isEmpty {

@@ -196,7 +196,7 @@ final class ForwardingTests: XCTestCase {
         // Paddles and Fn buttons: read back from the host pad's raw reports.
         input.buttons = [.paddleLeft, .fnRight, .south]
         try host.setNonBlocking()
-        var decoder = try XCTUnwrap(ControllerInputDecoder(kind: .dualSenseEdge))
+        var decoder = ControllerInputDecoder(PlayStationInputCodec.dualSenseEdge)
         var seen = GamepadState()
         var buffer = [UInt8](repeating: 0, count: 128)
         let arrived = try eventually(timeout: .seconds(5)) { () throws -> Bool? in

@@ -152,8 +152,8 @@ final class ControllerInputTests: XCTestCase {
 
     func testRandomReportsNeverCrash() {
         var state = GamepadState()
-        for model in PadKind.allCases where model.hasTypedDecoder {
-            var decoder = ControllerInputDecoder(kind: model)!
+        for model in PadKind.allCases {
+            guard var decoder = ControllerInputDecoder(kind: model) else { continue }
             for _ in 0..<3000 {
                 var bytes = (0..<Int.random(in: 0...80)).map { _ in UInt8.random(in: 0...255) }
                 if !bytes.isEmpty { bytes[0] = [0x01, 0x11, 0x30, 0x31].randomElement()! }

@@ -243,7 +243,7 @@ final class GyroBiasEstimatorTests: XCTestCase {
         let truth = try XCTUnwrap(Self.truths().first { $0.file.hasPrefix("dualsense_usb") })
         let recording = try HIDRecording(text: Fixture.text("recordings/" + truth.file))
         let calibration = try CalibrationParser.dualSense(truth.feature).calibration
-        let run = try RecordedGyroCalibration(recording: recording, calibration: calibration, keepPoints: true)
+        let run = try RecordedGyroCalibration(recording: recording, codecs: TestCodecs.catalogue, calibration: calibration, keepPoints: true)
         XCTAssertEqual(run.kind, .dualSense)
         let trace = run.points.map { p in (t: p.time, residual: pointwiseMax(p.correction.simd - truth.bias, truth.bias - p.correction.simd).max()) }
         let converged = try XCTUnwrap(Self.settled(trace, below: Self.residual, from: 0), "never within \(Self.residual)")
@@ -267,7 +267,7 @@ final class GyroBiasEstimatorTests: XCTestCase {
         let truth = try XCTUnwrap(Self.truths().first { $0.file.hasPrefix("dualsense_edge") })
         let recording = try HIDRecording(text: Fixture.text("recordings/" + truth.file))
         let calibration = try CalibrationParser.dualSense(truth.feature).calibration
-        let run = try RecordedGyroCalibration(recording: recording, calibration: calibration)
+        let run = try RecordedGyroCalibration(recording: recording, codecs: TestCodecs.catalogue, calibration: calibration)
         XCTAssertEqual(run.kind, .dualSenseEdge)
         let first = try XCTUnwrap(run.restWindows.first, "no rest window: \(run.refusals)")
         XCTAssertLessThan(first.end, try XCTUnwrap(truth.firstTouch))
@@ -280,13 +280,13 @@ final class GyroBiasEstimatorTests: XCTestCase {
     /// Without its feature report, a recording is read with the family's nominal scale.
     func testNominalCalibrationWithoutAFeatureReport() throws {
         let recording = try HIDRecording(text: Fixture.text("recordings/dualsense_edge_usb_dsegde.hid"))
-        let run = try RecordedGyroCalibration(recording: recording)
+        let run = try RecordedGyroCalibration(recording: recording, codecs: TestCodecs.catalogue)
         XCTAssertEqual(run.calibration, .nominal)
         XCTAssertFalse(run.restWindows.isEmpty)
-        XCTAssertThrowsError(try RecordedGyroCalibration(recording: HIDRecording(text: Fixture.text("recordings/xbox_elite2_bt_djm00n.hid")))) {
+        XCTAssertThrowsError(try RecordedGyroCalibration(recording: HIDRecording(text: Fixture.text("recordings/xbox_elite2_bt_djm00n.hid")), codecs: TestCodecs.catalogue)) {
             XCTAssertEqual($0 as? RecordedCalibrationError, .noPad)
         }
-        XCTAssertThrowsError(try RecordedGyroCalibration(recording: HIDRecording(text: Fixture.text("recordings/dualsense_bt_djm00n_simple01.hid")))) {
+        XCTAssertThrowsError(try RecordedGyroCalibration(recording: HIDRecording(text: Fixture.text("recordings/dualsense_bt_djm00n_simple01.hid")), codecs: TestCodecs.catalogue)) {
             XCTAssertEqual($0 as? RecordedCalibrationError, .noMotion(.dualSense))
         }
     }

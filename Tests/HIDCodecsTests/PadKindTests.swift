@@ -33,12 +33,6 @@ final class PadKindTests: XCTestCase {
         XCTAssertThrowsError(try JSONDecoder().decode([PadKind].self, from: Data(#"["wiimote"]"#.utf8)))
     }
 
-    func testOnlyKindsWithATypedDecoderGetOne() {
-        for kind in PadKind.allCases {
-            XCTAssertEqual(ControllerInputDecoder(kind: kind) != nil, kind.hasTypedDecoder, "\(kind)")
-        }
-    }
-
     /// Every button bit has one row, and no two rows share a name or a key on one driver.
     func testTheButtonTableCoversEveryBitOnce() {
         let rows = GamepadButtons.table

@@ -140,7 +140,7 @@ final class RecordingTests: XCTestCase {
 final class ReportInspectionTests: XCTestCase {
     func testEdgeReportJSONCarriesSemanticFields() throws {
         let recording = try HIDRecording(text: Fixture.text("recordings/dualsense_edge_usb_dsegde.hid"))
-        var inspector = ReportInspector(device: recording.devices[0])
+        var inspector = ReportInspector(device: recording.devices[0], codecs: TestCodecs.catalogue)
         let event = recording.events[0]
         let text = inspector.inspect(event.data, time: event.time).serialized()
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -171,7 +171,7 @@ final class ReportInspectionTests: XCTestCase {
             report[o + 6] = UInt8(0x100 - 1 - sample)              // gyro x = -1, -2, -3
             report[o + 7] = 0xFF
         }
-        var inspector = ReportInspector(descriptor: nil, kind: .switchPro)
+        var inspector = ReportInspector(descriptor: nil, codec: SwitchProInputCodec())
         let text = inspector.inspect(report, time: nil).serialized()
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         XCTAssertEqual(json["left_stick"] as? [Int], [0x23, 0x7A])
@@ -185,7 +185,7 @@ final class ReportInspectionTests: XCTestCase {
 
         // PlayStation sticks are already 8-bit: no *_raw, one motion sample.
         let edge = try HIDRecording(text: Fixture.text("recordings/dualsense_edge_usb_dsegde.hid"))
-        var edgeInspector = ReportInspector(device: edge.devices[0])
+        var edgeInspector = ReportInspector(device: edge.devices[0], codecs: TestCodecs.catalogue)
         let edgeJSON = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(edgeInspector.inspect(edge.events[0].data, time: nil).serialized().utf8)) as? [String: Any])
         XCTAssertNil(edgeJSON["left_stick_raw"])
         XCTAssertEqual((edgeJSON["motion_samples"] as? [Any])?.count, 1)
@@ -193,7 +193,7 @@ final class ReportInspectionTests: XCTestCase {
 
     func testUnknownPadFallsBackToDescriptorFields() throws {
         let recording = try HIDRecording(text: Fixture.text("recordings/xbox_elite2_bt_djm00n.hid"))
-        var inspector = ReportInspector(device: recording.devices[0])
+        var inspector = ReportInspector(device: recording.devices[0], codecs: TestCodecs.catalogue)
         let text = inspector.inspect(recording.events[1].data, time: recording.events[1].time).serialized()
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         // hid-tools: "ReportID: 4 / Battery Strength:  139"
@@ -210,7 +210,7 @@ final class ReportInspectionTests: XCTestCase {
         let cases = try XCTUnwrap(device["cases"] as? [[String: Any]])
         let good = Fixture.hex(try XCTUnwrap(cases.first?["initial_report"] as? String))
         let descriptor = try ReportDescriptor(bytes: Fixture.hex(try XCTUnwrap(device["report_descriptor_hex"] as? String)))
-        var inspector = ReportInspector(descriptor: descriptor, kind: .dualSense)
+        var inspector = ReportInspector(descriptor: descriptor, codec: PlayStationInputCodec.dualSense)
         func inspected(_ report: [UInt8]) throws -> [String: Any] {
             try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspector.inspect(report, time: nil).serialized().utf8)) as? [String: Any])
         }

@@ -52,7 +52,7 @@ final class GyroCorrectionTests: XCTestCase {
     }
 
     func input(_ mode: GyroCalibrationMode, stored: MotionCorrection? = nil) -> DecodedReportInput {
-        DecodedReportInput(decoder: ControllerInputDecoder(kind: .dualSense)!, slot: PadSlot(0), calibration: .nominal,
+        DecodedReportInput(decoder: ControllerInputDecoder(PlayStationInputCodec.dualSense), slot: PadSlot(0), calibration: .nominal,
                            motionCorrection: stored, gyroCalibration: mode)
     }
 

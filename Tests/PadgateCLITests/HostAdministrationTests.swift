@@ -129,7 +129,9 @@ final class HostAdministrationTests: XCTestCase {
                               environment: environment, timeLimit: .seconds(30), executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
         XCTAssertNotEqual(run.status, 0, run.stdout)
         XCTAssertTrue(run.stderr.contains("permission denied: uid 65534 may not manage this host"), run.stderr)
-        XCTAssertTrue(serve.output.contains("refused uid 65534"), "the host says whom it refused: \(serve.output)")
+        // The host logs the refusal before it replies, but its log reaches this test through a
+        // pipe read on another thread: wait for the line rather than race that reader.
+        XCTAssertTrue(serve.waitFor("refused uid 65534", timeout: .seconds(10)), "the host says whom it refused: \(serve.output)")
         // The host's own user is let in.
         XCTAssertEqual(try hostCommand(["status"]).status, 0)
     }

@@ -12,6 +12,13 @@ public protocol RumbleSink: AnyObject {
     func perform(_ action: RumbleAction) throws
     /// Best effort, never throws: used on exit paths.
     func silence()
+    /// After a write error: opens the output again and restores its state. False: this sink cannot
+    /// (the caller makes a new one).
+    func reopen() throws -> Bool
+}
+
+extension RumbleSink {
+    public func reopen() throws -> Bool { false }
 }
 
 /// Rumble through the kernel's force-feedback API on an evdev node: one FF_RUMBLE effect, re-uploaded

@@ -7,8 +7,15 @@ import WireProtocol
 /// themselves, as USB devices with their audio function where vhci-hcd allows.
 public struct DualSenseDriver: PadDriver {
     public init() {}
-    public var output: OutputRoute { .playStationReports }
+    public func lights(for pad: Pad, options: PadFeedback.Options) -> any PadLights {
+        PlayStationLights(pad: pad, allowBluetoothFullReports: options.allowBluetoothFullReports,
+                          waitForStartupAnimation: options.waitForStartupAnimation)
+    }
     public var kinds: [PadKind] { [.dualSense, .dualSenseEdge] }
+    public var readsThroughHidraw: Bool { true }
+    public func inputCodec(for kind: PadKind, descriptor: ReportDescriptor?) -> (any PadInputCodec)? {
+        kind == .dualSenseEdge ? PlayStationInputCodec.dualSenseEdge : PlayStationInputCodec.dualSense
+    }
     /// Every 4 ms, over USB and Bluetooth alike, idle or not.
     public var reportCadence: Duration? { .milliseconds(4) }
 

@@ -7,8 +7,13 @@ import WireProtocol
 /// the host as itself through uhid.
 public struct DualShock4Driver: PadDriver {
     public init() {}
-    public var output: OutputRoute { .playStationReports }
+    public func lights(for pad: Pad, options: PadFeedback.Options) -> any PadLights {
+        PlayStationLights(pad: pad, allowBluetoothFullReports: options.allowBluetoothFullReports,
+                          waitForStartupAnimation: options.waitForStartupAnimation)
+    }
     public var kinds: [PadKind] { [.dualShock4] }
+    public var readsThroughHidraw: Bool { true }
+    public func inputCodec(for kind: PadKind, descriptor: ReportDescriptor?) -> (any PadInputCodec)? { PlayStationInputCodec.dualShock4 }
     /// Every 4 ms over USB, idle or not (the kernel's and SDL's drivers expect a steady stream).
     public var reportCadence: Duration? { .milliseconds(4) }
     /// No player LEDs: the lightbar in the player's colour.

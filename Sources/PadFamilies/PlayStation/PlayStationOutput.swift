@@ -104,7 +104,8 @@ public final class PlayStationOutput: RumbleSink {
     public func silence() { try? perform(.stop) }
 
     /// Opens the hidraw node again (after a write error) and re-sends the whole state.
-    public func reopen() throws {
+    @discardableResult
+    public func reopen() throws -> Bool {
         device = try HIDRawDevice(path: path)
         encoder = DualSenseOutputEncoder()
         if kind.isDualSenseFamily {
@@ -114,6 +115,7 @@ public final class PlayStationOutput: RumbleSink {
         } else {
             try send(dualShock4.encoded(bus: bus))
         }
+        return true
     }
 
     /// Reads one input report (for the start-up animation check); nil on timeout.

@@ -9,6 +9,9 @@ import WireProtocol
 public struct SwitchProDriver: PadDriver {
     public init() {}
     public var kinds: [PadKind] { [.switchPro] }
+    /// The codec reads recordings (`inspect`); `forward` reads the pad through evdev, where
+    /// hid-nintendo has made the handshake and applied the SPI calibration to sticks and motion.
+    public func inputCodec(for kind: PadKind, descriptor: ReportDescriptor?) -> (any PadInputCodec)? { SwitchProInputCodec() }
     /// Full reports every 15 ms once the host asked for them (subcommand 0x03, 0x30), idle or not
     /// (hid-nintendo's comment: 15 ms).
     public var reportCadence: Duration? { Self.cadence }

@@ -8,6 +8,13 @@ import WireProtocol
 public struct XboxBluetoothDriver: PadDriver {
     public init() {}
     public var kinds: [PadKind] { [.xbox] }
+    /// Over Bluetooth the pad has a hidraw node, read through its descriptor since the layout
+    /// moves with the firmware; over USB xpad drives it with no HID layer (no node: evdev).
+    public var readsThroughHidraw: Bool { true }
+    public var decodesThroughDescriptor: Bool { true }
+    public func inputCodec(for kind: PadKind, descriptor: ReportDescriptor?) -> (any PadInputCodec)? {
+        descriptor.flatMap(XboxBluetoothInputCodec.init(descriptor:))
+    }
 
     public func identity(of pad: Pad, hidraw: HIDRawDevice?) -> (calibration: MotionCalibration, wire: PadIdentity) {
         (.nominal, PadIdentity())

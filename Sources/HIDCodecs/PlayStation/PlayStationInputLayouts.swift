@@ -1,10 +1,3 @@
-/// One bit of a report that means one button.
-public struct ButtonBit: Sendable {
-    public var byte: Int       // relative to the layout's button bytes
-    public var mask: UInt8
-    public var button: GamepadButtons
-}
-
 /// Byte positions of one Sony input report, in the spirit of the kernel's packed structs
 /// (`dualsense_input_report`, `dualshock4_input_report_common`): `base` is where the common
 /// part starts after the transport header, every other offset is relative to it.
@@ -122,59 +115,4 @@ public enum PlayStationLayouts {
         layout.header = 0xC0
         return layout
     }()
-}
-
-/// Switch Pro Controller standard full report 0x30 (layout as documented by dekuNukem's
-/// Nintendo_Switch_Reverse_Engineering and read by SDL_hidapi_switch.c).
-public enum SwitchProLayout {
-    public static let reportID: UInt8 = 0x30
-    public static let minimumLength = 49
-    public static let buttons = 3          // right, shared, left bytes
-    public static let leftStick = 6        // 3 bytes, two packed 12-bit values
-    public static let rightStick = 9
-    public static let imu = 13             // 3 samples of accel xyz, gyro xyz (int16 LE)
-    public static let imuSampleSize = 12
-
-    public static let buttonMap: [ButtonBit] = [
-        ButtonBit(byte: 0, mask: 0x01, button: .west),   // Y
-        ButtonBit(byte: 0, mask: 0x02, button: .north),  // X
-        ButtonBit(byte: 0, mask: 0x04, button: .south),  // B
-        ButtonBit(byte: 0, mask: 0x08, button: .east),   // A
-        ButtonBit(byte: 0, mask: 0x40, button: .r1),     // R
-        ButtonBit(byte: 0, mask: 0x80, button: .r2),     // ZR
-        ButtonBit(byte: 1, mask: 0x01, button: .create), // Minus
-        ButtonBit(byte: 1, mask: 0x02, button: .options),// Plus
-        ButtonBit(byte: 1, mask: 0x04, button: .r3),
-        ButtonBit(byte: 1, mask: 0x08, button: .l3),
-        ButtonBit(byte: 1, mask: 0x10, button: .ps),     // Home
-        ButtonBit(byte: 1, mask: 0x20, button: .capture),
-        ButtonBit(byte: 2, mask: 0x40, button: .l1),     // L
-        ButtonBit(byte: 2, mask: 0x80, button: .l2),     // ZL
-    ]
-    /// D-pad bits of the left byte: down, up, right, left.
-    public static let dpadDown: UInt8 = 0x01, dpadUp: UInt8 = 0x02, dpadRight: UInt8 = 0x04, dpadLeft: UInt8 = 0x08
-}
-
-/// Xbox One and Series pads over Bluetooth, read through their own report descriptor because the
-/// layout moves with the firmware. Generic Desktop X/Y and Z/Rz are the sticks (0...65535, +y down),
-/// Simulation Brake and Accelerator the left and right triggers (10 bits), a hat with a null state.
-/// Buttons are numbered as Linux maps them (Button n is BTN_GAMEPAD + n − 1, so 1 A, 2 B, 4 X,
-/// 5 Y, 7 LB, 8 RB, 11 View on newer firmware, 12 Menu, 13 Xbox, 14 and 15 the stick clicks),
-/// as SDL_hidapi_xboxone.c reads the same bits and Android's Vendor_045e_Product_02fd.kl names
-/// them. Older firmware has View as Consumer AC Back and the Xbox button as AC Home in report 0x02.
-/// Report 0x04's Battery Strength (Generic Device Controls 0x20) is the charge, 0...255.
-public enum XboxBluetoothLayout {
-    static func button(_ n: UInt16) -> Usage { Usage(page: 0x09, id: n) }
-
-    public static let usages = DescriptorGamepadDecoder.UsageMap([
-        (Usage(page: 0x01, id: 0x30), .leftX), (Usage(page: 0x01, id: 0x31), .leftY),
-        (Usage(page: 0x01, id: 0x32), .rightX), (Usage(page: 0x01, id: 0x35), .rightY),
-        (Usage(page: 0x02, id: 0xC5), .leftTrigger), (Usage(page: 0x02, id: 0xC4), .rightTrigger),
-        (Usage(page: 0x01, id: 0x39), .hat),
-        (button(1), .button(.south)), (button(2), .button(.east)), (button(4), .button(.west)), (button(5), .button(.north)),
-        (button(7), .button(.l1)), (button(8), .button(.r1)), (button(11), .button(.create)), (button(12), .button(.options)),
-        (button(13), .button(.ps)), (button(14), .button(.l3)), (button(15), .button(.r3)),
-        (Usage(page: 0x0C, id: 0x224), .button(.create)), (Usage(page: 0x0C, id: 0x223), .button(.ps)),
-        (Usage(page: 0x06, id: 0x20), .batteryStrength),
-    ])
 }
