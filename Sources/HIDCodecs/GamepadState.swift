@@ -25,6 +25,11 @@ public struct GamepadButtons: OptionSet, Hashable, Sendable {
     public static let paddleLeft = GamepadButtons(rawValue: 1 << 17)
     public static let paddleRight = GamepadButtons(rawValue: 1 << 18)
     public static let capture = GamepadButtons(rawValue: 1 << 19)   // Switch capture
+    public static let quickAccess = GamepadButtons(rawValue: 1 << 20)     // Steam Deck's "…"
+    public static let leftPadClick = GamepadButtons(rawValue: 1 << 21)    // Steam Deck's trackpads
+    public static let rightPadClick = GamepadButtons(rawValue: 1 << 22)
+    public static let leftStickTouch = GamepadButtons(rawValue: 1 << 23)  // capacitive sticks
+    public static let rightStickTouch = GamepadButtons(rawValue: 1 << 24)
 
     /// A button's name in JSON, scripts and `watch`, and the evdev key each Linux driver reports it
     /// as (linux/input-event-codes.h numbers).
@@ -62,6 +67,12 @@ public struct GamepadButtons: OptionSet, Hashable, Sendable {
         Row(button: .paddleLeft, name: "paddle_left", evdevKey: 0x2c0, evdevName: "BTN_TRIGGER_HAPPY1", xpadKey: nil),
         Row(button: .paddleRight, name: "paddle_right", evdevKey: 0x2c1, evdevName: "BTN_TRIGGER_HAPPY2", xpadKey: nil),
         Row(button: .capture, name: "capture", evdevKey: 0x135, evdevName: "BTN_Z", xpadKey: nil),        // hid-nintendo
+        // Steam Deck extras, as hid-steam reports them; the stick touches have no key.
+        Row(button: .quickAccess, name: "quick_access", evdevKey: 0x126, evdevName: "BTN_BASE", xpadKey: nil),
+        Row(button: .leftPadClick, name: "left_pad_click", evdevKey: 0x121, evdevName: "BTN_THUMB", xpadKey: nil),
+        Row(button: .rightPadClick, name: "right_pad_click", evdevKey: 0x122, evdevName: "BTN_THUMB2", xpadKey: nil),
+        Row(button: .leftStickTouch, name: "left_stick_touch", evdevKey: nil, evdevName: nil, xpadKey: nil),
+        Row(button: .rightStickTouch, name: "right_stick_touch", evdevKey: nil, evdevName: nil, xpadKey: nil),
     ]
 
     /// Names used by `inspect --json`, in display order.
@@ -175,6 +186,8 @@ public enum InputReportFormat: String, Sendable {
     case dualSenseUSB, dualSenseBluetooth, dualSenseBluetoothSimple
     case dualShock4USB, dualShock4Bluetooth, dualShock4BluetoothSimple
     case switchProFull
+    /// The Steam Deck's state report: signed 16-bit sticks, its clock its report counter.
+    case steamDeck
     /// Read from a pad's evdev nodes: each stick axis scaled from its own range to 16 bits.
     case evdev
     /// Read through the pad's report descriptor (`DescriptorGamepadDecoder`): sticks scaled from
@@ -185,7 +198,7 @@ public enum InputReportFormat: String, Sendable {
     public var stickBits: Int {
         switch self {
         case .switchProFull: 12
-        case .evdev, .hidDescriptor: 16
+        case .evdev, .hidDescriptor, .steamDeck: 16
         default: 8
         }
     }
@@ -219,4 +232,14 @@ public struct GamepadState: Hashable, Sendable {
 
     public var gyro: Vector3 { motion.first.gyro }
     public var accel: Vector3 { motion.first.accel }
+
+    /// The sensor clock in microseconds: a DualSense counts 1/3 µs (hid-playstation divides by 3),
+    /// a DualShock 4 16-bit steps of 16/3 µs; a Steam Deck's is its report counter × 4000 µs.
+    public var sensorMicros: UInt32 {
+        switch format {
+        case .dualShock4USB, .dualShock4Bluetooth, .dualShock4BluetoothSimple: UInt32((UInt64(sensorTimestamp) * 16) / 3)
+        case .steamDeck: sensorTimestamp
+        default: sensorTimestamp / 3
+        }
+    }
 }

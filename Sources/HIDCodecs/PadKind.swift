@@ -2,7 +2,7 @@
 /// the decoders, the wire (its pad type byte is the raw value), the host's virtual pads and the
 /// CLI all ask this type. Raw values are part of the wire format: never renumber, add at the end.
 public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvertible {
-    case generic = 0, dualSense = 1, dualSenseEdge = 2, dualShock4 = 3, switchPro = 4, xbox = 5
+    case generic = 0, dualSense = 1, dualSenseEdge = 2, dualShock4 = 3, switchPro = 4, xbox = 5, steamDeck = 6
 
     private struct KnownIDs {
         var vendor: UInt16
@@ -11,7 +11,7 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         var kind: PadKind
     }
 
-    /// Sony 054c, Nintendo 057e, Microsoft 045e (hid-ids.h, SDL's controller_list.h).
+    /// Sony 054c, Nintendo 057e, Microsoft 045e, Valve 28de (hid-ids.h, SDL's controller_list.h).
     private static let knownIDs: [KnownIDs] = [
         KnownIDs(vendor: 0x054c, product: 0x0ce6, kind: .dualSense),
         KnownIDs(vendor: 0x054c, product: 0x0df2, kind: .dualSenseEdge),
@@ -20,6 +20,7 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         KnownIDs(vendor: 0x054c, product: 0x0ba0, kind: .dualShock4),  // the DS4 USB wireless adaptor
         KnownIDs(vendor: 0x057e, product: 0x2009, kind: .switchPro),
         KnownIDs(vendor: 0x045e, product: nil, kind: .xbox),
+        KnownIDs(vendor: 0x28de, product: 0x1205, kind: .steamDeck),    // the Deck's built-in controls
     ]
 
     public init(vendorID: UInt16, productID: UInt16) {
@@ -43,6 +44,7 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         case .dualShock4: "dualshock4"
         case .switchPro: "switch-pro"
         case .xbox: "xbox"
+        case .steamDeck: "steam-deck"
         }
     }
 
@@ -61,6 +63,7 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         case .dualShock4: "DualShock 4"
         case .switchPro: "Switch Pro"
         case .xbox: "Xbox"
+        case .steamDeck: "Steam Deck"
         }
     }
 
@@ -97,6 +100,8 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         case .dualSenseEdge: return common.union([.touchpad, .mute, .fnLeft, .fnRight, .paddleLeft, .paddleRight])
         case .dualShock4: return common.union(.touchpad)
         case .switchPro: return common.union(.capture)
+        case .steamDeck: return common.union([.quickAccess, .paddleLeft, .paddleRight, .fnLeft, .fnRight, .leftPadClick, .rightPadClick,
+                                              .leftStickTouch, .rightStickTouch])
         case .xbox, .generic: return common
         }
     }

@@ -59,7 +59,7 @@ public struct RecordedGyroCalibration: Sendable {
         for event in recording.events where event.deviceIndex == device.index {
             do throws(InputReportError) { try decoder.decode(event.data, into: &state) } catch { rejectedReports += 1; continue }
             guard state.hasMotion else { rejectedReports += 1; continue }
-            let stamp = Self.sensorMicros(state)
+            let stamp = state.sensorMicros
             // A repeated report is not a new reading (as forward's DecodedReportInput decides).
             guard stamp != lastStamp else { continue }
             lastStamp = stamp
@@ -94,15 +94,6 @@ public struct RecordedGyroCalibration: Sendable {
             if name.contains("DualSense") { return (device, .dualSense) }
         }
         return nil
-    }
-
-    /// The sensor clock in microseconds, as `forward` stamps its wire samples
-    /// (WireProtocol's PadSnapshots.sensorMicros): a DualSense counts 1/3 µs, a DualShock 4 16/3 µs.
-    static func sensorMicros(_ s: GamepadState) -> UInt32 {
-        switch s.format {
-        case .dualShock4USB, .dualShock4Bluetooth, .dualShock4BluetoothSimple: return UInt32((UInt64(s.sensorTimestamp) * 16) / 3)
-        default: return s.sensorTimestamp / 3
-        }
     }
 
     /// What the rest windows say about the accelerometer: a warning for each whose gravity is

@@ -43,7 +43,7 @@ public struct DecodedReportInput {
         controls = PadSnapshots.controls(decoded, slot: slot)
         touch = PadSnapshots.touch(decoded, slot: slot)
         battery = decoded.battery.map { BatteryReport(slot: slot, percent: $0.percent, state: $0.state.rawValue) }
-        let time = PadSnapshots.sensorMicros(decoded)
+        let time = decoded.sensorMicros
         // A new sample has a new timestamp: a repeated report is not a new reading.
         if decoded.hasMotion, time != lastSensorTime {
             lastSensorTime = time

@@ -32,9 +32,10 @@ public struct HotPlugPolicy: Sendable {
     }
 
     /// Whether `pad`, at `index` in the monitor's list, is forwarded: never a virtual pad a host
-    /// made (on a machine that is both, that would loop), and only one a selector names.
+    /// made (on a machine that is both, that would loop) or one another program made for a
+    /// controller it reads (Steam Input's: double input), and only one a selector names.
     public func forwards(_ pad: Pad, at index: Int) -> Bool {
-        !pad.isHostVirtualPad && (selectors.isEmpty || selectors.contains { $0.matches(pad, at: index) })
+        !pad.isHostVirtualPad && pad.madeByAnotherProgram == nil && (selectors.isEmpty || selectors.contains { $0.matches(pad, at: index) })
     }
 
     /// hidraw first, for pads with a typed decoder; evdev for the rest.

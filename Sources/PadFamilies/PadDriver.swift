@@ -190,6 +190,7 @@ public enum PadDrivers {
         DualShock4Driver(),
         SwitchProDriver(),
         XboxBluetoothDriver(),
+        SteamDeckDriver(),
         GenericEvdevDriver(),
     ]
 

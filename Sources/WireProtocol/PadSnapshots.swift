@@ -33,15 +33,6 @@ public enum PadSnapshots {
             accelZ: Float(calibration.accel.z.apply(sample.accel.z)) / g)
     }
 
-    /// The sensor clock in microseconds: the DualSense counts in 1/3 µs (hid-playstation divides
-    /// by 3), the DualShock 4 in 16-bit steps of 16/3 µs.
-    public static func sensorMicros(_ s: GamepadState) -> UInt32 {
-        switch s.format {
-        case .dualShock4USB, .dualShock4Bluetooth, .dualShock4BluetoothSimple: return UInt32((UInt64(s.sensorTimestamp) * 16) / 3)
-        default: return s.sensorTimestamp / 3
-        }
-    }
-
     enum StickRange {
         case eightBit, twelveBit, sixteenBit
         var scale: StickScale {

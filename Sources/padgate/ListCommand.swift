@@ -46,6 +46,7 @@ struct ListCommand: ParsableCommand {
             for node in pad.evdev { print("     \(node.role.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(node.path)  \(TerminalText.escaped(node.name))") }
             print("     can      \(pad.capabilities.names.joined(separator: ", "))")
             if pad.isHostVirtualPad { print("     made by  padgate serve for a forwarded pad (never forwarded itself)") }
+            if let program = pad.madeByAnotherProgram { print("     made by  \(program) for a controller it reads (never forwarded: forward that controller)") }
         }
     }
 }
@@ -65,6 +66,8 @@ struct PadJSON: Encodable {
     var capabilities: [String]
     /// "host" for a virtual pad `padgate serve` made (never forwarded), "emulated" for `emulate`'s.
     var made_by_padgate: String?
+    /// The program that made a virtual pad for a controller it reads ("Steam Input"); never forwarded.
+    var made_by: String?
     var syspath: String
 
     init(_ pad: Pad, index: Int? = nil) {
@@ -73,5 +76,6 @@ struct PadJSON: Encodable {
         vendor_id = String(format: "%04x", pad.vendorID); product_id = String(format: "%04x", pad.productID)
         hidraw = pad.hidraw; evdev = pad.evdev; capabilities = pad.capabilities.names; syspath = pad.id
         made_by_padgate = pad.madeByPadgate
+        made_by = pad.madeByAnotherProgram
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MonotonicTime
+import PadClient
 import PadFamilies
 import PadSystem
 import PadgateRunner
@@ -93,6 +94,22 @@ final class UInputGamepadTests: XCTestCase {
 /// forwards them (which looped: each forwarded pad made another) and `list` says who made them.
 final class HostVirtualPadMarkTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess([UInputGamepad.path]) }
+
+    /// Steam Input's own virtual pad (its ids and name as a Steam Deck lists them) is listed as
+    /// Steam's and never forwarded: the controller it mirrors is forwarded itself.
+    func testSteamInputsVirtualPadIsListedAsSteamsAndNotForwarded() throws {
+        let steam = try UInputGamepad(identity: .init(name: "Microsoft X-Box 360 pad 0", vendorID: 0x28de, productID: 0x11ff), phys: "")
+        let node = try XCTUnwrap(eventually { steam.devnode })
+        struct Listed: Decodable { var evdev: [EvdevNode]; var made_by: String?; var made_by_padgate: String? }
+        let listed = try XCTUnwrap(eventually {
+            (try? JSONDecoder().decode([Listed].self, from: Data(padgate(["list", "--json"]).stdout.utf8)))?.first { $0.evdev.contains { $0.path == node } }
+        }, "not listed")
+        XCTAssertEqual(listed.made_by, "Steam Input")
+        XCTAssertNil(listed.made_by_padgate)
+        let udev = try Udev()
+        let pad = try XCTUnwrap(eventually { udev.pads().first { $0.evdev.contains { $0.path == node } } })
+        XCTAssertFalse(HotPlugPolicy().forwards(pad, at: 0))
+    }
 
     func testTheHostsUInputPadIsMarkedAndListedAsPadgates() throws {
         let virtual = try UInputGamepad(identity: .xbox360, phys: PadPhys.hostVirtual)

@@ -24,8 +24,8 @@ final class PadKindTests: XCTestCase {
 
     /// The wire's pad type byte is the raw value: these numbers are in docs/wire.md and old clients.
     func testWireNumbersAndNamesAreStable() throws {
-        XCTAssertEqual(PadKind.allCases.map(\.rawValue), [0, 1, 2, 3, 4, 5])
-        XCTAssertEqual(PadKind.allCases.map(\.name), ["generic", "dualsense", "dualsense-edge", "dualshock4", "switch-pro", "xbox"])
+        XCTAssertEqual(PadKind.allCases.map(\.rawValue), [0, 1, 2, 3, 4, 5, 6])
+        XCTAssertEqual(PadKind.allCases.map(\.name), ["generic", "dualsense", "dualsense-edge", "dualshock4", "switch-pro", "xbox", "steam-deck"])
         for kind in PadKind.allCases { XCTAssertEqual(PadKind(name: kind.name), kind) }
         let json = try JSONEncoder().encode([PadKind.dualSenseEdge])
         XCTAssertEqual(String(decoding: json, as: UTF8.self), #"["dualsense-edge"]"#)
@@ -36,12 +36,12 @@ final class PadKindTests: XCTestCase {
     /// Every button bit has one row, and no two rows share a name or a key on one driver.
     func testTheButtonTableCoversEveryBitOnce() {
         let rows = GamepadButtons.table
-        XCTAssertEqual(rows.reduce(GamepadButtons()) { $0.union($1.button) }.rawValue, (1 << 20) - 1)
+        XCTAssertEqual(rows.reduce(GamepadButtons()) { $0.union($1.button) }.rawValue, (1 << 25) - 1)
         XCTAssertEqual(Set(rows.map(\.button.rawValue)).count, rows.count)
         XCTAssertEqual(Set(rows.map(\.name)).count, rows.count)
         let evdev = rows.compactMap(\.evdevKey), xpad = rows.compactMap(\.xpadKey)
         XCTAssertEqual(Set(evdev).count, evdev.count)
         XCTAssertEqual(Set(xpad).count, xpad.count)
-        for kind in PadKind.allCases { XCTAssertTrue(kind.buttons.isSubset(of: GamepadButtons(rawValue: (1 << 20) - 1))) }
+        for kind in PadKind.allCases { XCTAssertTrue(kind.buttons.isSubset(of: GamepadButtons(rawValue: (1 << 25) - 1))) }
     }
 }

@@ -11,6 +11,7 @@ enum TestCodecs {
         case .dualShock4: PlayStationInputCodec.dualShock4
         case .switchPro: SwitchProInputCodec()
         case .xbox: descriptor.flatMap(XboxBluetoothInputCodec.init(descriptor:))
+        case .steamDeck: SteamDeckInputCodec()
         case .generic: nil
         }
     }

@@ -18,6 +18,14 @@ final class HotPlugPolicyTests: XCTestCase {
         var virtual = pad("v", kind: .xbox)
         virtual.phys = PadPhys.hostVirtual + "/slot0"
         XCTAssertFalse(HotPlugPolicy().forwards(virtual, at: 0), "forwarding it back would loop")
+        // Steam Input's virtual pad, as a Steam Deck lists it (28de:11ff, virtual sysfs, no phys).
+        var steam = pad("s", kind: .generic)
+        steam.vendorID = 0x28de
+        steam.productID = 0x11ff
+        steam.name = "Microsoft X-Box 360 pad 0"
+        XCTAssertEqual(steam.madeByAnotherProgram, "Steam Input")
+        XCTAssertFalse(HotPlugPolicy().forwards(steam, at: 0), "it mirrors a controller forwarded itself")
+        XCTAssertFalse(HotPlugPolicy(selectors: [try PadSelector("0")]).forwards(steam, at: 0), "not even when chosen by index")
         XCTAssertTrue(HotPlugPolicy().forwards(pad("a"), at: 3))
         let second = HotPlugPolicy(selectors: [try PadSelector("1")])
         XCTAssertFalse(second.forwards(pad("a"), at: 0))

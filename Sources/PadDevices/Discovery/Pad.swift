@@ -85,6 +85,13 @@ public struct Pad: Codable, Sendable, Equatable {
     /// machine that is both client and host, that would loop.
     public var isHostVirtualPad: Bool { phys.hasPrefix(PadPhys.hostVirtual) }
 
+    /// A virtual pad another program made for a controller it reads: Steam Input's Xbox 360 pad
+    /// (28de:11ff, "Microsoft X-Box 360 pad N", seen on a Steam Deck's `/proc/bus/input/devices`).
+    /// Never forwarded: the controller it mirrors is forwarded itself, and both would be double input.
+    public var madeByAnotherProgram: String? {
+        ForeignVirtualPads.known.first { $0.vendor == vendorID && $0.product == productID }?.program
+    }
+
     /// "host" or "emulated" for the pads padgate made itself, by their phys; nil for the rest.
     public var madeByPadgate: String? {
         isHostVirtualPad ? "host" : phys.hasPrefix(PadPhys.emulated) || phys.hasPrefix(PadPhys.uinput) ? "emulated" : nil
@@ -92,3 +99,10 @@ public struct Pad: Codable, Sendable, Equatable {
 }
 
 import Foundation
+
+/// Virtual pads other programs make for the controllers they read, by their ids.
+public enum ForeignVirtualPads {
+    public static let known: [(vendor: UInt16, product: UInt16, program: String)] = [
+        (0x28de, 0x11ff, "Steam Input"),
+    ]
+}

@@ -28,7 +28,7 @@ struct PlayStationPadProfile {
 
     /// Sensor clock ticks for `micros`: the DualSense counts in 1/3 µs (hid-playstation's
     /// DS_SENSOR_TIMESTAMP units), the DualShock 4 in 16/3 µs (hid-sony's 5.33 µs).
-    /// (The inverse of `PadSnapshots.sensorMicros`.)
+    /// (The inverse of `GamepadState.sensorMicros`.)
     func sensorTicks(micros: UInt32) -> UInt32 { kind.sensorTicks(micros: micros) }
 
     /// The answer to a GET_REPORT for feature `number`; nil: the pad has no such report (EIO).

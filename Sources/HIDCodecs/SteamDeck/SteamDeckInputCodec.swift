@@ -1,0 +1,120 @@
+/// The Steam Deck's controls as its vendor interface (USB interface 2, 28de:1205) reports them:
+/// 64-byte reports without a report id, `01 00 09 40` (version 1, type 9 "Deck state", 64) then
+/// the state, every 4 ms. Offsets from hid-steam's comment above `steam_do_deck_input_event` and
+/// SDL's `SteamDeckStatePacket_t` (controller_structs.h), checked against a real Deck's recording
+/// (docs/research/valve-pads.md §4). All values little-endian.
+public enum SteamDeckLayout {
+    public static let length = 64
+    /// Bytes 0–3 of every state report.
+    public static let header: [UInt8] = [0x01, 0x00, 0x09, 0x40]
+    public static let sequence = 4          // u32, +1 a report
+    public static let buttons = 8           // u64
+    public static let leftPad = 16          // s16 x, y: valid while touched
+    public static let rightPad = 20
+    public static let accel = 24            // s16 x, y, z: 16384 a g
+    public static let gyro = 30             // s16 x, y, z: 16 a degree a second
+    public static let quaternion = 36       // s16 w, x, y, z
+    public static let triggers = 44         // u16 left, right: 0...32767
+    public static let leftStick = 48        // s16 x, y: ±32767, +y up
+    public static let rightStick = 52
+    public static let padPressure = 56      // u16 left, right: 0...32767
+    /// One past the last byte a field reads: the size check `hid-playstation.c` makes of its structs.
+    public static let fieldsEnd = padPressure + 4
+    /// The Deck has no sensor clock: hid-steam and SDL take 4000 µs a report.
+    public static let reportMicros: UInt32 = 4000
+    /// Per degree a second and per g (hid-steam's STEAM_DECK_GYRO_RES_PER_DPS, _ACCEL_RES_PER_G).
+    public static let gyroPerDegreePerSecond: Int32 = 16
+    public static let accelPerG: Int32 = 16384
+
+    /// Button bits (byte from `buttons`, mask): hid-steam's and SDL's masks agree.
+    public static let buttonMap: [(byte: Int, mask: UInt8, button: GamepadButtons)] = [
+        (0, 0x01, .r2), (0, 0x02, .l2), (0, 0x04, .r1), (0, 0x08, .l1),
+        (0, 0x10, .north), (0, 0x20, .east), (0, 0x40, .west), (0, 0x80, .south),   // Y B X A
+        (1, 0x10, .create), (1, 0x20, .ps), (1, 0x40, .options),                    // View, Steam, ≡
+        // The back grips as the kernel numbers them (BTN_TRIGGER_HAPPY1…4 on 6.x: L4, R4, L5, R5),
+        // the codes the DualSense Edge's paddles and Fn buttons have.
+        (1, 0x80, .fnLeft), (2, 0x01, .fnRight),                                    // L5, R5
+        (5, 0x02, .paddleLeft), (5, 0x04, .paddleRight),                            // L4, R4
+        (2, 0x02, .leftPadClick), (2, 0x04, .rightPadClick),
+        (2, 0x40, .l3), (3, 0x04, .r3),
+        (5, 0x40, .leftStickTouch), (5, 0x80, .rightStickTouch),
+        (6, 0x04, .quickAccess),
+    ]
+    static let dpadByte = 1
+    static let dpadUp: UInt8 = 0x01, dpadRight: UInt8 = 0x02, dpadLeft: UInt8 = 0x04, dpadDown: UInt8 = 0x08
+    static let padTouchByte = 2
+    static let leftPadTouch: UInt8 = 0x08, rightPadTouch: UInt8 = 0x10
+}
+
+/// The Deck's state report into `GamepadState`: the trackpads are its two touch points (left pad
+/// first, each one finger), the IMU's axes turned into the DualSense's (x, z, −y: hid-steam's and
+/// SDL's mapping), the report counter its clock.
+public struct SteamDeckInputCodec: PadInputCodec {
+    public let kind = PadKind.steamDeck
+    public init() {}
+
+    public func decode(_ r: UnsafeRawBufferPointer, into s: inout GamepadState) throws(InputReportError) {
+        guard let first = r.first else { throw .empty }
+        guard r.count >= 4, r[0] == 0x01, r[1] == 0x00, r[2] == 0x09 else {
+            throw .unknownReport(id: first, length: r.count, kind: kind)
+        }
+        guard r.count >= SteamDeckLayout.length else { throw .tooShort(id: first, got: r.count, need: SteamDeckLayout.length) }
+        typealias L = SteamDeckLayout
+        s.format = .steamDeck
+        let b = L.buttons
+        var buttons: GamepadButtons = []
+        for bit in L.buttonMap where r[b + bit.byte] & bit.mask != 0 { buttons.insert(bit.button) }
+        s.buttons = buttons
+        let d = r[b + L.dpadByte]
+        func held(_ mask: UInt8) -> Int32 { d & mask != 0 ? 1 : 0 }
+        s.dpad = DPad(axes: (x: held(L.dpadRight) - held(L.dpadLeft), y: held(L.dpadDown) - held(L.dpadUp)))
+        s.sequence = r[L.sequence]
+        s.sensorTimestamp = r.loadLittleEndianUInt32(at: L.sequence) &* L.reportMicros
+        s.leftStick = Self.stick(r, at: L.leftStick)
+        s.rightStick = Self.stick(r, at: L.rightStick)
+        let left = r.loadLittleEndianUInt16(at: L.triggers), right = r.loadLittleEndianUInt16(at: L.triggers + 2)
+        s.l2Fine = min(left, 32767) * 2
+        s.r2Fine = min(right, 32767) * 2
+        s.l2 = UInt8(min(left, 32767) >> 7)
+        s.r2 = UInt8(min(right, 32767) >> 7)
+        let touch = r[b + L.padTouchByte]
+        s.hasTouch = true
+        s.touch0 = Self.pad(r, at: L.leftPad, id: 0, touched: touch & L.leftPadTouch != 0)
+        s.touch1 = Self.pad(r, at: L.rightPad, id: 1, touched: touch & L.rightPadTouch != 0)
+        let gyro = ReportFields.vector(r, at: L.gyro), accel = ReportFields.vector(r, at: L.accel)
+        s.hasMotion = true
+        s.motion.first = MotionSample(gyro: Self.dualSenseAxes(gyro), accel: Self.dualSenseAxes(accel))
+        s.motion.count = 1
+        s.battery = nil
+        s.headphonesConnected = false
+        s.microphoneConnected = false
+    }
+
+    /// A signed axis as the offset-binary 16-bit value `GamepadState` keeps, +y down as on evdev.
+    @inline(__always)
+    static func stick(_ r: UnsafeRawBufferPointer, at o: Int) -> StickPosition {
+        let x = Int32(r.loadLittleEndianInt16(at: o)), y = Int32(r.loadLittleEndianInt16(at: o + 2))
+        return StickPosition(x: UInt16(clamping: x + 32768), y: UInt16(clamping: 32767 - y))
+    }
+
+    /// A trackpad as one touch point, its signed position offset into 0...65535 (+y down).
+    @inline(__always)
+    static func pad(_ r: UnsafeRawBufferPointer, at o: Int, id: UInt8, touched: Bool) -> TouchPoint {
+        let x = Int32(r.loadLittleEndianInt16(at: o)), y = Int32(r.loadLittleEndianInt16(at: o + 2))
+        return TouchPoint(id: id, active: touched, x: touched ? UInt16(clamping: x + 32768) : 0, y: touched ? UInt16(clamping: 32767 - y) : 0)
+    }
+
+    /// The Deck's (x, y, z) as the DualSense's axes: (x, z, −y).
+    @inline(__always)
+    static func dualSenseAxes(_ v: Vector3) -> Vector3 {
+        Vector3(x: v.x, y: v.z, z: v.y == .min ? .max : -v.y)
+    }
+
+    /// What `forward` applies to the Deck's IMU so the wire's units (the DualSense's 1024 a degree
+    /// a second, 8192 a g) hold: ×64 and ÷2.
+    public static let calibration: MotionCalibration = {
+        let gyro = AxisCalibration(bias: 0, numerator: MotionCalibration.gyroResolutionPerDegreePerSecond, denominator: SteamDeckLayout.gyroPerDegreePerSecond)
+        let accel = AxisCalibration(bias: 0, numerator: MotionCalibration.accelResolutionPerG, denominator: SteamDeckLayout.accelPerG)
+        return MotionCalibration(gyro: AxisTriple(x: gyro, y: gyro, z: gyro), accel: AxisTriple(x: accel, y: accel, z: accel), convention: .default)
+    }()
+}

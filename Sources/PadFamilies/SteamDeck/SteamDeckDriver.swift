@@ -1,0 +1,28 @@
+import HIDCodecs
+import PadDevices
+import PadSystem
+import WireProtocol
+
+/// The Steam Deck's built-in controls (28de:1205): `forward` reads its vendor interface through
+/// hidraw beside Steam, which holds the same node (hidraw gives every reader every report, and
+/// Steam's own virtual pad is never forwarded: `ForeignVirtualPads`). The host shows it as an
+/// Xbox 360 pad until it has a Deck of its own to show (docs/pad-families.md).
+public struct SteamDeckDriver: PadDriver {
+    public init() {}
+    public var kinds: [PadKind] { [.steamDeck] }
+    public var readsThroughHidraw: Bool { true }
+    public var reportCadence: Duration? { .microseconds(Int64(SteamDeckLayout.reportMicros)) }
+
+    public func inputCodec(for kind: PadKind, descriptor: ReportDescriptor?) -> (any PadInputCodec)? { SteamDeckInputCodec() }
+
+    /// The Deck's IMU has fixed scales and no calibration report; the wire carries its units.
+    public func identity(of pad: Pad, hidraw: HIDRawDevice?) -> (calibration: MotionCalibration, wire: PadIdentity) {
+        (SteamDeckInputCodec.calibration, PadIdentity())
+    }
+
+    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? { nil }
+
+    public func readingNote(for pad: Pad) -> String? {
+        "read from its controller interface through hidraw, beside Steam; its trackpads and back grips cross, its host pad is an Xbox 360 pad"
+    }
+}

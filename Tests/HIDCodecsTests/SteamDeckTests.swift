@@ -1,0 +1,108 @@
+import Foundation
+import WireProtocol
+import XCTest
+@testable import HIDCodecs
+
+/// The Steam Deck's state report, held to a real Deck's recording (Fixtures/valve, README there)
+/// and to what hid-steam and SDL say of it (docs/research/valve-pads.md §4).
+final class SteamDeckTests: XCTestCase {
+    static func recording() throws -> HIDRecording {
+        try HIDRecording(text: Fixture.text("valve/steam_deck_1205_lcd_gamepad_iface2.hid"))
+    }
+
+    func testTheLayoutFitsItsReportAndTheRecordingIsTheDecksOwn() throws {
+        XCTAssertLessThanOrEqual(SteamDeckLayout.fieldsEnd, SteamDeckLayout.length)
+        let recording = try Self.recording()
+        XCTAssertEqual(recording.devices.first?.vendorID, 0x28de)
+        XCTAssertEqual(recording.devices.first.flatMap { d in d.productID.map { PadKind(vendorID: d.vendorID!, productID: $0) } }, .steamDeck)
+        XCTAssertEqual(Array(try Fixture.data("valve/steam_deck_1205_iface2_gamepad.rdesc.bin")), recording.devices.first?.descriptor)
+    }
+
+    func testEveryRecordedReportDecodesOnTheDecksOwnClock() throws {
+        let recording = try Self.recording()
+        var decoder = ControllerInputDecoder(SteamDeckInputCodec())
+        var state = GamepadState()
+        var stamps: [UInt32] = []
+        for event in recording.events {
+            try decoder.decode(event.data, into: &state)
+            stamps.append(state.sensorMicros)
+        }
+        XCTAssertEqual(decoder.decodedReports, 5228)
+        XCTAssertEqual(decoder.rejectedTruncated + decoder.rejectedChecksums, 0)
+        // u32 sequence 591909...597136 without a gap: 4000 µs a report, as hid-steam counts.
+        XCTAssertEqual(stamps.first, 591_909 &* 4000)
+        XCTAssertEqual(stamps.last, 597_136 &* 4000)
+        XCTAssertTrue(zip(stamps, stamps.dropFirst()).allSatisfy { $1 &- $0 == 4000 })
+    }
+
+    func testControlsReachTheirEndsAndTheBitsTheRecordingHolds() throws {
+        let recording = try Self.recording()
+        var decoder = ControllerInputDecoder(SteamDeckInputCodec())
+        var state = GamepadState()
+        var seen: GamepadButtons = []
+        var directions = Set<DPad>()
+        var leftX = (Int16.max, Int16.min), leftY = (Int16.max, Int16.min)
+        var triggerTop: (UInt16, UInt16) = (0, 0)
+        var rightPadTouched = 0, leftPadTouched = 0
+        var accel: [Double] = []
+        for event in recording.events {
+            try decoder.decode(event.data, into: &state)
+            seen.formUnion(state.buttons)
+            directions.insert(state.dpad)
+            let wire = PadSnapshots.controls(state, slot: PadSlot(0))
+            leftX = (min(leftX.0, wire.leftX), max(leftX.1, wire.leftX))
+            leftY = (min(leftY.0, wire.leftY), max(leftY.1, wire.leftY))
+            triggerTop = (max(triggerTop.0, wire.l2Wide), max(triggerTop.1, wire.r2Wide))
+            // The full-press bits only near the top of the trigger (≥ 32283 of 32767 in the recording).
+            if state.buttons.contains(.r2) { XCTAssertGreaterThanOrEqual(state.r2Fine ?? 0, 2 * 32283) }
+            if state.buttons.contains(.l2) { XCTAssertGreaterThanOrEqual(state.l2Fine ?? 0, 2 * 32283) }
+            if state.touch1.active { rightPadTouched += 1 }
+            if state.touch0.active { leftPadTouched += 1 }
+            let m = PadSnapshots.motion(state.motion.first, timestampMicros: 0, calibration: SteamDeckInputCodec.calibration)
+            accel.append((Double(m.accelX * m.accelX) + Double(m.accelY * m.accelY) + Double(m.accelZ * m.accelZ)).squareRoot())
+        }
+        // Both sticks to ±32767 on the wire, +y down.
+        XCTAssertLessThanOrEqual(leftX.0, -32767); XCTAssertGreaterThanOrEqual(leftX.1, 32766)
+        XCTAssertLessThanOrEqual(leftY.0, -32767); XCTAssertGreaterThanOrEqual(leftY.1, 32766)
+        // Triggers 0...32767, carried at full resolution (×2).
+        XCTAssertGreaterThanOrEqual(triggerTop.0, 65532); XCTAssertGreaterThanOrEqual(triggerTop.1, 65532)
+        // Pressed in the recording: A B X Y, the shoulders and full presses, L5 and R5, R4, L3, R3,
+        // the right pad's click and the left stick's touch; never View, Steam, ≡, "…", L4 or the left pad.
+        let pressed: GamepadButtons = [.south, .east, .west, .north, .l1, .r1, .l2, .r2, .fnLeft, .fnRight, .paddleRight, .l3, .r3,
+                                       .rightPadClick, .leftStickTouch]
+        XCTAssertEqual(seen.intersection(pressed), pressed, "seen \(seen.names)")
+        let never: GamepadButtons = [.create, .ps, .options, .quickAccess, .paddleLeft, .leftPadClick]
+        XCTAssertTrue(seen.isDisjoint(with: never), "seen \(seen.names)")
+        XCTAssertEqual(seen.subtracting(PadKind.steamDeck.buttons), [], "only the Deck's own buttons")
+        XCTAssertTrue(directions.isSuperset(of: [.up, .right, .down, .left]), "\(directions)")
+        XCTAssertGreaterThan(rightPadTouched, 0)
+        XCTAssertEqual(leftPadTouched, 0, "the left pad is untouched in the recording")
+        // 16384 a g: the accelerometer reads 1 g in the middle of the recording's samples.
+        let median = accel.sorted()[accel.count / 2]
+        XCTAssertEqual(median, 1, accuracy: 0.08)
+    }
+
+    func testShortForeignAndEmptyReportsAreRefusedAndCounted() throws {
+        let report = try XCTUnwrap(Self.recording().events.first?.data)
+        var decoder = ControllerInputDecoder(SteamDeckInputCodec())
+        var state = GamepadState()
+        XCTAssertThrowsError(try decoder.decode(Array(report.prefix(63)), into: &state)) {
+            XCTAssertEqual($0 as? InputReportError, .tooShort(id: 0x01, got: 63, need: 64))
+        }
+        var steamController2015 = report
+        steamController2015[2] = 0x01   // type 1: the 2015 controller's state, not the Deck's
+        XCTAssertThrowsError(try decoder.decode(steamController2015, into: &state)) {
+            XCTAssertEqual($0 as? InputReportError, .unknownReport(id: 0x01, length: 64, kind: .steamDeck))
+        }
+        XCTAssertThrowsError(try decoder.decode([], into: &state))
+        XCTAssertThrowsError(try decoder.decode([0x01, 0x00], into: &state))
+        XCTAssertEqual(decoder.rejectedTruncated, 1)
+        XCTAssertEqual(decoder.decodedReports, 0)
+        // Random bytes never crash, whatever they claim to be.
+        for _ in 0..<2000 {
+            var bytes = (0..<Int.random(in: 0...80)).map { _ in UInt8.random(in: 0...255) }
+            if bytes.count >= 3 { bytes[0] = 1; bytes[1] = 0; bytes[2] = 9 }
+            _ = try? decoder.decode(bytes, into: &state)
+        }
+    }
+}
