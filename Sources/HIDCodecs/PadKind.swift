@@ -79,6 +79,11 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
     /// Pads whose kernel driver (hid-playstation, hid-sony) makes the touchpad and the motion
     /// sensors separate evdev nodes beside the gamepad's.
     public var hasSeparateSensorNodes: Bool { isPlayStation }
+    /// Pads found by their controller's hidraw node alone, never by evdev: the kernel's evdev view
+    /// of a Steam Deck comes and goes (hid-steam removes its nodes while a program such as Steam
+    /// holds the controller's hidraw node, and makes them only in its gamepad mode) and before 6.3
+    /// there is none (hid-generic); the hidraw node carries every control.
+    public var foundByHidraw: Bool { self == .steamDeck }
     /// Pads that take rumble and a lightbar colour as PlayStation output reports through hidraw.
     public var takesPlayStationOutput: Bool { isPlayStation }
     /// Pads with player LEDs and adaptive triggers in those reports (the DualSense's).

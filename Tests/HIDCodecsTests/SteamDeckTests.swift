@@ -105,4 +105,15 @@ final class SteamDeckTests: XCTestCase {
             _ = try? decoder.decode(bytes, into: &state)
         }
     }
+
+    /// hid-steam's `steam_haptic_rumble` layout: `eb 09`, type 0, intensity 0, the strong motor's
+    /// speed, the weak one's (u16 little-endian), gains 2 and 0; a 64-byte feature report on
+    /// report 0 (hidraw's buffer leads with that 0).
+    func testTheRumbleCommandIsTheKernelsLayout() {
+        let report = SteamDeckCommands.rumble(MotorLevels(low: 255, high: 128))
+        XCTAssertEqual(report.count, 65)
+        XCTAssertEqual(Array(report.prefix(12)), [0x00, 0xEB, 0x09, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0x80, 0x80, 0x02, 0x00])
+        XCTAssertTrue(report.dropFirst(12).allSatisfy { $0 == 0 })
+        XCTAssertEqual(Array(SteamDeckCommands.rumble(.silent)[1...10]), [0xEB, 0x09, 0, 0, 0, 0, 0, 0, 0, 0x02])
+    }
 }

@@ -50,6 +50,53 @@ final class PadGroupingTests: XCTestCase {
     }
 
 
+    /// A Steam Deck's controls, as udev shows them: three HID interfaces (mouse, keyboard, the
+    /// vendor controller interface: `/proc/bus/input/devices` of a real Deck, Fixtures README).
+    /// Before 6.3 hid-generic gives the controller a hidraw node and no input node; from 6.3
+    /// hid-steam gives its own device evdev nodes and no hidraw, and a client device the hidraw node.
+    func deckRecords(hidSteam: Bool) -> [UdevRecord] {
+        let usb = "/devices/pci0000:00/0000:00:08.1/0000:04:00.4/usb1/1-3"
+        func hid(_ interface: Int, _ number: Int, name: String = "Valve Software Steam Controller") -> UdevRecord.Ancestor {
+            .init(syspath: "\(usb)/1-3:1.\(interface)/0003:28DE:1205.\(String(format: "%04X", number))", subsystem: "hid",
+                  properties: ["HID_ID": "0003:000028DE:00001205", "HID_NAME": name, "HID_UNIQ": "123456789ABCDEF",
+                               "HID_PHYS": "usb-0000:04:00.4-3/input\(interface)"])
+        }
+        func event(_ parent: UdevRecord.Ancestor, _ n: Int, _ properties: [String: String], name: String) -> UdevRecord {
+            let input = UdevRecord.Ancestor(syspath: parent.syspath + "/input/input\(n)", subsystem: "input", properties: ["NAME": "\"\(name)\""])
+            return UdevRecord(syspath: input.syspath + "/event\(n)", subsystem: "input", sysname: "event\(n)", devnode: "/dev/input/event\(n)",
+                              properties: properties, ancestors: [input, parent])
+        }
+        func hidraw(_ parent: UdevRecord.Ancestor, _ n: Int) -> UdevRecord {
+            UdevRecord(syspath: parent.syspath + "/hidraw/hidraw\(n)", subsystem: "hidraw", sysname: "hidraw\(n)", devnode: "/dev/hidraw\(n)",
+                       properties: [:], ancestors: [parent])
+        }
+        let mouse = hid(0, 1), keyboard = hid(1, 2), controller = hid(2, 3)
+        var records = [event(mouse, 5, ["ID_INPUT_MOUSE": "1"], name: "Valve Software Steam Controller"), hidraw(mouse, 0),
+                       event(keyboard, 7, ["ID_INPUT_KEYBOARD": "1"], name: "Valve Software Steam Controller"), hidraw(keyboard, 1)]
+        if hidSteam {
+            records += [event(controller, 9, ["ID_INPUT_JOYSTICK": "1"], name: "Steam Deck"),
+                        event(controller, 10, ["ID_INPUT_ACCELEROMETER": "1"], name: "Steam Deck Motion Sensors"),
+                        hidraw(hid(2, 4), 2)]   // the client device hid-steam adds, beside the controller's
+        } else {
+            records.append(hidraw(controller, 2))
+        }
+        return records
+    }
+
+    func testASteamDeckIsOnePadFoundByItsControllersHidrawNodeOnEveryKernel() {
+        for hidSteam in [false, true] {
+            let pads = PadGrouping.pads(from: deckRecords(hidSteam: hidSteam))
+            XCTAssertEqual(pads.count, 1, "hid-steam: \(hidSteam): \(pads)")
+            let deck = pads.first
+            XCTAssertEqual(deck?.kind, .steamDeck)
+            XCTAssertEqual(deck?.hidraw, "/dev/hidraw2", "the controller's node, not the mouse's or keyboard's")
+            XCTAssertEqual(deck?.evdev, [])
+            XCTAssertEqual(deck?.hasItsInputNodes, true)
+            XCTAssertEqual(deck?.uniq, "123456789ABCDEF")
+            XCTAssertEqual(deck.map { Set($0.capabilities.names) }, ["touchpad", "motion", "rumble"])
+        }
+    }
+
     func testSysfsCapabilityBitmap() {
         // capabilities/ff of a DualSense: FF_RUMBLE (0x50) and the FF_PERIODIC family bits.
         XCTAssertTrue(EvdevBitmap(sysfs: "107030000 0").contains(0x50))

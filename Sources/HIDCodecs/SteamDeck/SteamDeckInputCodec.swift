@@ -46,6 +46,25 @@ public enum SteamDeckLayout {
     static let leftPadTouch: UInt8 = 0x08, rightPadTouch: UInt8 = 0x10
 }
 
+/// The commands the Deck takes, as 64-byte feature reports on report 0 (`[command, length,
+/// payload…]`; hidraw's buffer leads with the report number 0). Opcodes and layouts from SDL's
+/// controller_constants.h / controller_structs.h and hid-steam (docs/research/valve-pads.md §4.4).
+public enum SteamDeckCommands {
+    public static let featureLength = 64
+    public static let rumble: UInt8 = 0xEB
+
+    /// `MsgSimpleRumbleCmd` as hid-steam sends it: type 0, intensity 0, the strong (low-frequency)
+    /// motor's speed, the weak one's, gains 2 and 0 dB (hid-steam's `steam_haptic_rumble`).
+    /// Speeds are 16-bit: a level of 255 is 65535.
+    public static func rumble(_ levels: MotorLevels) -> [UInt8] {
+        let strong = UInt16(levels.low) * 257, weak = UInt16(levels.high) * 257
+        var report = [UInt8](repeating: 0, count: featureLength + 1)
+        let body: [UInt8] = [rumble, 9, 0, 0, 0, UInt8(strong & 0xff), UInt8(strong >> 8), UInt8(weak & 0xff), UInt8(weak >> 8), 2, 0]
+        report.replaceSubrange(1...body.count, with: body)
+        return report
+    }
+}
+
 /// The Deck's state report into `GamepadState`: the trackpads are its two touch points (left pad
 /// first, each one finger), the IMU's axes turned into the DualSense's (x, z, −y: hid-steam's and
 /// SDL's mapping), the report counter its clock.

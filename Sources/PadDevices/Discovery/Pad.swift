@@ -70,6 +70,7 @@ public struct Pad: Codable, Sendable, Equatable {
     /// only some kernels make (the DualSense's headset jack) are not waited for, and nothing
     /// counts nodes: a newer driver may add one.
     public var hasItsInputNodes: Bool {
+        if kind.foundByHidraw { return hidraw != nil }
         let roles = Set(evdev.map(\.role))
         guard roles.contains(.gamepad) else { return false }
         return !kind.hasSeparateSensorNodes || roles.isSuperset(of: [.touchpad, .motion])

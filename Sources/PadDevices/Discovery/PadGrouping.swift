@@ -47,7 +47,7 @@ public enum PadGrouping {
 
     static func makePad(key: String, members: [UdevRecord]) -> Pad? {
         let events = members.filter(isEventNode)
-        guard events.contains(where: { $0.properties["ID_INPUT_JOYSTICK"] == "1" }) else { return nil }
+        guard events.contains(where: { $0.properties["ID_INPUT_JOYSTICK"] == "1" }) else { return hidrawOnlyPad(key: key, members: members) }
 
         let nodes = events.map { EvdevNode(path: $0.devnode!, role: role(of: $0), name: inputName($0)) }
             .sorted { ($0.role, $0.path.count, $0.path) < ($1.role, $1.path.count, $1.path) }
@@ -56,6 +56,9 @@ public enum PadGrouping {
 
         let ids = identity(gamepadRecord)
         let kind = PadKind(vendorID: ids.vendor, productID: ids.product)
+        // A kernel driver's evdev view of a pad found by its hidraw node (hid-steam's of the Deck,
+        // whose hidraw node belongs to a device of its own) is not the pad: that would be read twice.
+        guard !kind.foundByHidraw else { return nil }
 
         var caps: PadCapabilities = []
         let ff = gamepadRecord.nearest("input")?.attributes["capabilities/ff"] ?? ""
@@ -76,6 +79,20 @@ public enum PadGrouping {
         return Pad(id: key, kind: kind, kernelBus: ids.kernelBus, vendorID: ids.vendor, productID: ids.product,
                    name: ids.name.isEmpty ? inputName(gamepadRecord) : ids.name, uniq: ids.uniq, phys: phys,
                    hidraw: hidraw, evdev: nodes, capabilities: caps)
+    }
+
+    /// A controller found by its hidraw node alone (`PadKind.foundByHidraw`): a HID device with a
+    /// hidraw node and no input node at all (a Deck's mouse and keyboard interfaces have theirs).
+    /// What its reports and commands carry comes with it: the trackpads, the IMU and rumble.
+    static func hidrawOnlyPad(key: String, members: [UdevRecord]) -> Pad? {
+        guard !members.contains(where: { $0.subsystem == "input" }), let record = members.first(where: { $0.subsystem == "hidraw" }),
+              let hidraw = record.devnode else { return nil }
+        let ids = identity(record)
+        let kind = PadKind(vendorID: ids.vendor, productID: ids.product)
+        guard kind.foundByHidraw else { return nil }
+        let phys = record.nearest("hid")?.properties["HID_PHYS"]?.trimmingCharacters(in: CharacterSet(charactersIn: "\"\n")) ?? ""
+        return Pad(id: key, kind: kind, kernelBus: ids.kernelBus, vendorID: ids.vendor, productID: ids.product,
+                   name: ids.name, uniq: ids.uniq, phys: phys, hidraw: hidraw, evdev: [], capabilities: [.touchpad, .motion, .rumble])
     }
 
     struct Identity { var kernelBus: UInt16; var vendor: UInt16; var product: UInt16; var name: String; var uniq: String }

@@ -89,6 +89,12 @@ public final class HIDRawDevice {
         if n < 0 { throw failure("write") }
     }
 
+    /// SET_REPORT for a feature report; the first byte is the report id (0 for a device without ids).
+    public func sendFeatureReport(_ report: [UInt8]) throws {
+        let n = report.withUnsafeBufferPointer { hid_send_feature_report(handle, $0.baseAddress, $0.count) }
+        if n < 0 { throw failure("send feature report 0x\(String(report.first ?? 0, radix: 16))") }
+    }
+
     /// GET_REPORT for a feature report; the reply starts with the report id.
     public func featureReport(_ id: UInt8, length: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: max(length, 1))

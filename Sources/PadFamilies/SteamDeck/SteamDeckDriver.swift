@@ -20,9 +20,15 @@ public struct SteamDeckDriver: PadDriver {
         (SteamDeckInputCodec.calibration, PadIdentity())
     }
 
+    /// The Deck's own rumble command through its controller's hidraw node (no evdev force
+    /// feedback is there to use: the Deck is found by that node alone).
+    public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? {
+        pad.hidraw.flatMap { try? SteamDeckRumble(hidraw: $0) }
+    }
+
     public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? { nil }
 
     public func readingNote(for pad: Pad) -> String? {
-        "read from its controller interface through hidraw, beside Steam; its trackpads and back grips cross, its host pad is an Xbox 360 pad"
+        "read from its controller interface through hidraw, beside Steam; its trackpads, back grips and IMU cross, rumble comes back; its host pad is an Xbox 360 pad"
     }
 }
