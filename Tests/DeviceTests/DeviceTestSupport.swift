@@ -289,6 +289,9 @@ struct KernelVersion: Comparable, CustomStringConvertible {
     /// hid-playstation adds a DualSense's "Headset Jack" evdev node (SW_HEADPHONE_INSERT,
     /// SW_MICROPHONE_INSERT) from 6.18 (absent from 6.12's driver, present in 7.2's).
     static let dualSenseHeadsetJackNode = KernelVersion(major: 6, minor: 18)
+    /// hid-steam knows the Steam Deck from 6.3 ("HID: hid-steam: Add Steam Deck support",
+    /// applied 2023-02-06; docs/research/valve-pads.md §2.1): before, hid-generic binds it.
+    static let hidSteamDrivesTheDeck = KernelVersion(major: 6, minor: 3)
 
     /// How the running kernel's DualShock 4 driver turns raw gyro counts into evdev values:
     /// hid-sony (≤ 6.1) subtracts the reported bias and divides by plus − minus; hid-playstation

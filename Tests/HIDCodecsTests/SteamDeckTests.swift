@@ -116,4 +116,36 @@ final class SteamDeckTests: XCTestCase {
         XCTAssertTrue(report.dropFirst(12).allSatisfy { $0 == 0 })
         XCTAssertEqual(Array(SteamDeckCommands.rumble(.silent)[1...10]), [0xEB, 0x09, 0, 0, 0, 0, 0, 0, 0, 0x02])
     }
+
+    /// The emulated Deck's descriptor is the real interface's; its state reports read back through
+    /// the codec (held to the recording above) as what was sent; the serial answers hid-steam's
+    /// `ae 16 01` in the form it checks (`ae`, length = characters + 1, attribute 1, ASCII).
+    func testTheEmulatedDecksReportsAreTheDecksOwn() throws {
+        XCTAssertEqual(SteamDeckReports.descriptor, Array(try Fixture.data("valve/steam_deck_1205_iface2_gamepad.rdesc.bin")))
+        var controls = SteamDeckReports.Controls()
+        controls.buttons = [.south, .fnLeft, .paddleRight, .quickAccess, .rightStickTouch]
+        controls.dpad = .downLeft
+        controls.leftStick = (-32767, 32767)
+        controls.triggers = (100, 32767)
+        controls.leftPad = (-1000, 2000)
+        controls.gyro = Vector3(x: 16, y: -32, z: 48)
+        let report = SteamDeckReports.state(controls, sequence: 591_909)
+        XCTAssertEqual(Array(report.prefix(4)), [0x01, 0x00, 0x09, 0x40], "the recording's header")
+        var decoder = ControllerInputDecoder(SteamDeckInputCodec())
+        var state = GamepadState()
+        try decoder.decode(report, into: &state)
+        XCTAssertEqual(state.buttons, controls.buttons)
+        XCTAssertEqual(state.dpad, .downLeft)
+        XCTAssertEqual(PadSnapshots.controls(state, slot: PadSlot(0)).leftX, -32767)
+        XCTAssertEqual(PadSnapshots.controls(state, slot: PadSlot(0)).leftY, -32767, "the Deck's up is the wire's up (−y)")
+        XCTAssertEqual(state.r2Fine, 65534)
+        XCTAssertTrue(state.touch0.active)
+        XCTAssertFalse(state.touch1.active)
+        XCTAssertEqual(state.motion.first.gyro, Vector3(x: 16, y: 48, z: 32), "the DualSense's axes: x, z, −y")
+        XCTAssertEqual(state.sensorMicros, 591_909 &* 4000)
+        let serial = SteamDeckReports.reply(to: [0xAE, 0x16, 0x01], serial: "FVAA12345678")
+        XCTAssertEqual(serial.count, 65)
+        XCTAssertEqual(Array(serial.prefix(16)), [0x00, 0xAE, 13, 0x01] + Array("FVAA12345678".utf8))
+        XCTAssertEqual(Array(SteamDeckReports.reply(to: [0x83, 0x00], serial: "x").prefix(3)), [0x00, 0x83, 0x00])
+    }
 }

@@ -63,6 +63,12 @@ public enum SteamDeckCommands {
         report.replaceSubrange(1...body.count, with: body)
         return report
     }
+
+    /// The motors' speeds of a rumble command (after the report number), nil for another command.
+    public static func rumbleLevels(_ command: [UInt8]) -> (strong: UInt16, weak: UInt16)? {
+        guard command.count >= 9, command[0] == rumble else { return nil }
+        return (UInt16(command[5]) | UInt16(command[6]) << 8, UInt16(command[7]) | UInt16(command[8]) << 8)
+    }
 }
 
 /// The Deck's state report into `GamepadState`: the trackpads are its two touch points (left pad
@@ -113,14 +119,14 @@ public struct SteamDeckInputCodec: PadInputCodec {
     @inline(__always)
     static func stick(_ r: UnsafeRawBufferPointer, at o: Int) -> StickPosition {
         let x = Int32(r.loadLittleEndianInt16(at: o)), y = Int32(r.loadLittleEndianInt16(at: o + 2))
-        return StickPosition(x: UInt16(clamping: x + 32768), y: UInt16(clamping: 32767 - y))
+        return StickPosition(x: UInt16(clamping: x + 32768), y: UInt16(clamping: 32768 - y))
     }
 
     /// A trackpad as one touch point, its signed position offset into 0...65535 (+y down).
     @inline(__always)
     static func pad(_ r: UnsafeRawBufferPointer, at o: Int, id: UInt8, touched: Bool) -> TouchPoint {
         let x = Int32(r.loadLittleEndianInt16(at: o)), y = Int32(r.loadLittleEndianInt16(at: o + 2))
-        return TouchPoint(id: id, active: touched, x: touched ? UInt16(clamping: x + 32768) : 0, y: touched ? UInt16(clamping: 32767 - y) : 0)
+        return TouchPoint(id: id, active: touched, x: touched ? UInt16(clamping: x + 32768) : 0, y: touched ? UInt16(clamping: 32768 - y) : 0)
     }
 
     /// The Deck's (x, y, z) as the DualSense's axes: (x, z, −y).

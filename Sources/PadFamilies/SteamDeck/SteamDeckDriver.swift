@@ -28,6 +28,21 @@ public struct SteamDeckDriver: PadDriver {
 
     public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? { nil }
 
+    public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: "steam-deck", kind: .steamDeck)] }
+
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+                        onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
+        try EmulatedSteamDeck()
+    }
+
+    /// A command a program sent the Deck (report number 0 first, as hidraw carries it).
+    public func describeOutput(_ report: [UInt8]) -> String {
+        let command = Array(report.dropFirst())
+        guard let opcode = command.first else { return "an empty command" }
+        if let levels = SteamDeckCommands.rumbleLevels(command) { return "rumble strong \(levels.strong) weak \(levels.weak) (of 65535)" }
+        return "command 0x\(String(opcode, radix: 16)) (\(command.count > 1 ? Int(command[1]) : 0) bytes)"
+    }
+
     public func readingNote(for pad: Pad) -> String? {
         "read from its controller interface through hidraw, beside Steam; its trackpads, back grips and IMU cross, rumble comes back; its host pad is an Xbox 360 pad"
     }

@@ -1,0 +1,91 @@
+import Foundation
+import HIDCodecs
+import MonotonicTime
+import PadDevices
+import PadSystem
+
+/// A Steam Deck's controller interface made through /dev/uhid (USB bus, 28de:1205, the real
+/// interface's descriptor): hid-steam binds it from 6.3 on (before, hid-generic), and it answers
+/// the commands hid-steam and SDL send as the Deck does: the serial for the string attribute
+/// (0xAE), the command echoed for the rest; its state report goes every 4 ms, as the Deck's.
+/// Every command a program sends (rumble, settings) is kept for `takeOutputs()`, with its
+/// report number 0 first, as hidraw carries it.
+// Sendable: what the pump and the senders share is behind `state` or the channel's own lock.
+public final class EmulatedSteamDeck: @unchecked Sendable {
+    let uhid: UHIDDevice
+    package let channel: UHIDPadChannel
+    public let serial: String
+    private let state = NSLock()
+    private var controls = SteamDeckReports.Controls()
+    private var sequence: UInt32 = 0
+    private var lastSent = MonotonicInstant.now
+    private var lastCommand: [UInt8] = []
+    public var outputReadyDescriptor: FileDescriptor { channel.outputReadyDescriptor }
+    static let cadence = Duration.microseconds(Int64(SteamDeckLayout.reportMicros))
+
+    public init(phys: String = PadPhys.emulated, serial: String? = nil) throws {
+        // A Deck's serial: letters and digits, at most 21 (hid-steam's buffer).
+        self.serial = serial ?? "PADGATE" + String(UInt32.random(in: 0...UInt32.max), radix: 16, uppercase: true)
+        uhid = try UHIDDevice()
+        channel = UHIDPadChannel(uhid)
+        let ids = PadKind.steamDeck.canonicalIDs!
+        try channel.start("padgate-uhid-deck", pump: { [weak self] in self?.pump() },
+                          creating: UHIDDevice.Identity(name: SteamDeckReports.name, phys: phys, uniq: self.serial, bus: .usb,
+                                                        vendorID: ids.vendor, productID: ids.product, version: 0x0110),
+                          descriptor: SteamDeckReports.descriptor)
+    }
+
+    public func stop() { channel.stop() }
+    public var opened: Bool { channel.opened }
+
+    /// The controls from now on (sent at once, then every 4 ms).
+    public func send(_ controls: SteamDeckReports.Controls) throws {
+        let report = state.withLock {
+            self.controls = controls
+            return nextReport()
+        }
+        try uhid.input(report)
+    }
+
+    private func nextReport() -> [UInt8] {
+        sequence &+= 1
+        lastSent = .now
+        return SteamDeckReports.state(controls, sequence: sequence)
+    }
+
+    public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
+
+    /// At input priority, as the other emulated pads'.
+    private func pump() {
+        ThreadPriority.raisedForInput {
+            channel.pump(due: { state.withLock { lastSent + Self.cadence } }, tick: {
+                if let report: [UInt8] = state.withLock({ MonotonicInstant.now >= lastSent + Self.cadence ? nextReport() : nil }) {
+                    try? uhid.input(report)
+                }
+            }, handle: handle)
+        }
+    }
+
+    private func handle(_ event: UHIDEvent) {
+        switch event {
+        case .setReport(_, _, .feature, let data):
+            // data[0] is the report number (0): the command follows.
+            let command = Array(data.dropFirst())
+            state.withLock { lastCommand = command }
+            channel.append(data)
+        case .getReport(let id, _, .feature):
+            let command = state.withLock { lastCommand }
+            channel.replyGetReport(id, with: SteamDeckReports.reply(to: command, serial: serial))
+        case .getReport(let id, _, _):
+            channel.replyGetReport(id, with: nil)
+        case .output(let report, _):
+            channel.append(report)
+        case .open, .close, .start, .stop, .setReport, .other: break  // the channel answers SET_REPORT
+        }
+    }
+}
+
+extension EmulatedSteamDeck: EmulatedPad {
+    public var summary: String { "virtual Steam Deck controls (usb, serial \(serial))" }
+    public func waitUntilOpened(timeout: Duration) -> Bool { channel.waitUntilOpened(timeout: timeout) }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HIDCodecs
+import MonotonicTime
+import PadClient
+import PadFamilies
+import PadSystem
+import PadgateRunner
+import XCTest
+@testable import PadDevices
+
+/// A Steam Deck's controls against the running kernel: hid-steam binds the emulated Deck (from
+/// 6.3; hid-generic before) after the probe it answers as a Deck does, padgate finds it by its
+/// controller's hidraw node alone, and `forward` carries its controls to the host and the host's
+/// rumble back to the Deck as its own command.
+final class SteamDeckDeviceTests: XCTestCase {
+    override func setUpWithError() throws { try requireDeviceAccess() }
+
+    /// The driver bound to a hidraw node's HID device.
+    func driver(of hidraw: String) -> String? {
+        let link = "/sys/class/hidraw/\((hidraw as NSString).lastPathComponent)/device/driver"
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { ($0 as NSString).lastPathComponent }
+    }
+
+    func testTheKernelBindsTheEmulatedDeckAndPadgateFindsItByItsHidrawNodeOnce() throws {
+        let deck = try EmulatedSteamDeck()
+        defer { deck.stop() }
+        let udev = try Udev()
+        let pad = try XCTUnwrap(eventually(timeout: .seconds(30)) { udev.pads().first { $0.kind == .steamDeck && $0.hidraw != nil } },
+                                "no Steam Deck listed: \(udev.pads().map { "\($0.name) \($0.vidpid)" })")
+        XCTAssertEqual(udev.pads().filter { $0.kind == .steamDeck }.count, 1, "one pad, not hid-steam's evdev view beside it")
+        let hidraw = try XCTUnwrap(pad.hidraw)
+        XCTAssertEqual(pad.evdev, [])
+        if KernelVersion.running >= .hidSteamDrivesTheDeck {
+            // hid-steam's client device owns the hidraw node; its own device has the evdev nodes
+            // (named from the serial it read with `ae 16 01`) until a program opens that node.
+            XCTAssertEqual(driver(of: hidraw), "hid-steam", "kernel \(KernelVersion.running)")
+            let names = try shell("cat /proc/bus/input/devices")
+            XCTAssertTrue(names.contains("Steam Deck"), "hid-steam's evdev nodes on \(KernelVersion.running): \(names)")
+            XCTAssertTrue(names.contains("U: Uniq=\(deck.serial)"), "the serial hid-steam read at probe: \(names)")
+        } else {
+            XCTAssertEqual(driver(of: hidraw), "hid-generic", "kernel \(KernelVersion.running)")
+        }
+        // `list` says what it is and how forward reads it.
+        let listed = try padgate(["list"], timeLimit: .seconds(30))
+        XCTAssertTrue(listed.stdout.contains("Steam Deck [28de:1205]"), listed.stdout)
+
+        // What the Deck sends reaches its hidraw node as it sent it, decoded by its codec.
+        let device = try HIDRawDevice(path: hidraw)
+        var controls = SteamDeckReports.Controls()
+        controls.buttons = [.south, .paddleRight, .quickAccess]
+        controls.leftStick = (12_000, -20_000)
+        controls.rightPad = (-3000, 4000)
+        try deck.send(controls)
+        var decoder = ControllerInputDecoder(SteamDeckInputCodec())
+        var state = GamepadState()
+        let seen = eventually(timeout: .seconds(10)) { () -> GamepadState? in
+            guard let report = try? device.read(timeout: .milliseconds(100)), (try? decoder.decode(report, into: &state)) != nil else { return nil }
+            return state.buttons == controls.buttons ? state : nil
+        }
+        XCTAssertEqual(seen?.touch1.active, true)
+        XCTAssertEqual(seen?.leftStick.x, 12_000 + 32768)
+        XCTAssertEqual(seen?.leftStick.y, UInt16(32768 + 20_000), "+y down")
+    }
+
+    func testAForwardedDeckReachesTheHostsPadAndTheHostsRumbleReachesTheDeck() throws {
+        let deck = try EmulatedSteamDeck()
+        defer { deck.stop() }
+        let udev = try Udev()
+        let pad = try XCTUnwrap(eventually(timeout: .seconds(30)) { udev.pads().first { $0.kind == .steamDeck && $0.hidraw != nil } })
+        let client = try ScratchState("deck-client")
+        let host = try ScratchHost("deck-host", virtual: "auto", ports: 47_700..<47_790)
+        defer { host.stop() }
+        try host.pair(client)
+        let forward = try RunningPadgate(["forward", "127.0.0.1:\(host.port)", "--pad", try XCTUnwrap(pad.hidraw)], environment: client.environment)
+        defer { _ = forward.stopOutcome(after: SIGTERM) }
+        XCTAssertTrue(forward.waitFor("through hidraw", timeout: .seconds(60)), forward.output)
+        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(60)) { udev.pads().first { $0.isHostVirtualPad && $0.gamepadNode != nil } },
+                                    "no host pad; serve said \(host.serve.output.suffix(1500))")
+        XCTAssertEqual(hostPad.name, "Microsoft X-Box 360 pad", "the host shows a Deck as an Xbox 360 pad for now")
+        let reader = try LivePadReader(pad: hostPad)
+        var controls = SteamDeckReports.Controls()
+        controls.buttons = [.south, .r1]
+        controls.leftStick = (32767, 32767)
+        controls.triggers = (0, 32767)
+        try deck.send(controls)
+        let state = try waitForState(reader, timeout: .seconds(10)) { $0.buttons.contains("south") && $0.buttons.contains("r1") }
+        XCTAssertNotNil(state, "the host's pad never showed A and RB")
+        // xpad's ranges: ±32768 sticks with +y down, triggers 0...255.
+        XCTAssertGreaterThan(state?.left_stick[0] ?? 0, 30000, "\(String(describing: state))")
+        XCTAssertLessThan(state?.left_stick[1] ?? 0, -30000, "the Deck's up is the host's up: \(String(describing: state))")
+        XCTAssertGreaterThan(state?.r2 ?? 0, 250, "\(String(describing: state))")
+        try deck.send(SteamDeckReports.Controls())
+        XCTAssertNotNil(try waitForState(reader, timeout: .seconds(10)) { $0.buttons.isEmpty }, "released on the host")
+
+        // A game's rumble on the host's pad comes back as the Deck's own rumble command, then stops.
+        _ = deck.takeOutputs()
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        player.arguments = [repositoryRoot.appendingPathComponent("Tests/SDLProbe/ff-play.py").path,
+                            try XCTUnwrap(hostPad.gamepadNode?.path), "49152", "0", "300", "3"]
+        try player.run()
+        defer { player.terminate(); player.waitUntilExit() }
+        let rumble = { (report: [UInt8]) in SteamDeckCommands.rumbleLevels(Array(report.dropFirst())) }
+        XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(10)) { rumble($0)?.strong == 192 * 257 }, "the game's rumble never reached the Deck")
+        XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(3)) { rumble($0).map { $0.strong == 0 && $0.weak == 0 } == true },
+                        "the 300 ms effect's end never reached the Deck")
+    }
+}
