@@ -14,6 +14,8 @@ public struct ForwardedPad {
     var lastTouch: TouchSnapshot
     var lastBattery: BatteryReport?
     var motionThinning = MotionThinning()
+    /// Rumble leases the pad could not play: the first is said, the rest counted.
+    var rumbleFailures = 0
 
     public init(_ source: PadSource, schedule: SnapshotSender.Schedule = .standard) {
         self.source = source

@@ -367,8 +367,14 @@ public final class PadForwarder {
     func handle(_ message: WireMessage) {
         switch message {
         case .rumble(let lease):
-            guard let source = pads.first(where: { $0.source.arrival.slot == lease.slot })?.source else { return }
-            try? source.apply(lease)
+            guard let index = pads.firstIndex(where: { $0.source.arrival.slot == lease.slot }) else { return }
+            do { try pads[index].source.apply(lease) } catch {
+                pads[index].rumbleFailures += 1
+                if pads[index].rumbleFailures == 1 {
+                    logger.warning("\(pads[index].source.arrival.name): the host's rumble cannot play: \(error) (said once; later failures are counted)",
+                                   metadata: ["slot": "\(lease.slot.rawValue)"])
+                }
+            }
             status.lastFeedback = "rumble \(lease.low)/\(lease.high)"
         case .hidOutput(let output):
             guard let source = pads.first(where: { $0.source.arrival.slot == output.slot })?.source else { return }

@@ -496,8 +496,13 @@ final class SDLClientTests: XCTestCase {
             player.arguments = [repositoryRoot.appendingPathComponent("Tests/SDLProbe/ff-play.py").path,
                                 try XCTUnwrap(virtualPad.gamepadNode?.path), "49152", "0", "300", "3"]
             _ = physical.takeOutputs()
+            let said = Pipe()
+            player.standardOutput = said
             try player.run()
             defer { player.terminate(); player.waitUntilExit() }
+            // From when the game has played its effect: Python's start-up in the emulated guest is
+            // not padgate's to bound.
+            XCTAssertEqual(String(decoding: said.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "played")
             let motors = { (report: [UInt8]) in (try? DualSenseOutputDecoder.decode(report))?.motors }
             // Its own level (49152 of 65535 on the strong motor is 192): not a late report of SDL's
             // rumble before it, which a busy pad could still be reading (uhid queues 32 events).

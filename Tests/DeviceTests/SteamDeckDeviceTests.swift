@@ -57,6 +57,13 @@ final class SteamDeckDeviceTests: XCTestCase {
             guard let report = try? device.read(timeout: .milliseconds(100)), (try? decoder.decode(report, into: &state)) != nil else { return nil }
             return state.buttons == controls.buttons ? state : nil
         }
+        // A command through the same node reaches the Deck (hid-steam passes its client's feature
+        // reports on), and its reply comes back.
+        _ = deck.takeOutputs()
+        XCTAssertNoThrow(try device.sendFeatureReport(SteamDeckCommands.rumble(MotorLevels(low: 10, high: 20))))
+        XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(5)) { SteamDeckCommands.rumbleLevels(Array($0.dropFirst()))?.strong == 10 * 257 },
+                        "the rumble command never reached the Deck")
+        XCTAssertEqual(try device.featureReport(0, length: 65).prefix(2), [0x00, 0xEB], "the Deck's reply: the command echoed")
         XCTAssertEqual(seen?.touch1.active, true)
         XCTAssertEqual(seen?.leftStick.x, 12_000 + 32768)
         XCTAssertEqual(seen?.leftStick.y, UInt16(32768 + 20_000), "+y down")
@@ -98,11 +105,17 @@ final class SteamDeckDeviceTests: XCTestCase {
         player.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         player.arguments = [repositoryRoot.appendingPathComponent("Tests/SDLProbe/ff-play.py").path,
                             try XCTUnwrap(hostPad.gamepadNode?.path), "49152", "0", "300", "3"]
+        let said = Pipe()
+        player.standardOutput = said
         try player.run()
         defer { player.terminate(); player.waitUntilExit() }
+        // The clock starts when the game has played its effect: Python's own start-up in the
+        // emulated guest (seconds when loaded, in a fresh boot) is not padgate's to bound.
+        let played = said.fileHandleForReading.availableData
+        XCTAssertEqual(String(decoding: played, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "played")
         let rumble = { (report: [UInt8]) in SteamDeckCommands.rumbleLevels(Array(report.dropFirst())) }
-        XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(10)) { rumble($0)?.strong == 192 * 257 }, "the game's rumble never reached the Deck")
+        XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(5)) { rumble($0)?.strong == 192 * 257 }, "the game's rumble never reached the Deck; serve said \(host.serve.output.suffix(2500)); forward said \(forward.output.split(separator: "\n").filter { !$0.hasPrefix("pads ") }.suffix(60).joined(separator: "\n")); the Deck was sent \(deck.takeOutputs().map { Hex.encode(Array($0.prefix(12))) })")
         XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(3)) { rumble($0).map { $0.strong == 0 && $0.weak == 0 } == true },
-                        "the 300 ms effect's end never reached the Deck")
+                        "the 300 ms effect's end never reached the Deck; forward said \(forward.output.suffix(1500))")
     }
 }

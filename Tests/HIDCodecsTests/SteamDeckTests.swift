@@ -146,6 +146,16 @@ final class SteamDeckTests: XCTestCase {
         let serial = SteamDeckReports.reply(to: [0xAE, 0x16, 0x01], serial: "FVAA12345678")
         XCTAssertEqual(serial.count, 65)
         XCTAssertEqual(Array(serial.prefix(16)), [0x00, 0xAE, 13, 0x01] + Array("FVAA12345678".utf8))
-        XCTAssertEqual(Array(SteamDeckReports.reply(to: [0x83, 0x00], serial: "x").prefix(3)), [0x00, 0x83, 0x00])
+        XCTAssertEqual(Array(SteamDeckReports.reply(to: [0xEB, 0x09], serial: "x").prefix(3)), [0x00, 0xEB, 0x00], "others echoed")
+        let attributes = try String(decoding: Fixture.data("valve/steam_deck_1205_feature_0x83_reply_second_hand.hex"), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let recorded = stride(from: 0, to: attributes.count, by: 2).map { UInt8(attributes.dropFirst($0).prefix(2), radix: 16)! }
+        let reply = SteamDeckReports.reply(to: [0x83, 0x00], serial: "x")
+        // The second-hand reply says 45 bytes of records (`2d`) but holds 44: its last three
+        // records (0d, 0c, 0e, all zero) lost a byte between them. Its header and first seven
+        // records are held here; the reply's own length is 9 whole records.
+        XCTAssertEqual(Array(reply[1...37]), Array(recorded.prefix(37)), "a Deck's own attributes reply")
+        XCTAssertEqual(Array(reply[1...2]), [0x83, 45])
+        XCTAssertEqual([reply[38], reply[43]], [0x0c, 0x0e], "the last two records' tags, five bytes apart")
     }
 }

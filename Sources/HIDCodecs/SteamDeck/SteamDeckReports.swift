@@ -65,13 +65,31 @@ public enum SteamDeckReports {
     public static let stringAttribute: UInt8 = 0xAE
     public static let serialAttribute: UInt8 = 0x01
 
+    /// The attributes command (0xAE's sibling 0x83): `83 <length>` then 5-byte records (u8 tag,
+    /// u32 little-endian value). hid-steam reads them at register from 7.x and refuses a reply
+    /// without them. A Deck's records: product id, capabilities, bootloader and firmware build
+    /// times, hardware id, connection interval (µs: 4000, its report period) and three zeros.
+    public static let attributes: UInt8 = 0x83
+    public static let attributeRecords: [(tag: UInt8, value: UInt32)] = [
+        (0x01, 0x1205), (0x02, 0), (0x0a, 0x62A9_122B), (0x04, 0x6544_098F), (0x09, 0x29),
+        (0x0b, SteamDeckLayout.reportMicros), (0x0d, 0), (0x0c, 0), (0x0e, 0),
+    ]
+
     /// The reply a Deck gives to `command` (a feature SET_REPORT's data after the report number),
-    /// read back with GET_REPORT: the serial for the string attribute, else the command echoed.
+    /// read back with GET_REPORT: its attributes, the serial for the string attribute, else the
+    /// command echoed.
     /// 65 bytes: the report number 0, then the 64-byte report.
     public static func reply(to command: [UInt8], serial: String) -> [UInt8] {
         var reply = [UInt8](repeating: 0, count: 1 + SteamDeckCommands.featureLength)
         guard let opcode = command.first else { return reply }
-        if opcode == stringAttribute, command.count >= 3, command[2] == serialAttribute {
+        if opcode == attributes {
+            var records: [UInt8] = []
+            for record in attributeRecords {
+                records.append(record.tag)
+                for i: UInt32 in 0..<4 { records.append(UInt8(truncatingIfNeeded: record.value >> (8 * i))) }
+            }
+            reply.replaceSubrange(1..<(3 + records.count), with: [attributes, UInt8(records.count)] + records)
+        } else if opcode == stringAttribute, command.count >= 3, command[2] == serialAttribute {
             let text = Array(serial.utf8.prefix(20))
             reply.replaceSubrange(1..<(4 + text.count), with: [stringAttribute, UInt8(text.count + 1), serialAttribute] + text)
         } else {
