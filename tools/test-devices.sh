@@ -26,7 +26,7 @@ if [ -n "${PADGATE_DEVICE_CLASSES:-}" ]; then
     [ -n "$all" ] || { echo "PADGATE_DEVICE_CLASSES names no device test class: $PADGATE_DEVICE_CLASSES" >&2; exit 1; }
 fi
 # Every kernel line runs the classes that touch a kernel driver, SDL or a version rule
-# (forwarding, each family, SDL, feedback, haptics over USB audio, calibration, hid-replay, the
+# (forwarding, each family, the Steam Deck, SDL, feedback, haptics over USB audio, calibration, hid-replay, the
 # demo, list/watch, udev rules); the classes about padgate's own link, LAN, administration and
 # signals depend on no driver and run once, on 6.12 (measured loaded on 6.12: they are 170 s of its
 # 750 s; docs/testing.md).
