@@ -6,6 +6,17 @@ public protocol PadInputCodec: Sendable {
     var kind: PadKind { get }
     /// Decodes one report; one of another id, cut short or failing its checksum throws.
     mutating func decode(_ report: UnsafeRawBufferPointer, into state: inout GamepadState) throws(InputReportError)
+    /// Whether its motion samples carry the pad's own clock (`GamepadState.sensorMicros`), which
+    /// `calibrate FILE.hid` needs to measure rest windows.
+    var readsMotionWithAClock: Bool { get }
+    /// The motion calibration of a pad of the family that gave none (`calibrate FILE.hid`
+    /// without `--feature-report`): its IMU's nominal scale into the wire's units.
+    var nominalCalibration: MotionCalibration { get }
+}
+
+extension PadInputCodec {
+    public var readsMotionWithAClock: Bool { false }
+    public var nominalCalibration: MotionCalibration { .nominal }
 }
 
 public enum InputReportError: Error, Equatable, Sendable, CustomStringConvertible {

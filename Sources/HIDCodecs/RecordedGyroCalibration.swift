@@ -1,5 +1,5 @@
 /// `padgate calibrate FILE.hid`: the continuous calibration `forward` runs (`GyroBiasEstimator`),
-/// over a hid-recorder recording of a DualSense, Edge or DualShock 4. Each motion report is
+/// over a hid-recorder recording of a DualSense, Edge, DualShock 4 or Steam Deck. Each motion report is
 /// decoded by the pad's typed decoder, calibrated as `forward` calibrates it (the factory
 /// calibration in the kernel's arithmetic, deg/s and g) and stamped by the pad's own sensor clock.
 public struct RecordedGyroCalibration: Sendable {
@@ -46,11 +46,11 @@ public struct RecordedGyroCalibration: Sendable {
     /// pad would be forwarded without a readable feature report.
     public init(recording: HIDRecording, codecs: InputCodecCatalogue, calibration: MotionCalibration? = nil, bias: MotionVector? = nil,
                 configuration: GyroBiasEstimator.Configuration = .init(), keepPoints: Bool = false) throws(RecordedCalibrationError) {
-        guard let (device, kind) = Self.pad(in: recording), let codec = codecs(kind, nil) else { throw .noPad }
+        guard let (device, kind) = Self.pad(in: recording, codecs: codecs), let codec = codecs(kind, nil) else { throw .noPad }
         var decoder = ControllerInputDecoder(codec)
         self.kind = kind
         deviceName = device.name
-        self.calibration = calibration ?? .nominal
+        self.calibration = calibration ?? codec.nominalCalibration
         var estimator = GyroBiasEstimator(configuration: configuration, bias: bias)
         var state = GamepadState()
         var lastStamp: UInt32?
@@ -83,10 +83,12 @@ public struct RecordedGyroCalibration: Sendable {
         refusals = estimator.refusals
     }
 
-    /// The recording's PlayStation pad and its kind.
-    public static func pad(in recording: HIDRecording) -> (RecordedDevice, PadKind)? {
+    /// The recording's first pad whose codec reads motion on the pad's own clock (a PlayStation
+    /// pad, a Steam Deck), by its ids, else a DualSense by its name; and its kind.
+    public static func pad(in recording: HIDRecording, codecs: InputCodecCatalogue) -> (RecordedDevice, PadKind)? {
         for device in recording.devices {
-            if let vid = device.vendorID, let pid = device.productID, case let kind = PadKind(vendorID: vid, productID: pid), kind.isPlayStation {
+            if let vid = device.vendorID, let pid = device.productID, case let kind = PadKind(vendorID: vid, productID: pid),
+               codecs(kind, nil)?.readsMotionWithAClock == true {
                 return (device, kind)
             }
             let name = device.name ?? ""

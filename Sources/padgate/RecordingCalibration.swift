@@ -5,7 +5,7 @@ import PadFamilies
 import PadSystem
 
 /// `padgate calibrate FILE.hid`: the continuous calibration `forward` runs, over a recording of a
-/// DualSense, Edge or DualShock 4: the rest windows it found and the gyro bias per axis.
+/// DualSense, Edge, DualShock 4 or Steam Deck: the rest windows it found and the gyro bias per axis.
 struct RecordingCalibration {
     let path: String
     let run: RecordedGyroCalibration
@@ -19,7 +19,7 @@ struct RecordingCalibration {
         let text = try InputFile.text(path, what: "recording", expected: "a hid-recorder recording", limit: InputFile.recordingLimit)
         let recording: HIDRecording
         do { recording = try HIDRecording(text: text) } catch { throw ValidationError("\(path): \(error)") }
-        guard let (_, kind) = RecordedGyroCalibration.pad(in: recording) else {
+        guard let (_, kind) = RecordedGyroCalibration.pad(in: recording, codecs: PadDrivers.inputCodec) else {
             throw ValidationError("\(path): \(RecordedCalibrationError.noPad)")
         }
         var warnings: [String] = []

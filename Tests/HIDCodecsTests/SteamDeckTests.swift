@@ -158,4 +158,15 @@ final class SteamDeckTests: XCTestCase {
         XCTAssertEqual(Array(reply[1...2]), [0x83, 45])
         XCTAssertEqual([reply[38], reply[43]], [0x0c, 0x0e], "the last two records' tags, five bytes apart")
     }
+
+    /// `calibrate FILE.hid` on a Deck's recording: every report is a sample on the Deck's clock
+    /// (5228 over 20.9 s, the recording's own count and span), read through the IMU's scale.
+    func testARecordingOfADeckCalibratesOnItsOwnClock() throws {
+        let run = try RecordedGyroCalibration(recording: Self.recording(), codecs: TestCodecs.catalogue)
+        XCTAssertEqual(run.kind, .steamDeck)
+        XCTAssertEqual(run.samples, 5228)
+        XCTAssertEqual(run.seconds, 5227 * 0.004, accuracy: 0.01)
+        XCTAssertEqual(run.calibration, SteamDeckInputCodec.calibration)
+        XCTAssertEqual(run.rejectedReports, 0)
+    }
 }

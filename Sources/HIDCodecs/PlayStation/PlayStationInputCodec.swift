@@ -3,6 +3,7 @@
 /// driver asks for full ones.
 public struct PlayStationInputCodec: PadInputCodec {
     public let kind: PadKind
+    public var readsMotionWithAClock: Bool { true }
     private let full: PlayStationInputLayout
     private let bluetooth: PlayStationInputLayout
     private let simple: PlayStationInputLayout

@@ -76,6 +76,8 @@ public enum SteamDeckCommands {
 /// SDL's mapping), the report counter its clock.
 public struct SteamDeckInputCodec: PadInputCodec {
     public let kind = PadKind.steamDeck
+    public var readsMotionWithAClock: Bool { true }
+    public var nominalCalibration: MotionCalibration { Self.calibration }
     public init() {}
 
     public func decode(_ r: UnsafeRawBufferPointer, into s: inout GamepadState) throws(InputReportError) {

@@ -87,5 +87,7 @@ public final class EmulatedSteamDeck: @unchecked Sendable {
 
 extension EmulatedSteamDeck: EmulatedPad {
     public var summary: String { "virtual Steam Deck controls (usb, serial \(serial))" }
-    public func waitUntilOpened(timeout: Duration) -> Bool { channel.waitUntilOpened(timeout: timeout) }
+    /// hid-steam opens the Deck at probe; hid-generic (before 6.3) not until a program reads its
+    /// hidraw node: bound is enough here.
+    public func waitUntilOpened(timeout: Duration) -> Bool { true }
 }
