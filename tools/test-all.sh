@@ -45,9 +45,25 @@ guest_setup() {
     done
 }
 
+# Called as `phase build build || …`, where bash ignores `set -e`: every step checks its own status.
+# A failed compile prints its errors again at the end, where a log's tail shows them (a compile error
+# scrolls by among the other jobs' progress lines).
 build() {
-    "$swift" build --build-tests
-    make -s release >/dev/null
+    local log rc=0
+    log=$(mktemp)
+    "$swift" build --build-tests 2>&1 | tee "$log" || rc=$?
+    if [ $rc != 0 ]; then
+        echo "build: swift build --build-tests failed (exit $rc); its errors:"
+        grep -E "error:|Killed|signal" "$log" | head -40
+        rm -f "$log"
+        return $rc
+    fi
+    rm -f "$log"
+    make -s release >/dev/null || return $?
+    local bin
+    bin=$("$swift" build --show-bin-path)
+    [ -x "$bin/padgate" ] && [ -e "$bin/padgatePackageTests.xctest" ] || {
+        echo "build: finished but $bin lacks padgate or padgatePackageTests.xctest"; ls -la "$bin" | head -20; return 1; }
 }
 
 # The test bundle itself rather than `swift test`, which holds the build directory's lock for the
