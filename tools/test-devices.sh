@@ -32,15 +32,17 @@ fi
 # 750 s; docs/testing.md).
 driver_classes="USBPadTests,GyroCalibrationTests,CalibrateTests,HIDReplayTests,HostVirtualPadMarkTests,ForwardingTests,PadFamilyForwardingTests,SDLClientTests,FeedbackDualSenseTests,FeedbackUInputTests,EmulatedDualSenseTests,EmulatedDualShock4Tests,EmulatedSwitchProTests,EmulateEveryFamilyTests,HapticsDeviceTests,HapticsForwardingTests,HapticsOnMotorsTests,MicrophoneForwardingTests,DemoTests,CommandLineTests,UdevRulesTests,EvdevConventionTests,UInputGamepadTests,SteamDeckDeviceTests"
 # SDL's version does not change with the kernel: the SDL tests of an emulated pad (both SDLs, a few
-# seconds each) run on every line, and the forwarded-pad SDL tests (10-20 s each) run with both SDLs
-# on 6.12 and elsewhere with the SDL that line's Debian ships: SDL 2 on Debian 12's 6.1, SDL 3 on
-# sid's newest line (docs/testing.md).
+# seconds each) run on every line, and the forwarded-pad SDL tests (10-20 s each) with one SDL per
+# line: SDL 2 on Debian 12's 6.1, SDL 3 on Debian 13's 6.12 and sid's newest line (both Debians
+# after 12 ship SDL 3; docs/testing.md). PADGATE_BOTH_SDL=1 runs both SDLs' forwarded tests everywhere.
 forwarded_sdl_tests="SDLClientTests/testAGameOnTheHostSeesTheForwarded"
-sdl_of_line() { case $1 in 6.1) echo 2 ;; newest) echo 3 ;; esac; }
-# The chosen classes on a line that runs its driver subset, as XCTest filters ("Class" or "Class/test").
+sdl_of_line() { [ -n "${PADGATE_BOTH_SDL:-}" ] || case $1 in 6.1) echo 2 ;; 6.12|newest) echo 3 ;; esac; }
+# The chosen classes on a line (every chosen class, or with SUBSET those that touch a driver), as
+# XCTest filters ("Class" or "Class/test").
 line_selection() {
-    local name=$1 classes sdl
-    classes=$(tr , '\n' <<< "$all" | grep -xF -f <(tr , '\n' <<< "$driver_classes" | sed 's/^/DeviceTests./') || true)
+    local name=$1 subset=$2 classes sdl
+    classes=$(tr , '\n' <<< "$all")
+    [ -z "$subset" ] || classes=$(grep -xF -f <(tr , '\n' <<< "$driver_classes" | sed 's/^/DeviceTests./') <<< "$classes" || true)
     sdl=$(sdl_of_line "$name")
     if [ -n "$sdl" ] && grep -qxF DeviceTests.SDLClientTests <<< "$classes"; then
         classes=$(grep -vxF DeviceTests.SDLClientTests <<< "$classes"
@@ -136,11 +138,8 @@ export PADGATE_STOP_LIMIT_MS=${PADGATE_STOP_LIMIT_MS:-3000}
 failed=() summary=()
 for entry in ${PADGATE_GUEST_KERNELS:-6.12:all 6.1 newest}; do
     name=${entry%%:*}
-    selected=$all
-    if [ "$entry" = "$name" ]; then
-        selected=$(line_selection "$name")
-        [ -n "$selected" ] || { echo "device tests on $name: none of the chosen classes touches a driver (add :all to run them there)"; continue; }
-    fi
+    selected=$(line_selection "$name" "$([ "$entry" = "$name" ] && echo subset)")
+    [ -n "$selected" ] || { echo "device tests on $name: none of the chosen classes touches a driver (add :all to run them there)"; continue; }
     dir=$(PADGATE_GUEST_KERNEL=$name tools/guest/setup.sh)
     version=$(cat "$dir/kernel/.version")
     where="$name ($version)"

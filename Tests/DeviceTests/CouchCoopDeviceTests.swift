@@ -78,7 +78,7 @@ final class CouchCoopDeviceTests: XCTestCase {
         let nodes = [try XCTUnwrap(padFor(a1, udev: udev)?.hidraw), try XCTUnwrap(padFor(a2, udev: udev)?.hidraw),
                      try XCTUnwrap(padFor(b1, udev: udev)?.hidraw), try XCTUnwrap(EmulatedSwitchProTests.padFor(b2, udev: udev)?.gamepadNode?.path)]
 
-        let host = try ScratchHost("coop-host", virtual: "uhid", ports: 47_600..<47_690)
+        let host = try ScratchHost("coop-host", virtual: "uhid", ports: 27_600..<27_690)
         defer { host.stop() }
         let (serve, port, hostEnvironment) = (host.serve, host.port, host.environment)
         try host.pair(alice)

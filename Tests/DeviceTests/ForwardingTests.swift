@@ -35,7 +35,7 @@ final class ForwardingTests: XCTestCase {
         defer { first.stop(); second.stop() }
         let udev = try Udev()
         let pads = [try XCTUnwrap(padFor(first, udev: udev)), try XCTUnwrap(padFor(second, udev: udev))]
-        let port = String(47950 + Int.random(in: 0..<40))
+        let port = String(27950 + Int.random(in: 0..<40))
         let serve = try startPairedServe(["--virtual", "usb"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forwards = try pads.map { try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", $0.evdev[0].path, "--quiet"]) }
@@ -56,7 +56,7 @@ final class ForwardingTests: XCTestCase {
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
 
-        let port = String(47900 + Int.random(in: 0..<50))
+        let port = String(27900 + Int.random(in: 0..<50))
         let serve = try startPairedServe(["--virtual", virtual], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"])
@@ -169,7 +169,7 @@ final class ForwardingTests: XCTestCase {
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
         XCTAssertEqual(physicalPad.kind, .dualSenseEdge)
 
-        let port = String(47950 + Int.random(in: 0..<40))
+        let port = String(27950 + Int.random(in: 0..<40))
         let serve = try startPairedServe(["--virtual", virtual], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"], includeStandardError: true)
@@ -232,7 +232,7 @@ final class ForwardingTests: XCTestCase {
         }, "the emulated Xbox pad never showed up in udev with a hidraw and a gamepad node")
         XCTAssertEqual(physicalPad.kind, .xbox)
 
-        let port = String(47950 + Int.random(in: 0..<40))
+        let port = String(27950 + Int.random(in: 0..<40))
         let serve = try startPairedServe(["--virtual", "xbox"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"]

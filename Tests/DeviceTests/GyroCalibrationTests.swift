@@ -39,7 +39,7 @@ final class GyroCalibrationTests: XCTestCase {
         defer { feeder.stop() }
         feeder.turn = [0, Int16(10 * Self.countsPerDegree), 0]
 
-        let port = String(47850 + Int.random(in: 0..<40))
+        let port = String(27850 + Int.random(in: 0..<40))
         let serve = try startPairedServe(["--virtual", "dualsense"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"], includeStandardError: true)

@@ -65,7 +65,7 @@ final class HapticsForwardingTests: XCTestCase {
     /// The forwarding pair with the host's pad on USB; its sound card once snd-usb-audio made it.
     func forwarding(_ physicalPad: Pad) throws -> (serve: PadgateProcess, forward: PadgateProcess, card: Int) {
         setenv("PADGATE_STATE_DIR", state.path, 1)
-        let port = String(48_000 + Int.random(in: 0..<100))
+        let port = String(28_000 + Int.random(in: 0..<100))
         let serve = try startPairedServe(["--virtual", "usb", "--log-level", "debug"], host: "127.0.0.1", port: port)
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet", "--log-level", "debug"],
                                          includeStandardError: true)

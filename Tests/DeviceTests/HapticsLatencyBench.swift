@@ -115,7 +115,7 @@ final class HapticsLatencyBench: XCTestCase {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-hlat-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR") }
-        let port = String(48_200 + Int.random(in: 0..<100))
+        let port = String(28_200 + Int.random(in: 0..<100))
         let serve = try startPairedServe(["--virtual", "usb"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"])

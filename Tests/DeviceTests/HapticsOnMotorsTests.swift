@@ -41,7 +41,7 @@ final class HapticsOnMotorsTests: XCTestCase {
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
         setenv("PADGATE_STATE_DIR", state.path, 1)
-        let port = String(48_100 + Int.random(in: 0..<100))
+        let port = String(28_100 + Int.random(in: 0..<100))
         let serve = try startPairedServe(["--virtual", "dualsense-usb", "--log-level", "debug"], host: "127.0.0.1", port: port)
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"], includeStandardError: true)
         addTeardownBlock { forward.interrupt(); serve.interrupt() }
@@ -191,7 +191,7 @@ final class HapticsOnMotorsTests: XCTestCase {
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(EmulatedSwitchProTests.padFor(physical, udev: udev))
         setenv("PADGATE_STATE_DIR", state.path, 1)
-        let port = String(48_200 + Int.random(in: 0..<100))
+        let port = String(28_200 + Int.random(in: 0..<100))
         let serve = try startPairedServe(["--virtual", "dualsense-usb"], host: "127.0.0.1", port: port)
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.gamepadNode?.path), "--quiet"],
                                          includeStandardError: true)

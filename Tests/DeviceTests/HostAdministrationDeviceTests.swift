@@ -20,7 +20,7 @@ final class HostAdministrationDeviceTests: XCTestCase {
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev, timeout: .seconds(30)))
-        let host = try ScratchHost("admin-device-host", virtual: "dualsense", ports: 47_700..<47_790)
+        let host = try ScratchHost("admin-device-host", virtual: "dualsense", ports: 27_700..<27_790)
         defer { host.stop() }
         let (port, hostEnvironment) = (host.port, host.environment)
         try host.pair(client)

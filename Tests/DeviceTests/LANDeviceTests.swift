@@ -62,7 +62,7 @@ final class LANDeviceTests: XCTestCase {
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
-        let port = String(47_960 + Int.random(in: 0..<30))
+        let port = String(27_960 + Int.random(in: 0..<30))
         let serve = try startPairedServe(["--virtual", "dualsense", "--no-announce"], host: "::1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "[::1]:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"], includeStandardError: true)

@@ -46,7 +46,7 @@ final class MicrophoneForwardingTests: XCTestCase {
         XCTAssertNotNil(eventually(timeout: .seconds(20)) { udev.soundCard(of: physicalPad) }, "snd-usb-audio made no card for the physical pad")
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-microphone-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
-        let port = String(48_300 + Int.random(in: 0..<100))
+        let port = String(28_300 + Int.random(in: 0..<100))
         let serve = try startPairedServe(["--virtual", "usb", "--log-level", "debug"], host: "127.0.0.1", port: port)
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--microphone", "--quiet", "--log-level", "debug"],
                                          includeStandardError: true)

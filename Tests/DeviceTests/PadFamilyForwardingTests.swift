@@ -42,7 +42,7 @@ final class PadFamilyForwardingTests: XCTestCase {
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
         XCTAssertEqual(physicalPad.kind, .dualShock4)
 
-        let port = String(47800 + Int.random(in: 0..<50))
+        let port = String(27800 + Int.random(in: 0..<50))
         let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"], includeStandardError: true)
@@ -139,7 +139,7 @@ final class PadFamilyForwardingTests: XCTestCase {
         }, "the emulated Xbox pad never showed up with a hidraw and a gamepad node")
         XCTAssertEqual(physicalPad.kind, .xbox)
 
-        let port = String(47850 + Int.random(in: 0..<50))
+        let port = String(27850 + Int.random(in: 0..<50))
         let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"], includeStandardError: true)
@@ -251,7 +251,7 @@ final class PadFamilyForwardingTests: XCTestCase {
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(EmulatedSwitchProTests.padFor(physical, udev: udev))
 
-        let port = String(47750 + Int.random(in: 0..<50))
+        let port = String(27750 + Int.random(in: 0..<50))
         let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.gamepadNode?.path)], includeStandardError: true)

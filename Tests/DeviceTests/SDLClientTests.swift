@@ -316,7 +316,7 @@ final class SDLClientTests: XCTestCase {
         let physicalPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
             udev.pads().first { $0.uniq == physical.uniq && $0.hidraw != nil && $0.gamepadNode != nil }
         })
-        let port = String(47900 + Int.random(in: 0..<40))
+        let port = String(27900 + Int.random(in: 0..<40))
         let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"])
@@ -388,7 +388,7 @@ final class SDLClientTests: XCTestCase {
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(EmulatedSwitchProTests.padFor(physical, udev: udev))
-        let port = String(47900 + Int.random(in: 0..<40))
+        let port = String(27900 + Int.random(in: 0..<40))
         let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.gamepadNode?.path), "--quiet"])
@@ -532,7 +532,7 @@ final class SDLClientTests: XCTestCase {
         defer { physical.stop() }
         let udev = try Udev()
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
-        let port = String(47950 + Int.random(in: 0..<40))
+        let port = String(27950 + Int.random(in: 0..<40))
         let serve = try startPairedServe(["--virtual", kind], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
         // Every pad on this machine (--all), the host's own virtual pads among them: forward must

@@ -110,7 +110,7 @@ final class SignalStopDeviceTests: XCTestCase {
 
         let (virtual, feeder, _) = try livePad()
         defer { feeder.stop(); virtual.stop() }
-        let port = String(47_900 + Int.random(in: 0..<90))
+        let port = String(27_900 + Int.random(in: 0..<90))
         setenv("PADGATE_STATE_DIR", state.path, 1)  // serve, pair and forward share it
         defer { unsetenv("PADGATE_STATE_DIR") }
         let serve = try startPairedServe(["--virtual", "dualsense"], host: "127.0.0.1", port: port)

@@ -90,7 +90,7 @@ final class SteamDeckDeviceTests: XCTestCase {
         let udev = try Udev()
         let pad = try XCTUnwrap(eventually(timeout: .seconds(30)) { udev.pads().first { $0.kind == .steamDeck && $0.hidraw != nil } })
         let client = try ScratchState("deck-client")
-        let host = try ScratchHost("deck-host", virtual: "auto", ports: 47_700..<47_790)
+        let host = try ScratchHost("deck-host", virtual: "auto", ports: 27_700..<27_790)
         defer { host.stop() }
         try host.pair(client)
         let forward = try RunningPadgate(["forward", "127.0.0.1:\(host.port)", "--pad", try XCTUnwrap(pad.hidraw)], environment: client.environment)

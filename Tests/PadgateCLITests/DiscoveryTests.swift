@@ -12,7 +12,7 @@ final class DiscoveryTests: XCTestCase {
     var rig: LANRig!
     var hostState: ScratchState!
     var clientState: ScratchState!
-    let port = 47_800 + Int.random(in: 100..<900)
+    let port = 27_800 + Int.random(in: 100..<900)
 
     override func setUpWithError() throws {
         if let missing = LANRig.missing {
@@ -251,7 +251,7 @@ final class IPv6OnlyLinkTests: XCTestCase {
                            "no IPv4 address on the \(side) side")
         }
         let hostState = try ScratchState("v6-host"), clientState = try ScratchState("v6-client")
-        let port = 47_800 + Int.random(in: 100..<900)
+        let port = 27_800 + Int.random(in: 100..<900)
         var environment = hostState.environment
         environment["PADGATE_RUNTIME_DIR"] = hostState.appendingPathComponent("run").path
         let host = try RunningPadgate(["serve", "--virtual", "in-process", "--port", "\(port)", "--pair", "--no-announce"],

@@ -22,7 +22,7 @@ final class HostAdministrationTests: XCTestCase {
         // Reachable by anyone, so that only the credential check can turn a stranger away.
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: host.path)
-        port = 48_400 + Int.random(in: 0..<300)
+        port = 28_400 + Int.random(in: 0..<300)
         serve = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "in-process"], environment: environment)
         XCTAssertTrue(serve.waitFor("listening on", timeout: .seconds(30)), serve.output)
     }

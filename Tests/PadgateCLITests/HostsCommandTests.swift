@@ -18,7 +18,7 @@ final class HostsCommandTests: XCTestCase {
 
     func testAReinstalledHostIsRefusedWithTheWayOutAndForgettingItLetsItBePairedAgain() throws {
         let client = try ScratchState("hosts-client")
-        let port = 48_100 + Int.random(in: 0..<300)
+        let port = 28_100 + Int.random(in: 0..<300)
         let first = try ScratchState("hosts-first")
         let (host, pin, identity) = try pairingHost(first, port: port)
         let paired = try padgate(["pair", "127.0.0.1:\(port)", "--pin", pin], environment: client.environment, timeLimit: .seconds(30))
@@ -69,7 +69,7 @@ final class HostsCommandTests: XCTestCase {
     func testProbeOfAnUnpairedHostPinsNothing() throws {
         let client = try ScratchState("hosts-probe")
         let state = try ScratchState("hosts-probe-host")
-        let port = 48_100 + Int.random(in: 300..<400)
+        let port = 28_100 + Int.random(in: 300..<400)
         for open in [false, true] {
             let serve = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "in-process"]
                                            + (open ? ["--accept-unpaired-clients"] : []), environment: state.environment)

@@ -22,7 +22,7 @@ final class ServeCommandTests: XCTestCase {
     }
 
     func testPairingByThePrintedPINThenForwarding() throws {
-        let port = 48_100 + Int.random(in: 0..<400)
+        let port = 28_100 + Int.random(in: 0..<400)
         let serve = try Background(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "in-process", "--pair", "--duration", "30"],
                                    environment: environment)
         defer { serve.stop() }
@@ -53,7 +53,7 @@ final class ServeCommandTests: XCTestCase {
     }
 
     func testOutOfFileDescriptorsTheHostBacksOffInsteadOfSpinning() throws {
-        let port = 48_500 + Int.random(in: 0..<400)
+        let port = 28_500 + Int.random(in: 0..<400)
         // 48 descriptors: the host's own and a few connections, then accept(2) fails with EMFILE.
         let serve = try Background(["/bin/sh", "-c", "ulimit -n 48 && exec \"$0\" \"$@\"", padgateExecutable.path,
                                     "serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "in-process",
@@ -106,7 +106,7 @@ final class ServeCommandTests: XCTestCase {
     /// until then and says how it ended, instead of throwing it all away.
     func testProbeReportsWhatItMeasuredWhenTheHostStallsOrDies() throws {
         for (signal, ending) in [(SIGSTOP, "the host stopped answering"), (SIGKILL, "the connection was closed")] {
-            let port = 48_500 + Int.random(in: 400..<500)
+            let port = 28_500 + Int.random(in: 400..<500)
             let host = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", "in-process", "--accept-unpaired-clients"],
                                           environment: environment)
             defer { kill(host.process.processIdentifier, SIGCONT); _ = host.stopOutcome(after: SIGTERM) }

@@ -8,11 +8,6 @@ mkdir -p /dev/pts /dev/shm /tmp /run/udev
 mount -t devpts devpts /dev/pts 2>/dev/null
 mount -t tmpfs tmpfs /dev/shm 2>/dev/null
 ip link set lo up 2>/dev/null
-# The device tests pick their hosts' ports between 47600 and 48400, inside Linux's default
-# ephemeral range (32768-60999): a forward's or SDL's socket could be handed one of them and a
-# host could not bind it ("Address already in use", seen once). Ephemeral ports come from the
-# IANA dynamic range here, above every port a test picks.
-echo "49152 60999" > /proc/sys/net/ipv4/ip_local_port_range
 /lib/systemd/systemd-udevd --daemon >/dev/null 2>&1
 modprobe -a uhid uinput evdev hid_generic hid_playstation hid_microsoft hid_nintendo hid_sony usbhid vhci_hcd snd_usb_audio || echo "guest: WARNING a driver did not load; device tests will fail" >&2
 udevadm trigger --action=add >/dev/null 2>&1
