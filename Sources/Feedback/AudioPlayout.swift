@@ -7,7 +7,8 @@ import MonotonicTime
 /// loss itself (the caller decodes the gap's frames as lost before the frame after it):
 ///
 /// - every frame has its place on one timeline, fixed when a stream starts: frame `n` plays at
-///   `start + allowance + lead + (n - first) × 5 ms`;
+///   `start + allowance + lead + (n - first) × 5 ms`, the allowance measured as the haptics'
+///   (`JitterEstimate`);
 /// - **a late frame is never played late**: a frame older than the newest is dropped (the decoder
 ///   concealed it when the newer one came); the newest frame whose place has passed is the sender
 ///   falling behind, and the timeline starts again from it (a slip, counted);
@@ -19,7 +20,10 @@ import MonotonicTime
 /// It never reads a clock and never allocates after `init`.
 public struct AudioPlayout: Sendable {
     public struct Configuration: Sendable, Equatable {
+        /// Before the link's jitter is measured; then measured, within the least and the most.
         public var allowance: Duration = .milliseconds(20)
+        public var minimumAllowance: Duration = .milliseconds(2)
+        public var maximumAllowance: Duration = .milliseconds(100)
         public var deadLink: Duration = .milliseconds(100)
         /// What the output holds ahead of the moment it pulls (the card's queue).
         public var lead: Duration = .zero
@@ -57,9 +61,15 @@ public struct AudioPlayout: Sendable {
     private var samples: [Int16]
     private var slotNumber: [Int64]
     private var timeline = PlayoutTimeline(rate: sampleRate, blockFrames: frameSamples)
+    private var jitter: JitterEstimate
+    /// What the current stream started with (measured).
+    public private(set) var allowance: Duration
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        allowance = configuration.allowance
+        jitter = JitterEstimate(block: Self.duration(frames: Int64(Self.frameSamples)), configuration: .init(
+            initial: configuration.allowance, floor: configuration.minimumAllowance, ceiling: configuration.maximumAllowance))
         samples = [Int16](repeating: 0, count: Self.capacity * 2 * Self.frameSamples)
         slotNumber = [Int64](repeating: -1, count: Self.capacity)
     }
@@ -78,10 +88,14 @@ public struct AudioPlayout: Sendable {
         if timeline.isBeyond(number, ring: Self.capacity, at: now) { timeline.origin = nil }
         if !timeline.isPlaying {
             counters.streams += 1
-            timeline.start(number, playsAt: now + configuration.allowance + configuration.lead)
+            jitter.startStream()
+            jitter.observe(number, at: now)
+            allowance = jitter.allowance(at: now)
+            timeline.start(number, playsAt: now + allowance + configuration.lead)
             for i in slotNumber.indices { slotNumber[i] = -1 }
             return (.accept(lost: 0), number)
         }
+        jitter.observe(number, at: now)
         guard let newest = timeline.newest else { return (.drop, number) }
         if number <= newest {
             if slotNumber[slot(number)] == number { counters.duplicates += 1 } else { counters.late += 1 }
@@ -90,7 +104,7 @@ public struct AudioPlayout: Sendable {
         if let position = timeline.position, timeline.firstFrame(of: number + 1) <= position {
             // The newest, and its place has passed: the sender fell behind. Start the timeline again from it.
             counters.slips += 1
-            timeline.start(number, playsAt: now + configuration.allowance + configuration.lead)
+            timeline.start(number, playsAt: now + allowance + configuration.lead)
             return (.accept(lost: 0), number)
         }
         timeline.newest = number

@@ -7,6 +7,10 @@ import MonotonicTime
 ///
 /// - every block has its place on one timeline, fixed when a stream starts: block `n` plays at
 ///   `start + allowance + lead + (n - first) × 5 ms`, so jitter up to the allowance costs nothing;
+/// - **the allowance is measured**: a stream starts with the spread of the last seconds' arrivals
+///   against their own pace plus a margin (`JitterEstimate`), between `minimumAllowance` and
+///   `maximumAllowance`; the configured `allowance` until anything is measured. Sound after the
+///   host's silence (everything received played) is placed afresh the same way: a burst's onset;
 /// - **a late block is never played late**: a straggler whose place has passed (a newer block
 ///   came first) is dropped and counted; the newest block that late is the sender falling
 ///   behind, and the output goes back to its start (it had played concealment there), the
@@ -24,9 +28,11 @@ import MonotonicTime
 /// with simulated time and the benchmark measures the code that ships.
 public struct HapticsPlayout: Sendable {
     public struct Configuration: Sendable, Equatable {
-        /// Jitter absorbed from the start of a stream.
+        /// Jitter absorbed from the start of a stream, before the link's own is measured.
         public var allowance: Duration = .milliseconds(20)
-        /// The most the allowance grows to after late blocks.
+        /// The least a stream starts with, however steady the link measured (a wake-up's worth).
+        public var minimumAllowance: Duration = .milliseconds(2)
+        /// The most a stream starts with, and the most the allowance grows to after late blocks.
         public var maximumAllowance: Duration = .milliseconds(100)
         /// How long a gap is filled with the repeated, fading signal before silence.
         public var concealment: Duration = .milliseconds(30)
@@ -36,9 +42,10 @@ public struct HapticsPlayout: Sendable {
         /// report's length, an ALSA queue): part of the latency, so part of the timeline.
         public var lead: Duration = .zero
         public init() {}
-        public init(allowance: Duration = .milliseconds(20), maximumAllowance: Duration = .milliseconds(100),
+        public init(allowance: Duration = .milliseconds(20), minimumAllowance: Duration = .milliseconds(2),
+                    maximumAllowance: Duration = .milliseconds(100),
                     concealment: Duration = .milliseconds(30), deadLink: Duration = .milliseconds(100), lead: Duration) {
-            self.allowance = allowance; self.maximumAllowance = maximumAllowance
+            self.allowance = allowance; self.minimumAllowance = minimumAllowance; self.maximumAllowance = maximumAllowance
             self.concealment = concealment; self.deadLink = deadLink; self.lead = lead
         }
     }
@@ -60,8 +67,9 @@ public struct HapticsPlayout: Sendable {
         /// Blocks that came after their place and still played: the allowance grew by their
         /// lateness (`regrown`), or past its largest the timeline followed the sender (`slips`).
         public var regrown = 0, slips = 0
-        /// Streams started (a block after idle).
-        public var streams = 0
+        /// Streams started (a block after idle), and bursts placed afresh within one (sound after
+        /// silence, at the allowance measured then).
+        public var streams = 0, onsets = 0
         /// The latest a block arrived, this stream, against the first block's pace (5 ms a
         /// block from its arrival): the jitter the allowance has to cover.
         public var worstLateness: Duration = .zero
@@ -77,8 +85,11 @@ public struct HapticsPlayout: Sendable {
 
     public let configuration: Configuration
     public private(set) var counters = Counters()
-    /// The allowance now (grows with late blocks; back to the configured one with each stream).
+    /// The allowance now (grows with late blocks; measured again for each stream).
     public private(set) var allowance: Duration
+    /// What this stream started with, measured (`jitter`): the slack a late block's regrowth restores.
+    public private(set) var baseAllowance: Duration
+    private var jitter: JitterEstimate
 
     /// Block storage, `capacity` slots of `2 × blockFrames` samples; `slotBlock` says which block
     /// each holds (-1: none).
@@ -99,6 +110,9 @@ public struct HapticsPlayout: Sendable {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         allowance = configuration.allowance
+        baseAllowance = configuration.allowance
+        jitter = JitterEstimate(block: Self.blockDuration(1), configuration: .init(
+            initial: configuration.allowance, floor: configuration.minimumAllowance, ceiling: configuration.maximumAllowance))
         samples = [Int8](repeating: 0, count: Self.capacity * 2 * Self.blockFrames)
         slotBlock = [Int64](repeating: -1, count: Self.capacity)
         history = [Int8](repeating: 0, count: 2 * Self.historyFrames)
@@ -133,13 +147,26 @@ public struct HapticsPlayout: Sendable {
         if !timeline.isPlaying {
             starts = true
             counters.streams += 1
-            allowance = configuration.allowance
+            jitter.startStream()
+            baseAllowance = jitter.allowance(at: now)
+            allowance = baseAllowance
             timeline.start(number, playsAt: now + delay)
             lastRealFrame = nil
             firstArrival = (number, now)
             counters.worstLateness = .zero
             for i in slotBlock.indices { slotBlock[i] = -1 }
+        } else if isQuiet, let newest = timeline.newest, number > newest {
+            // Sound after silence, with everything received played: the burst starts afresh at
+            // the allowance measured now (a game's clicks keep one stream going, and the first
+            // click's allowance would hold for all of them); what the move skips is silence.
+            counters.onsets += 1
+            jitter.startStream()
+            baseAllowance = jitter.allowance(at: now)
+            allowance = baseAllowance
+            timeline.start(number, playsAt: now + delay)
+            firstArrival = (number, now)
         }
+        jitter.observe(number, at: now)
         if let position = timeline.position, start + Int64(Self.blockFrames) <= position {
             // Its place has passed. A straggler (a newer block came first) is dropped: what came
             // after it has played. The newest block is the sender's pace falling behind (jitter,
@@ -147,21 +174,21 @@ public struct HapticsPlayout: Sendable {
             // concealment or silence, not these frames) and the timeline with it, so it and the
             // blocks after it play. That is the allowance growing by the lateness and the base
             // allowance, up to its largest; past that the sender's clock slipped, and the timeline
-            // follows it with the base allowance again (a slip).
+            // follows it with the stream's base allowance again (a slip).
             let behind = position - start
             guard number >= (timeline.newest ?? number), behind <= Int64(Self.capacity * Self.blockFrames) else {
                 counters.late += 1
                 return false
             }
             // It plays the base allowance from now, so the blocks after it have that much slack again.
-            let back = behind + Self.frames(configuration.allowance)
+            let back = behind + Self.frames(baseAllowance)
             let grown = allowance + Self.duration(frames: back)
             if grown <= configuration.maximumAllowance {
                 counters.regrown += 1
                 allowance = grown
             } else {
                 counters.slips += 1
-                allowance = configuration.allowance
+                allowance = baseAllowance
             }
             timeline.origin!.time += Self.duration(frames: back)
             timeline.position = position - back
@@ -215,6 +242,14 @@ public struct HapticsPlayout: Sendable {
         }
         timeline.position = position
         return timeline.endIfDead(after: configuration.deadLink) ? .idle : .playing
+    }
+
+    /// Whether the output plays silence with nothing received left to play: past the newest
+    /// block, which was silent (the host sends one as its sound ends). A gap after sound is a
+    /// loss, not a silence: the stream goes on where it was.
+    private var isQuiet: Bool {
+        guard let position = timeline.position, let newest = timeline.newest else { return false }
+        return position >= timeline.firstFrame(of: newest + 1) && lastBlockSilent()
     }
 
     /// Blocks a late pull skipped over are forgotten (their frames are counted as skipped).

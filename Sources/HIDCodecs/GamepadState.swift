@@ -75,6 +75,9 @@ public struct GamepadButtons: OptionSet, Hashable, Sendable {
         Row(button: .rightStickTouch, name: "right_stick_touch", evdevKey: nil, evdevName: nil, xpadKey: nil),
     ]
 
+    /// Every button of the table: what the wire accepts (WireLimits).
+    public static let known = GamepadButtons(table.map(\.button))
+
     /// Names used by `inspect --json`, in display order.
     public static let named: [(name: String, button: GamepadButtons)] = table.map { ($0.name, $0.button) }
 
@@ -135,7 +138,12 @@ public struct StickPosition: Hashable, Sendable {
 }
 
 /// One touchpad contact. `id` is the pad's own 7-bit contact counter; x/y are 12-bit.
+/// A touch contact in the one touch space every pad's contacts are given in: the DualSense
+/// touchpad's own (0..<1920 by 0..<1080, +y down), the wire's too. A pad with other surfaces
+/// (a Deck's two trackpads) is scaled into it by its codec, one contact a surface.
 public struct TouchPoint: Hashable, Sendable {
+    public static let width: UInt16 = 1920
+    public static let height: UInt16 = 1080
     public var id: UInt8
     public var active: Bool
     public var x: UInt16

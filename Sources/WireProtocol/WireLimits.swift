@@ -1,3 +1,5 @@
+import HIDCodecs
+
 /// What an honest padgate peer can send, in one place: the decoder refuses (and counts) anything
 /// outside it, so that no value from the network reaches a virtual pad, a motor or a log unchecked
 /// (docs/wire.md, "Limits").
@@ -9,17 +11,17 @@ public enum WireLimits {
     /// scales and is still far inside what the virtual pads' 16-bit reports carry.
     public static let maxGyroDegreesPerSecond: Float = 4000
     public static let maxAccelG: Float = 8
-    /// The DualSense touchpad's own coordinate space.
-    public static let touchWidth: UInt16 = 1920
-    public static let touchHeight: UInt16 = 1080
+    /// The touch space (the DualSense touchpad's own coordinate space).
+    public static let touchWidth = TouchPoint.width
+    public static let touchHeight = TouchPoint.height
     /// Touch contact ids are 7-bit on the pads.
     public static let maxTouchID: UInt8 = 127
     /// The longest rumble one lease may ask for; the client's renderer caps it further.
     public static let maxRumbleTTLMillis: UInt16 = 10_000
     /// The fastest motion rate a host may ask for (the DualSense reports at 250 Hz over USB, 1 kHz at most).
     public static let maxMotionHertz: UInt16 = 1000
-    /// Every `GamepadButtons` bit padgate knows; others are refused.
-    public static let knownButtons: UInt32 = (1 << 20) - 1
+    /// Every `GamepadButtons` bit padgate knows (its one table); others are refused.
+    public static let knownButtons: UInt32 = GamepadButtons.known.rawValue
     /// Every `HIDOutputMessage.Fields` bit.
     public static let knownOutputFields: UInt8 = 0x1F
     /// `ChargingState` raw values (HIDCodecs).

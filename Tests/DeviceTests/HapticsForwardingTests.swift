@@ -100,8 +100,9 @@ final class HapticsForwardingTests: XCTestCase {
 
     /// padgate's part for each burst (the host pad's packet to the physical pad) and the spacing's
     /// divergence from the host's, whatever the game's own audio stack does on a busy machine.
-    /// Each stream starts at its 20 ms allowance, so a burst's first sound is 20 ms, the output's
-    /// lead and the link after the host took it (a USB pad's stream also has to start).
+    /// Each stream starts at its allowance (20 ms until the link's jitter is measured, then what it
+    /// measured), so a burst's first sound is the allowance, the output's lead and the link after
+    /// the host took it (a USB pad's stream also has to start).
     func checkAgainstTheHost(_ serve: PadgateProcess, padOnsets: [MonotonicInstant], path: String, bound: Duration = .milliseconds(500)) {
         let host = hostSoundOnsets(serve)
         XCTAssertEqual(host.count, 2, "the host's log names two bursts: \(serve.snapshot().filter { $0.contains("haptics") })")
@@ -270,7 +271,7 @@ final class HapticsForwardingTests: XCTestCase {
             guard let last = lastSound.value else { return nil }
             return MonotonicInstant.now - last > .milliseconds(500) ? true : nil
         }
-        // One snapshot: the pad's stream goes on (the client keeps it open on silence a while).
+        // One snapshot: the pad's stream goes on (the client keeps it open on silence until the session ends).
         let (bytes, packets) = audio.value
         let samples = stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
         let count = samples.count / 4
@@ -326,7 +327,7 @@ final class HapticsForwardingTests: XCTestCase {
         XCTAssertGreaterThan(periodic(first, period: 320, tolerance: 600), 0.3, "150 Hz")
         XCTAssertGreaterThan(periodic(groups[1].map { Int(left[$0]) }, period: 160, tolerance: 600), 0.3, "300 Hz")
         // The second burst reaches the pad 700 ms after the first, as it was played (the pad's
-        // own stream plays silence between them: the client keeps it open for a second).
+        // own stream plays silence between them: the client keeps it open until the session ends).
         let spacing = arrivals[groups[1][0]] - arrivals[groups[0][0]]
         print("haptics over USB: the bursts \(spacing) apart at the pad (played 700 ms apart); \(groups[0].count) and \(groups[1].count) of 14400 frames")
         // The USB pad's own stream starts (and on a loaded guest fails and starts again): a loaded

@@ -15,6 +15,18 @@ import XCTest
 final class SteamDeckDeviceTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess() }
 
+    /// The evdev node of the input device named `name` whose phys is `phys` (/sys/class/input).
+    static func inputNode(named name: String, phys: String) -> String? {
+        let inputs = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/input")) ?? []
+        for event in inputs where event.hasPrefix("event") {
+            func read(_ file: String) -> String {
+                ((try? String(contentsOfFile: "/sys/class/input/\(event)/device/\(file)", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            if read("name") == name && read("phys") == phys { return "/dev/input/\(event)" }
+        }
+        return nil
+    }
+
     /// The driver bound to a hidraw node's HID device.
     func driver(of hidraw: String) -> String? {
         let link = "/sys/class/hidraw/\((hidraw as NSString).lastPathComponent)/device/driver"
@@ -69,6 +81,49 @@ final class SteamDeckDeviceTests: XCTestCase {
         XCTAssertEqual(seen?.leftStick.y, UInt16(32768 + 20_000), "+y down")
     }
 
+    /// SDL 3's HIDAPI Steam Deck driver opens the emulated Deck (its probe and settings answered as
+    /// a Deck answers them) and sees its controls, both trackpads and its IMU in SDL's units: the
+    /// same Deck the host shows games for a forwarded one.
+    func testSDL3sSteamDeckDriverOpensTheEmulatedDeckAndSeesItsPadsAndIMU() throws {
+        let deck = try EmulatedSteamDeck()
+        defer { deck.stop() }
+        let udev = try Udev()
+        let pad = try XCTUnwrap(eventually(timeout: .seconds(30)) { udev.pads().first { $0.kind == .steamDeck && $0.hidraw != nil } })
+        let sdl = try SDLProbe(.sdl3, hidapi: true, path: try XCTUnwrap(pad.hidraw))
+        defer { sdl.quit() }
+        print("SDL 3 sees the Deck as \(sdl.info)")
+        XCTAssertEqual(sdl.info["vendor"] as? Int, 0x28de)
+        XCTAssertEqual(sdl.info["product"] as? Int, 0x1205)
+        XCTAssertEqual(sdl.info["gyro"] as? Bool, true, "\(sdl.info)")
+        XCTAssertEqual(sdl.info["accel"] as? Bool, true, "\(sdl.info)")
+        let offered = Set(sdl.info["buttons"] as? [String] ?? [])
+        XCTAssertTrue(offered.isSuperset(of: ["a", "b", "x", "y", "back", "guide", "start", "paddle1", "paddle2", "paddle3", "paddle4"]), "\(offered)")
+
+        // A on, the back grip L4 held, the left pad touched at a quarter across from the left and a
+        // quarter down from the top (+y up on the Deck), 90 deg/s about the Deck's x axis.
+        var controls = SteamDeckReports.Controls()
+        controls.buttons = [.south, .paddleLeft]
+        controls.leftPad = (-16384, 16384)
+        controls.gyro = Vector3(x: Int16(90 * SteamDeckLayout.gyroPerDegreePerSecond), y: 0, z: 0)
+        try deck.send(controls)
+        let state = sdl.waitForState(timeout: .seconds(10)) { state in
+            let pressed = state["buttons"] as? [String] ?? []
+            let pads = state["touchpads"] as? [[[String: Any]]] ?? []
+            return pressed.contains("a") && pads.first?.first?["down"] as? Bool == true
+        }
+        XCTAssertNotNil(state, "SDL never saw A and the left pad touched: \(sdl.lastState)")
+        let pressed = Set(state?["buttons"] as? [String] ?? [])
+        XCTAssertEqual(pressed.filter { $0.hasPrefix("paddle") }.count, 1, "one back grip held: \(pressed)")
+        let finger = (state?["touchpads"] as? [[[String: Any]]])?.first?.first ?? [:]
+        XCTAssertEqual(finger["x"] as? Double ?? -1, 0.25, accuracy: 0.01, "\(finger)")
+        XCTAssertEqual(finger["y"] as? Double ?? -1, 0.25, accuracy: 0.01, "SDL's touch y is down from the top: \(finger)")
+        // 90 deg/s is π/2 rad/s on the axis SDL makes of the Deck's x (hid-steam's and SDL's: x).
+        let gyro = state?["gyro"] as? [Double] ?? []
+        XCTAssertEqual(gyro.first ?? 0, Double.pi / 2, accuracy: 0.02, "\(gyro)")
+        try deck.send(SteamDeckReports.Controls())
+        XCTAssertNotNil(sdl.waitForState(timeout: .seconds(10)) { ($0["buttons"] as? [String] ?? []).isEmpty }, "released: \(sdl.lastState)")
+    }
+
     /// `padgate emulate steam-deck` makes one, and `padgate rumble` on it sends the Deck's own
     /// rumble command, which `emulate` prints as it reads it; the end of the rumble is a stop.
     func testEmulateMakesADeckAndRumbleReachesItAsItsOwnCommand() throws {
@@ -96,21 +151,42 @@ final class SteamDeckDeviceTests: XCTestCase {
         let forward = try RunningPadgate(["forward", "127.0.0.1:\(host.port)", "--pad", try XCTUnwrap(pad.hidraw)], environment: client.environment)
         defer { _ = forward.stopOutcome(after: SIGTERM) }
         XCTAssertTrue(forward.waitFor("through hidraw", timeout: .seconds(60)), forward.output)
-        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(60)) { udev.pads().first { $0.isHostVirtualPad && $0.gamepadNode != nil } },
-                                    "no host pad; serve said \(host.serve.output.suffix(1500))")
-        XCTAssertEqual(hostPad.name, "Microsoft X-Box 360 pad", "the host shows a Deck as an Xbox 360 pad for now")
-        let reader = try LivePadReader(pad: hostPad)
+        let hidSteamDrivesDecks = KernelVersion.running >= .hidSteamDrivesTheDeck
+        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(60)) {
+            udev.pads().first { $0.isHostVirtualPad && (hidSteamDrivesDecks ? $0.kind == .steamDeck : $0.gamepadNode != nil) }
+        }, "no host pad; serve said \(host.serve.output.suffix(1500))")
+        let gamepadNode: String
+        if hidSteamDrivesDecks {
+            // The host's pad is a Deck: hid-steam binds it, its client device's hidraw node is the
+            // Deck SDL opens (found as a Deck, and the host's own), and its evdev node is the gamepad
+            // other games read (named and placed as the host's pad).
+            XCTAssertEqual(driver(of: try XCTUnwrap(hostPad.hidraw)), "hid-steam", "kernel \(KernelVersion.running)")
+            gamepadNode = try XCTUnwrap(eventually(timeout: .seconds(30)) { Self.inputNode(named: "Steam Deck", phys: PadPhys.hostVirtual) },
+                                        "hid-steam made no evdev node for the host's Deck: \((try? shell("cat /proc/bus/input/devices")) ?? "")")
+        } else {
+            XCTAssertEqual(hostPad.name, "Microsoft X-Box 360 pad", "before 6.3 the host shows a Deck as an Xbox 360 pad (kernel \(KernelVersion.running))")
+            XCTAssertTrue(host.serve.output.contains("does not drive the Steam Deck"), "the host says why: \(host.serve.output.suffix(1500))")
+            gamepadNode = try XCTUnwrap(hostPad.gamepadNode?.path)
+        }
+        let reader = try LivePadReader(pad: Pad(id: gamepadNode, kind: hidSteamDrivesDecks ? .steamDeck : .xbox, kernelBus: 3, vendorID: 0, productID: 0,
+                                                name: "host pad", uniq: "", phys: "", hidraw: nil,
+                                                evdev: [EvdevNode(path: gamepadNode, role: .gamepad, name: "host pad")], capabilities: []))
         var controls = SteamDeckReports.Controls()
-        controls.buttons = [.south, .r1]
+        // Thumbs on both sticks (their touch bits, in nearly every report of a Deck in hand) and
+        // on the right trackpad's corner: all of it crosses (the host refused the whole state while
+        // the wire knew no button past bit 19, and a contact outside the DualSense's touch space).
+        controls.buttons = [.south, .r1, .leftStickTouch, .rightStickTouch, .quickAccess]
+        controls.rightPad = (32767, -32768)
         controls.leftStick = (32767, 32767)
         controls.triggers = (0, 32767)
         try deck.send(controls)
         let state = try waitForState(reader, timeout: .seconds(10)) { $0.buttons.contains("south") && $0.buttons.contains("r1") }
         XCTAssertNotNil(state, "the host's pad never showed A and RB")
-        // xpad's ranges: ±32768 sticks with +y down, triggers 0...255.
+        // xpad's and hid-steam's ranges: ±32767 sticks with +y down.
         XCTAssertGreaterThan(state?.left_stick[0] ?? 0, 30000, "\(String(describing: state))")
         XCTAssertLessThan(state?.left_stick[1] ?? 0, -30000, "the Deck's up is the host's up: \(String(describing: state))")
-        XCTAssertGreaterThan(state?.r2 ?? 0, 250, "\(String(describing: state))")
+        // xpad's triggers are 0...255; hid-steam's are axes of their own (ABS_HAT2X/Y), not read here.
+        if !hidSteamDrivesDecks { XCTAssertGreaterThan(state?.r2 ?? 0, 250, "\(String(describing: state))") }
         try deck.send(SteamDeckReports.Controls())
         XCTAssertNotNil(try waitForState(reader, timeout: .seconds(10)) { $0.buttons.isEmpty }, "released on the host")
 
@@ -119,7 +195,7 @@ final class SteamDeckDeviceTests: XCTestCase {
         let player = Process()
         player.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         player.arguments = [repositoryRoot.appendingPathComponent("Tests/SDLProbe/ff-play.py").path,
-                            try XCTUnwrap(hostPad.gamepadNode?.path), "49152", "0", "300", "3"]
+                            gamepadNode, "49152", "0", "300", "3"]
         let said = Pipe()
         player.standardOutput = said
         try player.run()

@@ -80,4 +80,18 @@ final class AudioPlayoutTests: XCTestCase {
             XCTAssertEqual(played.last, -1, "seed \(seed)")
         }
     }
+
+    /// The next stream starts with the spread the last one's frames arrived with plus 1 ms, not
+    /// the 20 ms assumed before anything was measured.
+    func testTheNextStreamStartsWithTheMeasuredAllowance() {
+        // Stream 1: every other frame 3 ms late. Stream 2 from 400 ms (stream 1 ended by then).
+        let arrivals = (0..<20).map { (frame: $0, at: 5000 * $0 + ($0 % 2 == 1 ? 3_000 : 0)) } + (100..<120).map { (frame: $0, at: 400_000 + 5000 * ($0 - 100)) }
+        let (played, _, playout) = run(arrivals, until: 600_000)
+        XCTAssertEqual(playout.counters.streams, 2)
+        XCTAssertEqual(playout.allowance, .milliseconds(4))
+        // Frame 100 arrives at 400 ms and plays from 404 ms: the pull at 405 ms (its middle) plays it.
+        XCTAssertEqual(played[81], 100)
+        XCTAssertEqual(Array(played[81..<101]), Array(100..<120))
+        XCTAssertEqual(playout.counters.late + playout.counters.slips, 0)
+    }
 }

@@ -36,7 +36,8 @@ final class HapticsPlayoutTests: XCTestCase {
     /// every `interval` until `end`; what played, when, and the playout.
     func run(_ arrivals: [(block: Int, at: Int)], firstSequence: UInt16 = 100, until end: Duration = .milliseconds(600),
              pull: Int = 32, interval: Duration = .nanoseconds(10_666_667), pullAt: ((Int) -> Duration?)? = nil,
-             configuration: HapticsPlayout.Configuration = .init(lead: .nanoseconds(10_666_667))) -> ([Played], HapticsPlayout) {
+             configuration: HapticsPlayout.Configuration = .init(lead: .nanoseconds(10_666_667)),
+             silent: Set<Int> = []) -> ([Played], HapticsPlayout) {
         var playout = HapticsPlayout(configuration: configuration)
         var played: [Played] = []
         var queue = arrivals.sorted { $0.at < $1.at }[...]
@@ -47,7 +48,7 @@ final class HapticsPlayoutTests: XCTestCase {
             if pullTime > end { break }
             while let next = queue.first, Duration.microseconds(next.at) <= pullTime {
                 queue.removeFirst()
-                let bytes = Self.block(next.block)
+                let bytes = silent.contains(next.block) ? [UInt8](repeating: 0, count: 2 * Self.frames) : Self.block(next.block)
                 bytes.withUnsafeBytes { _ = playout.receive(sequence: firstSequence &+ UInt16(truncatingIfNeeded: next.block), samples: $0, at: .origin + .microseconds(next.at)) }
             }
             let now = MonotonicInstant.origin + pullTime
@@ -269,5 +270,60 @@ final class HapticsPlayoutTests: XCTestCase {
             if state == .idle { quiet = true; break }
         }
         XCTAssertTrue(quiet, "seed \(seed): a hostile stream still ends once blocks stop")
+    }
+
+    /// The next stream starts with what the last one measured (the spread of its arrivals against
+    /// their pace, plus 1 ms), not the 20 ms assumed before anything was measured, and plays whole.
+    func testTheNextStreamStartsWithTheMeasuredAllowance() throws {
+        // Stream 1: blocks 0..<20, every other one 4 ms late. Stream 2: blocks 100..<120 from
+        // 400 ms with the same jitter (stream 1 ended 100 ms after its last place).
+        let late = { (n: Int) in n % 2 == 1 ? 4_000 : 0 }
+        let arrivals = steady(20, jitter: late) + (100..<120).map { (block: $0, at: 400_000 + ($0 - 100) * 5000 + late($0)) }
+        let (played, playout) = run(arrivals, until: .milliseconds(700))
+        XCTAssertEqual(playout.counters.streams, 2)
+        XCTAssertEqual(playout.baseAllowance, .milliseconds(5))
+        XCTAssertEqual(playout.counters.late + playout.counters.regrown + playout.counters.missing + playout.counters.skips, 0)
+        let placed = self.placed(played)
+        XCTAssertEqual(Set(placed.map { $0.frame / Self.frames }), Set(Array(0..<20) + Array(100..<120)), "every block plays")
+        // Block 100's first frame plays the measured 5 ms and the report's lead after it arrived.
+        let first = try XCTUnwrap(placed.first { $0.frame == 100 * Self.frames })
+        XCTAssertEqual(Double((first.at - MonotonicInstant.milliseconds(400)) / .microseconds(1)), 5_000 + 10_666.7, accuracy: 334)
+    }
+
+    /// A jittery link (a busy machine): the next stream starts with enough allowance for what the
+    /// last one measured, so a stream with the same jitter plays whole without regrowing.
+    func testAJitteryLinkGivesTheNextStreamEnoughToPlayWhole() {
+        var random = SplitMix64(seed: 7)
+        let jitter = (0..<40).map { _ in Int.random(in: 0...30_000, using: &random) }
+        let arrivals = steady(40) { jitter[$0] } + (100..<140).map { (block: $0, at: 600_000 + ($0 - 100) * 5000 + jitter[$0 - 100]) }
+        let (played, playout) = run(arrivals, until: .milliseconds(1_100))
+        XCTAssertEqual(playout.counters.streams, 2)
+        XCTAssertEqual(playout.baseAllowance, .microseconds(jitter.max()! - jitter.min()!) + .milliseconds(1))
+        XCTAssertEqual(playout.allowance, playout.baseAllowance, "stream 2 did not regrow")
+        let second = placed(played).filter { $0.frame >= 100 * Self.frames }
+        XCTAssertEqual(Set(second.map { $0.frame / Self.frames }), Set(100..<140), "every block of stream 2 plays")
+    }
+
+    /// A game's clicks keep one stream going (each ends in the host's silent block, and the next
+    /// comes before the dead link): each click after the first is placed afresh at the allowance
+    /// measured by then, not held at the 20 ms the stream began with.
+    func testEachClickAfterSilenceStartsAtTheMeasuredAllowance() throws {
+        // Clicks every 100 ms: a sounding block and the silent one after it, on a steady link.
+        let clicks = (0..<5).map { 20 * $0 }
+        let arrivals = clicks.flatMap { [(block: $0, at: 1000 + $0 * 5000), (block: $0 + 1, at: 1000 + ($0 + 1) * 5000)] }
+        let (played, playout) = run(arrivals, until: .milliseconds(700), silent: Set(clicks.map { $0 + 1 }))
+        XCTAssertEqual(playout.counters.streams, 1, "one stream: each click came before the dead link")
+        XCTAssertEqual(playout.counters.onsets, 4, "every click after the first placed afresh")
+        let placed = self.placed(played)
+        for click in clicks {
+            let first = try XCTUnwrap(placed.first { $0.frame == click * Self.frames }, "click \(click)")
+            let arrived = MonotonicInstant.origin + .microseconds(1000 + Int64(click) * 5000)
+            // The first at the 20 ms assumed before any measurement, the rest at the floor (2 ms):
+            // a steady link's spread is nothing.
+            let allowance: Duration = click == 0 ? .milliseconds(20) : .milliseconds(2)
+            XCTAssertEqual(Double((first.at - arrived) / .microseconds(1)), Double((allowance + .nanoseconds(10_666_667)) / .microseconds(1)),
+                           accuracy: 334, "click \(click)")
+        }
+        XCTAssertEqual(playout.counters.late + playout.counters.missing, 0)
     }
 }

@@ -141,6 +141,16 @@ final class SteamDeckTests: XCTestCase {
         XCTAssertEqual(state.r2Fine, 65534)
         XCTAssertTrue(state.touch0.active)
         XCTAssertFalse(state.touch1.active)
+        // The left pad at (-1000, 2000) of ±32767 (+y up), in the touch space (1920 × 1080, +y down).
+        XCTAssertEqual(state.touch0.x, UInt16((32768 - 1000) * 1920 / 65536))
+        XCTAssertEqual(state.touch0.y, UInt16((32767 - 2000) * 1080 / 65536))
+        // The corners stay inside the space the wire accepts, so a touched pad's contact crosses.
+        controls.leftPad = (-32768, 32767)
+        controls.rightPad = (32767, -32768)
+        try decoder.decode(SteamDeckReports.state(controls, sequence: 1), into: &state)
+        XCTAssertEqual([state.touch0.x, state.touch0.y, state.touch1.x, state.touch1.y], [0, 0, 1919, 1079])
+        let touch = PadSnapshots.touch(state, slot: PadSlot(0))
+        XCTAssertEqual(touch.second, WireTouchContact(id: 1, active: true, x: 1919, y: 1079))
         XCTAssertEqual(state.motion.first.gyro, Vector3(x: 16, y: 48, z: 32), "the DualSense's axes: x, z, −y")
         XCTAssertEqual(state.sensorMicros, 591_909 &* 4000)
         let serial = SteamDeckReports.reply(to: [0xAE, 0x16, 0x01], serial: "FVAA12345678")

@@ -106,6 +106,18 @@ static void state(SDL_GameController *pad) {
         SDL_GameControllerGetTouchpadFinger(pad, 0, f, &down, &x, &y, &pressure);
         printf("%s{\"down\":%s,\"x\":%.6f,\"y\":%.6f}", f ? "," : "", down ? "true" : "false", x, y);
     }
+    /* Every touchpad's fingers (a Steam Deck has two pads): "touch" is the first's. */
+    printf("],\"touchpads\":[");
+    for (int t = 0; t < SDL_GameControllerGetNumTouchpads(pad); t++) {
+        printf("%s[", t ? "," : "");
+        for (int f = 0; f < SDL_GameControllerGetNumTouchpadFingers(pad, t); f++) {
+            Uint8 down = 0;
+            float x = 0, y = 0, pressure = 0;
+            SDL_GameControllerGetTouchpadFinger(pad, t, f, &down, &x, &y, &pressure);
+            printf("%s{\"down\":%s,\"x\":%.6f,\"y\":%.6f}", f ? "," : "", down ? "true" : "false", x, y);
+        }
+        printf("]");
+    }
     printf("]");
     float data[3];
     if (SDL_GameControllerGetSensorData(pad, SDL_SENSOR_GYRO, data, 3) == 0)

@@ -136,6 +136,18 @@ static void state(SDL_Gamepad *pad) {
         SDL_GetGamepadTouchpadFinger(pad, 0, f, &down, &x, &y, &pressure);
         printf("%s{\"down\":%s,\"x\":%.6f,\"y\":%.6f}", f ? "," : "", boolean(down), x, y);
     }
+    /* Every touchpad's fingers (a Steam Deck has two pads): "touch" is the first's. */
+    printf("],\"touchpads\":[");
+    for (int t = 0; t < SDL_GetNumGamepadTouchpads(pad); t++) {
+        printf("%s[", t ? "," : "");
+        for (int f = 0; f < SDL_GetNumGamepadTouchpadFingers(pad, t); f++) {
+            bool down = false;
+            float x = 0, y = 0, pressure = 0;
+            SDL_GetGamepadTouchpadFinger(pad, t, f, &down, &x, &y, &pressure);
+            printf("%s{\"down\":%s,\"x\":%.6f,\"y\":%.6f}", f ? "," : "", boolean(down), x, y);
+        }
+        printf("]");
+    }
     printf("]");
     /* rad/s and m/s², as SDL 2 (SDL_sensor.h). */
     float data[3];

@@ -52,6 +52,9 @@ public enum SteamDeckLayout {
 public enum SteamDeckCommands {
     public static let featureLength = 64
     public static let rumble: UInt8 = 0xEB
+    /// A trackpad's haptic pulse (`ID_TRIGGER_HAPTIC_PULSE`): hid-steam sends one to each pad
+    /// when it switches the Deck's mode.
+    public static let hapticPulse: UInt8 = 0x8F
 
     /// `MsgSimpleRumbleCmd` as hid-steam sends it: type 0, intensity 0, the strong (low-frequency)
     /// motor's speed, the weak one's, gains 2 and 0 dB (hid-steam's `steam_haptic_rumble`).
@@ -124,12 +127,18 @@ public struct SteamDeckInputCodec: PadInputCodec {
         return StickPosition(x: UInt16(clamping: x + 32768), y: UInt16(clamping: 32768 - y))
     }
 
-    /// A trackpad as one touch point, its signed position offset into 0...65535 (+y down).
+    /// A trackpad as one touch point over the whole touch space (`TouchPoint.width` × `height`,
+    /// +y down), its id saying which pad: the pad's signed ±32767 (+y up) scaled into it.
     @inline(__always)
     static func pad(_ r: UnsafeRawBufferPointer, at o: Int, id: UInt8, touched: Bool) -> TouchPoint {
+        guard touched else { return TouchPoint(id: id) }
         let x = Int32(r.loadLittleEndianInt16(at: o)), y = Int32(r.loadLittleEndianInt16(at: o + 2))
-        return TouchPoint(id: id, active: touched, x: touched ? UInt16(clamping: x + 32768) : 0, y: touched ? UInt16(clamping: 32768 - y) : 0)
+        return TouchPoint(id: id, active: true, x: scaled(x + 32768, TouchPoint.width), y: scaled(32767 - y, TouchPoint.height))
     }
+
+    /// 0...65535 to 0..<`size`.
+    @inline(__always)
+    static func scaled(_ v: Int32, _ size: UInt16) -> UInt16 { UInt16(clamping: Int64(max(v, 0)) * Int64(size) >> 16) }
 
     /// The Deck's (x, y, z) as the DualSense's axes: (x, z, −y).
     @inline(__always)

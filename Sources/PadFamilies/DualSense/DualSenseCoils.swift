@@ -15,9 +15,11 @@ import WireProtocol
 /// - **USB**: the pad's own sound card, channels 2-3 at 48 kHz, 5 ms at a time, with
 ///   `queue` held by ALSA; the blocking writes pace it. The speaker pair on channels 0-1.
 ///
-/// The thread runs only while a stream plays, at input priority where the process may have it
-/// (a game's load must not starve the coils into gaps). Silence ends every stream and `close()`:
-/// two silent reports over Bluetooth, the ALSA stream played out to its silent end or dropped.
+/// Over Bluetooth the thread runs only while a stream plays; over USB, from the session's first
+/// stream to `close()`, the card's stream open on silence between bursts, so no burst waits for
+/// the card to start (tens of ms idle, hundreds on a busy machine). It runs at input priority
+/// where the process may have it (a game's load must not starve the coils into gaps). Silence
+/// ends every stream and `close()`: two silent reports over Bluetooth, the ALSA stream dropped.
 public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     public enum Output: Sendable {
         case bluetooth(hidraw: String)
@@ -27,8 +29,6 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     /// What ALSA holds ahead over USB: four 5 ms periods (with two, a busy machine's card
     /// underran and failed its stream with EIO).
     public static let usbQueue: Duration = .milliseconds(20)
-    /// How long the card's stream plays silence after a stream ends before it closes.
-    public static let usbLinger: Duration = .seconds(1)
     /// One block's frames at the card's 48 kHz.
     static let usbPeriodFrames = HapticsPlayout.blockFrames * CoilUpsampler.factor
 
@@ -254,22 +254,13 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         // card whose clock slipped (an emulated pad's on a busy machine) otherwise left a later
         // burst's blocks waiting for a place the output never reached.
         var playsAt = MonotonicInstant.now
-        var idleSince: MonotonicInstant?
         var speakerPeriod = [Int16](repeating: 0, count: 2 * Self.usbPeriodFrames)
         while true {
             let coils = render(&samples, frames: frames, playsAt: playsAt)
             let sounding = renderSpeaker(&speakerPeriod, frames: Self.usbPeriodFrames, playsAt: playsAt)
             let state: HapticsPlayout.State = coils == .playing || sounding == .playing ? .playing : .idle
-            if state == .playing {
-                idleSince = nil
-            } else {
-                if isStopping { return playback.stop() }
-                // The card's stream stays open on silence for a while: starting it again costs
-                // tens of ms, and a game's next sound is often close behind.
-                let now = MonotonicInstant.now
-                if let idleSince, now - idleSince >= Self.usbLinger { return try playback.finish() }
-                if idleSince == nil { idleSince = now }
-            }
+            // Between streams the card's stream stays open on silence until the session ends.
+            if state == .idle, isStopping { return playback.stop() }
             upsampler.fill(&period, from: samples)
             for i in 0..<Self.usbPeriodFrames {
                 period[4 * i] = speakerPeriod[2 * i]

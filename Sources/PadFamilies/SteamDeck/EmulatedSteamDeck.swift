@@ -20,6 +20,8 @@ public final class EmulatedSteamDeck: @unchecked Sendable {
     private var sequence: UInt32 = 0
     private var lastSent = MonotonicInstant.now
     private var lastCommand: [UInt8] = []
+    /// No state report goes while set (`switchToGamepadMode`).
+    private var quiet = false
     public var outputReadyDescriptor: FileDescriptor { channel.outputReadyDescriptor }
     static let cadence = Duration.microseconds(Int64(SteamDeckLayout.reportMicros))
 
@@ -55,11 +57,36 @@ public final class EmulatedSteamDeck: @unchecked Sendable {
 
     public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
 
+    /// hid-steam (6.8 on, with its default lizard_mode) reports nothing on a Deck's evdev nodes
+    /// until the Deck is in its gamepad mode, which holding ≡ for 450 ms switches while no program
+    /// holds the hidraw node; it answers the switch with a haptic pulse on each pad (0x8F). ≡ is
+    /// held in one report with no report after it until that pulse, so the evdev node never
+    /// reports ≡ pressed. False: no pulse within `timeout` (a kernel without the switch).
+    public func switchToGamepadMode(timeout: Duration = .seconds(2)) throws -> Bool {
+        var held = state.withLock { controls }
+        held.buttons.insert(.options)
+        let report = state.withLock { () -> [UInt8] in
+            quiet = true
+            sequence &+= 1
+            lastSent = .now
+            return SteamDeckReports.state(held, sequence: sequence)
+        }
+        defer {
+            let neutral = state.withLock { () -> [UInt8] in
+                quiet = false
+                return nextReport()
+            }
+            try? uhid.input(neutral)
+        }
+        try uhid.input(report)
+        return channel.waitForOutput(timeout: timeout) { $0.count > 1 && $0[1] == SteamDeckCommands.hapticPulse } != nil
+    }
+
     /// At input priority, as the other emulated pads'.
     private func pump() {
         ThreadPriority.raisedForInput {
-            channel.pump(due: { state.withLock { lastSent + Self.cadence } }, tick: {
-                if let report: [UInt8] = state.withLock({ MonotonicInstant.now >= lastSent + Self.cadence ? nextReport() : nil }) {
+            channel.pump(due: { state.withLock { quiet ? .now + Self.cadence : lastSent + Self.cadence } }, tick: {
+                if let report: [UInt8] = state.withLock({ !quiet && MonotonicInstant.now >= lastSent + Self.cadence ? nextReport() : nil }) {
                     try? uhid.input(report)
                 }
             }, handle: handle)

@@ -5,8 +5,8 @@ import WireProtocol
 
 /// The Steam Deck's built-in controls (28de:1205): `forward` reads its vendor interface through
 /// hidraw beside Steam, which holds the same node (hidraw gives every reader every report, and
-/// Steam's own virtual pad is never forwarded: `ForeignVirtualPads`). The host shows it as an
-/// Xbox 360 pad until it has a Deck of its own to show (docs/pad-families.md).
+/// Steam's own virtual pad is never forwarded: `ForeignVirtualPads`). The host shows it as a Deck
+/// where hid-steam drives one (`SteamDeckVirtualPad`), else as an Xbox 360 pad (docs/pad-families.md).
 public struct SteamDeckDriver: PadDriver {
     public init() {}
     public var kinds: [PadKind] { [.steamDeck] }
@@ -26,7 +26,11 @@ public struct SteamDeckDriver: PadDriver {
         pad.hidraw.flatMap { try? SteamDeckRumble(hidraw: $0) }
     }
 
-    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? { nil }
+    /// A Deck through uhid where the kernel's hid-steam drives it (6.3 on); before, the error
+    /// makes the host show an Xbox 360 pad and say why (`host status`).
+    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+        try SteamDeckVirtualPad(arrival: arrival)
+    }
 
     public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: "steam-deck", kind: .steamDeck)] }
 
@@ -44,6 +48,6 @@ public struct SteamDeckDriver: PadDriver {
     }
 
     public func readingNote(for pad: Pad) -> String? {
-        "read from its controller interface through hidraw, beside Steam; its trackpads, back grips and IMU cross, rumble comes back; its host pad is an Xbox 360 pad"
+        "read from its controller interface through hidraw, beside Steam; its trackpads, back grips and IMU cross, rumble comes back; its host pad is a Deck where the host's kernel drives one (6.3 on)"
     }
 }

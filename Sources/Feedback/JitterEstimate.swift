@@ -1,0 +1,98 @@
+import MonotonicTime
+
+/// The allowance a playout starts a stream with, measured instead of assumed: how far apart the
+/// blocks of one stream arrive against their own pace (the link's jitter and the host's capture
+/// jitter together), the largest spread of the last few seconds plus a margin, between a floor
+/// and a ceiling (docs/haptics.md, "The allowance").
+///
+/// A block's transit is its arrival less its place in the sender's numbering (`number × block`):
+/// on a steady path every block has the same transit, and the spread between the earliest and the
+/// latest transit is what a playout must wait for. Spreads are measured within a stream (the
+/// sender's numbering may pause between streams) and within a window of `window`, so a spike is
+/// remembered for `windows × window` and then forgotten; after a quiet spell longer than that, the
+/// spread last measured stands.
+///
+/// Pure: callers pass `now`; no clock read, no allocation after `init`.
+public struct JitterEstimate: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        /// Before anything is measured.
+        public var initial: Duration
+        /// The least allowance: a wake-up's worth on a busy machine, where nothing measured says more.
+        public var floor: Duration
+        /// The most a stream starts with (a late block may still grow it, up to the playout's largest).
+        public var ceiling: Duration
+        /// Added to the measured spread.
+        public var margin: Duration
+        public init(initial: Duration = .milliseconds(20), floor: Duration = .milliseconds(2),
+                    ceiling: Duration = .milliseconds(100), margin: Duration = .milliseconds(1)) {
+            self.initial = initial; self.floor = floor; self.ceiling = ceiling; self.margin = margin
+        }
+    }
+
+    /// How long one window of spreads covers, and how many are kept (8 s of memory).
+    public static let window: Duration = .seconds(1)
+    public static let windows = 8
+
+    public let configuration: Configuration
+    /// How long one numbered block lasts on the sender's clock.
+    let block: Duration
+    /// The spread measured in each window (zero: none), ring-indexed by window number.
+    private var spreads: [Duration]
+    private var windowOf: [Int64]
+    /// This stream's earliest and latest transit in the window `spanWindow`.
+    private var earliest: Duration?
+    private var latest: Duration = .zero
+    private var spanWindow: Int64 = .min
+    private var measured = false
+    /// The spread of the latest window measured: what a stream starts with after a quiet spell
+    /// longer than the memory (the link as last seen, rather than the floor or the initial guess).
+    private var lastSpread: Duration = .zero
+
+    public init(block: Duration, configuration: Configuration = Configuration()) {
+        self.block = block
+        self.configuration = configuration
+        spreads = [Duration](repeating: .zero, count: Self.windows)
+        windowOf = [Int64](repeating: .min, count: Self.windows)
+    }
+
+    /// A new stream: its transits are not compared with the last one's.
+    public mutating func startStream() { earliest = nil }
+
+    /// Block `number` (unwrapped, of the current stream) arrived at `now`.
+    public mutating func observe(_ number: Int64, at now: MonotonicInstant) {
+        // Transit on a scale where only differences matter: arrival less the block's place in
+        // the numbering. Wrapping arithmetic: hostile numbers only make a large spread, which the
+        // ceiling bounds.
+        let transit = Duration.nanoseconds(now.nanoseconds &- number &* block.wholeNanoseconds)
+        let w = now.nanoseconds / Self.window.wholeNanoseconds
+        // Compared within a window only: two machines' clocks drift apart over a long stream
+        // (tens of µs a second), which is the playout's to follow, not jitter to wait for.
+        guard let first = earliest, w == spanWindow else {
+            earliest = transit
+            latest = transit
+            spanWindow = w
+            return
+        }
+        if transit < first { earliest = transit }
+        if transit > latest { latest = transit }
+        let spread = latest - earliest!
+        let slot = Int(w.magnitude % UInt64(Self.windows))
+        if windowOf[slot] != w { windowOf[slot] = w; spreads[slot] = .zero }
+        if spread > spreads[slot] { spreads[slot] = spread }
+        lastSpread = spreads[slot]
+        measured = true
+    }
+
+    /// The allowance for a stream starting at `now`: the largest spread of the remembered windows
+    /// plus the margin, within the floor and ceiling; `initial` before anything was measured.
+    public func allowance(at now: MonotonicInstant) -> Duration {
+        guard measured else { return configuration.initial }
+        let w = now.nanoseconds / Self.window.wholeNanoseconds
+        var largest: Duration?
+        for slot in 0..<Self.windows where windowOf[slot] > w - Int64(Self.windows) && windowOf[slot] <= w {
+            largest = max(largest ?? .zero, spreads[slot])
+        }
+        let spread = largest ?? lastSpread
+        return min(max(spread + configuration.margin, configuration.floor), configuration.ceiling)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Glibc
+
+/// Which of the running kernel's modules would bind a HID device, from the kernel's own alias
+/// tables (`modules.alias`, `modules.builtin.alias` under /lib/modules/RELEASE): what modprobe
+/// and udev go by. A host asks before it shows a pad that only a family's driver makes usable
+/// (hid-generic, which takes every HID device, is not an answer).
+public enum KernelDrivers {
+    /// The module that binds a HID device on `bus` (the kernel's BUS_* number) with these ids,
+    /// other than hid-generic; nil where none does (or the tables cannot be read).
+    public static func hidModule(bus: UInt16, vendor: UInt16, product: UInt16) -> String? {
+        // The device's modalias as hid-core writes it (group 1: HID_GROUP_GENERIC).
+        module(for: String(format: "hid:b%04Xg%04Xv%08Xp%08X", bus, 1, vendor, product), in: aliases)
+    }
+
+    /// The first module of `aliases` whose pattern matches `modalias`, hid-generic aside.
+    static func module(for modalias: String, in aliases: [(pattern: String, module: String)]) -> String? {
+        aliases.first { $0.module != "hid_generic" && fnmatch($0.pattern, modalias, 0) == 0 }?.module
+    }
+
+    /// The HID lines of the alias tables, read once.
+    static let aliases: [(pattern: String, module: String)] = {
+        let release = ((try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return ["modules.alias", "modules.builtin.alias"].flatMap { file -> [(pattern: String, module: String)] in
+            let text = (try? String(contentsOfFile: "/lib/modules/\(release)/\(file)", encoding: .utf8)) ?? ""
+            return parse(text)
+        }
+    }()
+
+    /// `alias hid:b0003g*v000028DEp00001205 hid_steam` lines: their patterns and modules.
+    static func parse(_ text: String) -> [(pattern: String, module: String)] {
+        text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, fields[0] == "alias", fields[1].hasPrefix("hid:") else { return nil }
+            return (String(fields[1]), String(fields[2]))
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import HIDCodecs
+import Logging
+import PadDevices
+import PadSystem
+import WireProtocol
+
+/// A forwarded Steam Deck shown to games as a Deck's controller interface through uhid (USB bus,
+/// 28de:1205, the real interface's descriptor and replies: `EmulatedSteamDeck`): hid-steam binds
+/// it from 6.3 on (gamepad and IMU nodes, rumble), SDL's HIDAPI Steam Deck driver opens it, and
+/// before 6.3 hid-generic gives programs its hidraw node. The wire's values go back into the
+/// Deck's own report (the inverse of `SteamDeckInputCodec`); the rumble command a game sends
+/// comes back as a lease.
+public final class SteamDeckVirtualPad: VirtualPad {
+    public let arrival: PadArrival
+    let device: EmulatedSteamDeck
+    var controls = SteamDeckReports.Controls()
+    var lastLevels = MotorLevels.silent
+
+    public init(arrival: PadArrival) throws {
+        // hid-generic would bind it before 6.3, leaving games only its hidraw node (which SDL 2.26
+        // does not open as a Deck): the host's Xbox 360 pad serves them better there.
+        let ids = PadKind.steamDeck.canonicalIDs!
+        guard KernelDrivers.hidModule(bus: PadBus.usb.kernelBus, vendor: ids.vendor, product: ids.product) == "hid_steam" else {
+            throw DeviceError.unsupported("this kernel's hid-steam does not drive the Steam Deck (it does from Linux 6.3)")
+        }
+        self.arrival = arrival
+        device = try EmulatedSteamDeck(phys: PadPhys.hostVirtual, serial: Self.serial(for: arrival))
+        // hid-steam opens the Deck at probe: opened is bound.
+        guard device.channel.waitUntilOpened(timeout: .seconds(10)) else {
+            device.stop()
+            throw DeviceError.unsupported("hid-steam did not bind the virtual Steam Deck: sudo modprobe hid-steam")
+        }
+        // Games that read its evdev node see it only in its gamepad mode (Steam and SDL's HIDAPI
+        // driver read the hidraw node in either).
+        if !(try device.switchToGamepadMode()) {
+            Self.log.notice("slot \(arrival.slot.rawValue): hid-steam did not switch the host's Steam Deck to its gamepad mode; games reading its evdev node see it once ≡ is held")
+        }
+    }
+    private static let log = Logger(label: "padgate.host")
+
+    /// A serial of the Deck's shape (letters and digits, at most 21) that is the same for the same
+    /// physical pad each time it arrives, so a game's per-pad settings find it again.
+    static func serial(for arrival: PadArrival) -> String? {
+        guard let mac = HostPadAddress.stable(for: arrival, kind: .steamDeck) else { return nil }
+        return "PADGATE" + mac.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined()
+    }
+
+    /// The wire's state in the Deck's terms: its buttons only, sticks with +y up, triggers 0...32767.
+    static func update(_ c: inout SteamDeckReports.Controls, with s: PadStateSnapshot) {
+        c.buttons = GamepadButtons(rawValue: s.buttons).intersection(PadKind.steamDeck.buttons)
+        c.dpad = DPad(hat: s.dpad)
+        func up(_ y: Int16) -> Int16 { y == .min ? .max : -y }
+        c.leftStick = (s.leftX, up(s.leftY))
+        c.rightStick = (s.rightX, up(s.rightY))
+        c.triggers = (s.l2Wide >> 1, s.r2Wide >> 1)
+    }
+
+    /// A contact of the touch space as a trackpad position (±32767, +y up): the inverse of the codec's.
+    static func pad(_ contact: WireTouchContact) -> (x: Int16, y: Int16)? {
+        guard contact.active else { return nil }
+        let x = Int32(contact.x) * 65536 / Int32(TouchPoint.width) - 32768
+        let y = 32767 - Int32(contact.y) * 65536 / Int32(TouchPoint.height)
+        return (Int16(clamping: x), Int16(clamping: y))
+    }
+
+    /// The wire's IMU sample (deg/s and g on the DualSense's axes) as the Deck's raw counts on its
+    /// own axes: the codec reads the Deck's (x, y, z) as (x, z, −y), so the Deck's are (x, −z, y).
+    static func imu(_ s: WireMotionSample) -> (gyro: Vector3, accel: Vector3) {
+        func count(_ v: Float, _ per: Int32) -> Int16 { Int16(clamping: Int64((Double(v) * Double(per)).rounded())) }
+        let dps = SteamDeckLayout.gyroPerDegreePerSecond, g = SteamDeckLayout.accelPerG
+        return (Vector3(x: count(s.gyroX, dps), y: count(-s.gyroZ, dps), z: count(s.gyroY, dps)),
+                Vector3(x: count(s.accelX, g), y: count(-s.accelZ, g), z: count(s.accelY, g)))
+    }
+
+    public func apply(_ s: PadStateSnapshot) throws {
+        var next = controls
+        Self.update(&next, with: s)
+        guard next != controls else { return }
+        controls = next
+        try device.send(controls)
+    }
+
+    public func apply(_ touch: TouchSnapshot) throws {
+        var next = controls
+        next.leftPad = nil
+        next.rightPad = nil
+        // Contact id 0 is the left pad, 1 the right (docs/wire.md); another pad's two fingers land
+        // on the two pads the same way.
+        for contact in [touch.first, touch.second] {
+            if contact.id & 1 == 0 { next.leftPad = next.leftPad ?? Self.pad(contact) } else { next.rightPad = next.rightPad ?? Self.pad(contact) }
+        }
+        guard next != controls else { return }
+        controls = next
+        try device.send(controls)
+    }
+
+    public func apply(_ motion: MotionBatch) throws {
+        for i in 0..<motion.count {
+            (controls.gyro, controls.accel) = Self.imu(motion[i])
+            try device.send(controls)
+        }
+    }
+
+    public var feedbackDescriptors: [FileDescriptor] { [device.outputReadyDescriptor] }
+
+    public func takeFeedback(into messages: inout [WireMessage]) throws {
+        for report in device.takeOutputs() {
+            if let message = Self.message(for: report, slot: arrival.slot, lastLevels: &lastLevels) { messages.append(message) }
+        }
+    }
+
+    /// A command a game sent the Deck (report number 0 first): a rumble whose motors changed
+    /// becomes a lease (the strong motor is the low-frequency one); the rest (settings, the
+    /// trackpads' pulses) has no message on the wire yet.
+    static func message(for report: [UInt8], slot: PadSlot, lastLevels: inout MotorLevels) -> WireMessage? {
+        guard let speeds = SteamDeckCommands.rumbleLevels(Array(report.dropFirst())) else { return nil }
+        let levels = MotorLevels(low: UInt8(speeds.strong >> 8), high: UInt8(speeds.weak >> 8))
+        guard levels != lastLevels else { return nil }
+        lastLevels = levels
+        return .rumble(.unnumbered(slot: slot, levels: levels, ttlMillis: levels.isSilent ? 0 : GameOutputTranslator.rumbleLeaseMillis))
+    }
+
+    public func remove() { device.stop() }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
