@@ -391,6 +391,11 @@ public final class PadForwarder {
             do { try source.apply(request) } catch {
                 logger.warning("\(source.arrival.name): \(error)", metadata: ["slot": "\(request.slot.rawValue)"])
             }
+        case .trackpadPulse(let pulse):
+            guard let source = pads.first(where: { $0.source.arrival.slot == pulse.slot })?.source else { return }
+            do { try source.apply(pulse) } catch {
+                logger.warning("\(source.arrival.name): \(error)", metadata: ["slot": "\(pulse.slot.rawValue)"])
+            }
         case .speaker(let frame):
             guard let source = pads.first(where: { $0.source.arrival.slot == frame.slot })?.source else { return }
             status.speakerFrames += 1

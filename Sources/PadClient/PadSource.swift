@@ -27,6 +27,8 @@ public protocol PadSource: AnyObject {
     func apply(_ speaker: SpeakerFrame) throws
     /// The host asks for the pad's microphone for a while (or no more: `ttlMillis` 0).
     func apply(_ request: MicrophoneRequest) throws
+    /// A pulse train on the pad's trackpad (a Steam Deck's); pads without one ignore it.
+    func apply(_ pulse: TrackpadPulse) throws
     /// Readable when the pad has messages for the host beside its input (its microphone's frames).
     var uplinkDescriptor: FileDescriptor? { get }
     /// Hands over those messages.
@@ -49,6 +51,7 @@ extension PadSource {
     public func apply(_ haptics: HapticsBlock) throws {}
     public func apply(_ speaker: SpeakerFrame) throws {}
     public func apply(_ request: MicrophoneRequest) throws {}
+    public func apply(_ pulse: TrackpadPulse) throws {}
     public var uplinkDescriptor: FileDescriptor? { nil }
     public func takeUplink(_ body: (WireMessage) -> Void) {}
 }

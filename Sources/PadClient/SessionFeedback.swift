@@ -61,6 +61,7 @@ public final class SessionFeedback {
     func apply(_ output: HIDOutputMessage) throws { try feedback.apply(output) }
     func apply(_ haptics: HapticsBlock) throws { try feedback.receive(haptics) }
     func apply(_ speaker: SpeakerFrame) throws { try feedback.receive(speaker) }
+    func apply(_ pulse: TrackpadPulse) throws { try feedback.receive(pulse) }
     /// A host's request to record the pad's microphone: honoured only for a pad whose
     /// microphone this client offered (a host cannot switch on what the user refused).
     func apply(_ request: MicrophoneRequest) throws {
@@ -111,6 +112,7 @@ extension PhysicalPadSource {
     public func apply(_ haptics: HapticsBlock) throws { try sessionFeedback.apply(haptics) }
     public func apply(_ speaker: SpeakerFrame) throws { try sessionFeedback.apply(speaker) }
     public func apply(_ request: MicrophoneRequest) throws { try sessionFeedback.apply(request) }
+    public func apply(_ pulse: TrackpadPulse) throws { try sessionFeedback.apply(pulse) }
     public var uplinkDescriptor: FileDescriptor? { sessionFeedback.uplink.descriptor }
     public func takeUplink(_ body: (WireMessage) -> Void) { sessionFeedback.takeUplink(body) }
     public var feedbackDeadline: MonotonicInstant? { sessionFeedback.deadline }

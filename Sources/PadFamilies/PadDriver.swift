@@ -63,6 +63,10 @@ public protocol PadDriver: Sendable {
     /// first block arrives; nil: the family has none (docs/haptics.md).
     func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)?
 
+    /// Client: where the host's trackpad pulses play on the pad (a Steam Deck's pads), made at the
+    /// first; nil: the family has no trackpad that pulses.
+    func trackpadPulses(for pad: Pad) throws -> (any TrackpadPulseOutput)?
+
     /// Client: whether the pad plays the host pad's speaker pair (its own speaker or headphone jack),
     /// through its `hapticsOutput`: the client then asks the host for it.
     func playsSpeaker(_ pad: Pad) -> Bool
@@ -140,6 +144,12 @@ extension HapticsOutput {
     public func receive(_ frame: SpeakerFrame, at now: MonotonicInstant) {}
 }
 
+/// A physical pad's trackpads, playing the host's pulse trains (`TrackpadPulse`): each is finite
+/// (at most `TrackpadPulse.maximumMillis`), so nothing is left to stop on exit.
+public protocol TrackpadPulseOutput: AnyObject {
+    func play(_ pulse: TrackpadPulse) throws
+}
+
 /// A physical pad's microphone, recorded for the host only while its request's lease lasts
 /// (`MicrophoneRequest`): a lost stop or a dead host never leaves it recording.
 public protocol MicrophoneInput: AnyObject {
@@ -167,6 +177,7 @@ extension PadDriver {
     public var readsThroughHidraw: Bool { false }
     public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? { nil }
     public func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)? { nil }
+    public func trackpadPulses(for pad: Pad) throws -> (any TrackpadPulseOutput)? { nil }
     public func playsSpeaker(_ pad: Pad) -> Bool { false }
     public func microphoneInput(for pad: Pad, wake: WakePipe) throws -> (any MicrophoneInput)? { nil }
     public func hasMicrophone(_ pad: Pad) -> Bool { false }

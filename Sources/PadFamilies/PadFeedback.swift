@@ -45,6 +45,9 @@ public final class PadFeedback {
     private var haptics: (any HapticsOutput)?
     private var envelope: HapticsEnvelope?
     private var hapticsUnavailable = false
+    /// The pad's trackpads (made at the first pulse); set when it has none or they failed.
+    private var pulses: (any TrackpadPulseOutput)?
+    private var pulsesUnavailable = false
     private var closed = false
     private static let log = Logger(label: "padgate.feedback")
 
@@ -92,6 +95,20 @@ public final class PadFeedback {
         do { try pump() } catch {
             // A pad with no motors to drive (or none left): haptics off for this session, said once.
             hapticsUnavailable = true
+            throw error
+        }
+    }
+
+    /// A pulse train on the pad's trackpad, where it has one that pulses (a Deck's); otherwise
+    /// nothing. A failure says itself once and turns pulses off for the session.
+    public func receive(_ pulse: TrackpadPulse) throws {
+        guard !closed, !pulsesUnavailable else { return }
+        do {
+            if pulses == nil { pulses = try driver.trackpadPulses(for: pad) }
+            guard let pulses else { pulsesUnavailable = true; return }
+            try pulses.play(pulse)
+        } catch {
+            pulsesUnavailable = true
             throw error
         }
     }

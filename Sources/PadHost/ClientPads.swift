@@ -243,7 +243,7 @@ public final class ClientPads {
             pingTally.duplicates = UInt32(clamping: replayedDatagrams())
             if probe.figures.roundTripMicros != 0 { clientFigures = probe.figures }
             replies.append(.pong(probe.echo(pingTally)))
-        case .rumble, .hidOutput, .motionRate, .pong, .haptics, .speaker, .microphoneRequest:
+        case .rumble, .hidOutput, .motionRate, .pong, .haptics, .speaker, .microphoneRequest, .trackpadPulse:
             break  // not for the host, or nothing to do with it yet
         }
     }

@@ -392,10 +392,12 @@ public enum WireMessage: Equatable, Sendable {
     case haptics(HapticsBlock)
     case speaker(SpeakerFrame)
     case microphoneRequest(MicrophoneRequest)
+    case trackpadPulse(TrackpadPulse)
 }
 
 /// Message type numbers. Never reuse one; add new ones at the end.
 public enum WireMessageType: UInt8, Sendable {
     case arrival = 0x01, removal = 0x02, state = 0x03, touch = 0x04, motion = 0x05, battery = 0x06, ping = 0x07, microphone = 0x08
-    case rumble = 0x20, hidOutput = 0x21, motionRate = 0x22, pong = 0x23, haptics = 0x24, speaker = 0x25, microphoneRequest = 0x26
+    case rumble = 0x20, hidOutput = 0x21, motionRate = 0x22, pong = 0x23, haptics = 0x24, speaker = 0x25, microphoneRequest = 0x26,
+         trackpadPulse = 0x27
 }

@@ -24,6 +24,7 @@ public enum WireCodec {
         case .speaker(let f): try encode(f, into: &w)
         case .microphone(let f): try encode(f, into: &w)
         case .microphoneRequest(let m): try encode(m, into: &w)
+        case .trackpadPulse(let p): try encode(p, into: &w)
         }
     }
 
@@ -183,6 +184,8 @@ public enum WireCodec {
             return .microphone(try MicrophoneFrame.decode(&r))
         case .microphoneRequest:
             return .microphoneRequest(try MicrophoneRequest.decode(&r))
+        case .trackpadPulse:
+            return .trackpadPulse(try TrackpadPulse.decode(&r))
         }
     }
 }

@@ -208,5 +208,14 @@ final class SteamDeckDeviceTests: XCTestCase {
         XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(5)) { rumble($0)?.strong == 192 * 257 }, "the game's rumble never reached the Deck; serve said \(host.serve.output.suffix(2500)); forward said \(forward.output.split(separator: "\n").filter { !$0.hasPrefix("pads ") }.suffix(60).joined(separator: "\n")); the Deck was sent \(deck.takeOutputs().map { Hex.encode(Array($0.prefix(12))) })")
         XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(3)) { rumble($0).map { $0.strong == 0 && $0.weak == 0 } == true },
                         "the 300 ms effect's end never reached the Deck; forward said \(forward.output.suffix(1500))")
+
+        // A trackpad's pulse train (as Steam sends one through the Deck's hidraw node) reaches the
+        // physical Deck as its own command, its fields kept.
+        guard hidSteamDrivesDecks else { return }
+        let train = SteamDeckCommands.Pulse(pad: .left, onMicros: 300, offMicros: 700, count: 5, gain: -3)
+        let game = try HIDRawDevice(path: try XCTUnwrap(hostPad.hidraw))
+        try game.sendFeatureReport(SteamDeckCommands.pulse(train))
+        XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(5)) { SteamDeckCommands.pulse(Array($0.dropFirst())) == train },
+                        "the pulse never reached the Deck; forward said \(forward.output.suffix(1500))")
     }
 }

@@ -179,4 +179,20 @@ final class SteamDeckTests: XCTestCase {
         XCTAssertEqual(run.calibration, SteamDeckInputCodec.calibration)
         XCTAssertEqual(run.rejectedReports, 0)
     }
+
+    /// The trackpad pulse command as hid-steam sends it when it switches a Deck's mode
+    /// (`steam_haptic_pulse(steam, STEAM_PAD_RIGHT, 0x190, 0, 1, 0)`, the pad number swapped to
+    /// 0 on the report), read and written back byte for byte.
+    func testTheTrackpadPulseCommandAsHidSteamSendsIt() throws {
+        let sent: [UInt8] = [0x8F, 0x08, 0x00, 0x90, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00]
+        let pulse = try XCTUnwrap(SteamDeckCommands.pulse(sent))
+        XCTAssertEqual(pulse, SteamDeckCommands.Pulse(pad: .right, onMicros: 400, offMicros: 0, count: 1, gain: 0))
+        let written = SteamDeckCommands.pulse(pulse)
+        XCTAssertEqual(written.count, 65)
+        XCTAssertEqual(Array(written[1...10]), sent)
+        XCTAssertEqual(SteamDeckCommands.pulse([0x8F, 0x08, 0x01] + [UInt8](repeating: 0, count: 7))?.pad, .left)
+        XCTAssertNil(SteamDeckCommands.pulse([0x8F, 0x08, 0x03] + [UInt8](repeating: 0, count: 7)), "no fourth pad")
+        XCTAssertNil(SteamDeckCommands.pulse([0x8F, 0x08, 0x00]), "too short")
+        XCTAssertNil(SteamDeckCommands.pulse([0xEB, 0x09] + [UInt8](repeating: 0, count: 9)), "a rumble command")
+    }
 }

@@ -54,6 +54,7 @@ final class WireCodecTests: XCTestCase {
             .speaker(SpeakerFrame(slot: slot, sequence: WireSequence(0x1234), packet: [0xfc, 0xff, 0xfe])!),
             .microphone(MicrophoneFrame(slot: slot, sequence: WireSequence(9), packet: [1])!),
             .microphoneRequest(MicrophoneRequest(slot: slot, sequence: WireSequence(0xFFFF), ttlMillis: 2000)),
+            .trackpadPulse(TrackpadPulse(slot: slot, sequence: WireSequence(2), side: .both, onMicros: 400, offMicros: 600, count: 2000, gain: -6)),
             .removal(slot),
         ]
     }

@@ -64,6 +64,13 @@ final class WireLimitsTests: XCTestCase {
             try assertAccepted(.state(PadStateSnapshot(slot: PadSlot(0), buttons: row.button.rawValue)))
         }
         try assertRefused(.removal(PadSlot(200)))
+        // A trackpad pulse train lasts at most 2 s: a host cannot keep a pad buzzing by it.
+        let pulse = TrackpadPulse(slot: PadSlot(0), sequence: WireSequence(1), side: .left, onMicros: 500, offMicros: 500, count: 2000, gain: 0)
+        try assertAccepted(.trackpadPulse(pulse))
+        var longer = pulse; longer.count = 2001
+        try assertRefused(.trackpadPulse(longer))
+        XCTAssertEqual(TrackpadPulse.largestCount(onMicros: 500, offMicros: 500), 2000)
+        XCTAssertEqual(TrackpadPulse.largestCount(onMicros: 0, offMicros: 0), UInt16.max, "a train of nothing is no time")
 
         // An unknown pad type is refused, not taken for a generic pad.
         var buffer = [UInt8](repeating: 0, count: 64)

@@ -67,6 +67,45 @@ public enum SteamDeckCommands {
         return report
     }
 
+    /// A pulse train on a trackpad (0x8F), as hid-steam's `steam_haptic_pulse` lays it out: the pad
+    /// (the command's numbers are swapped, "for legacy reasons": 0 is the right pad, 1 the left,
+    /// 2 both), each pulse's time on and off in µs, the count, the gain in dB. 65 bytes, report
+    /// number 0 first.
+    public struct Pulse: Equatable, Sendable {
+        public enum Pad: Sendable, Equatable { case left, right, both }
+        public var pad: Pad
+        public var onMicros: UInt16, offMicros: UInt16, count: UInt16
+        public var gain: Int8
+        public init(pad: Pad, onMicros: UInt16, offMicros: UInt16, count: UInt16, gain: Int8) {
+            self.pad = pad; self.onMicros = onMicros; self.offMicros = offMicros; self.count = count; self.gain = gain
+        }
+    }
+
+    public static func pulse(_ p: Pulse) -> [UInt8] {
+        let which: UInt8 = switch p.pad { case .right: 0; case .left: 1; case .both: 2 }
+        var report = [UInt8](repeating: 0, count: featureLength + 1)
+        let body: [UInt8] = [hapticPulse, 8, which, UInt8(p.onMicros & 0xff), UInt8(p.onMicros >> 8), UInt8(p.offMicros & 0xff),
+                             UInt8(p.offMicros >> 8), UInt8(p.count & 0xff), UInt8(p.count >> 8), UInt8(bitPattern: p.gain)]
+        report.replaceSubrange(1...body.count, with: body)
+        return report
+    }
+
+    /// The pulse train a command asks for (after the report number), nil for another command or
+    /// one too short. SDL's `MsgFireHapticPulse` has a 16-bit gain where hid-steam has 8 bits: its
+    /// low byte is read, the same for the gains either sends (a few dB either way).
+    public static func pulse(_ command: [UInt8]) -> Pulse? {
+        guard command.count >= 10, command[0] == hapticPulse else { return nil }
+        let pad: Pulse.Pad
+        switch command[2] {
+        case 0: pad = .right
+        case 1: pad = .left
+        case 2: pad = .both
+        default: return nil
+        }
+        func u16(_ o: Int) -> UInt16 { UInt16(command[o]) | UInt16(command[o + 1]) << 8 }
+        return Pulse(pad: pad, onMicros: u16(3), offMicros: u16(5), count: u16(7), gain: Int8(bitPattern: command[9]))
+    }
+
     /// The motors' speeds of a rumble command (after the report number), nil for another command.
     public static func rumbleLevels(_ command: [UInt8]) -> (strong: UInt16, weak: UInt16)? {
         guard command.count >= 9, command[0] == rumble else { return nil }

@@ -15,6 +15,7 @@ public final class SteamDeckVirtualPad: VirtualPad {
     let device: EmulatedSteamDeck
     var controls = SteamDeckReports.Controls()
     var lastLevels = MotorLevels.silent
+    var sequence = WireSequence(0)
 
     public init(arrival: PadArrival) throws {
         // hid-generic would bind it before 6.3, leaving games only its hidraw node (which SDL 2.26
@@ -105,15 +106,23 @@ public final class SteamDeckVirtualPad: VirtualPad {
 
     public func takeFeedback(into messages: inout [WireMessage]) throws {
         for report in device.takeOutputs() {
-            if let message = Self.message(for: report, slot: arrival.slot, lastLevels: &lastLevels) { messages.append(message) }
+            if let message = Self.message(for: report, slot: arrival.slot, lastLevels: &lastLevels, sequence: &sequence) { messages.append(message) }
         }
     }
 
     /// A command a game sent the Deck (report number 0 first): a rumble whose motors changed
-    /// becomes a lease (the strong motor is the low-frequency one); the rest (settings, the
-    /// trackpads' pulses) has no message on the wire yet.
-    static func message(for report: [UInt8], slot: PadSlot, lastLevels: inout MotorLevels) -> WireMessage? {
-        guard let speeds = SteamDeckCommands.rumbleLevels(Array(report.dropFirst())) else { return nil }
+    /// becomes a lease (the strong motor is the low-frequency one), a trackpad's pulse train a
+    /// `TrackpadPulse` (cut to the wire's longest train); the rest (settings) stays here.
+    static func message(for report: [UInt8], slot: PadSlot, lastLevels: inout MotorLevels, sequence: inout WireSequence) -> WireMessage? {
+        let command = Array(report.dropFirst())
+        if let p = SteamDeckCommands.pulse(command) {
+            sequence = sequence.next
+            let side: TrackpadPulse.Side = switch p.pad { case .left: .left; case .right: .right; case .both: .both }
+            let count = min(p.count, TrackpadPulse.largestCount(onMicros: p.onMicros, offMicros: p.offMicros))
+            return .trackpadPulse(TrackpadPulse(slot: slot, sequence: sequence, side: side, onMicros: p.onMicros, offMicros: p.offMicros,
+                                                count: count, gain: p.gain))
+        }
+        guard let speeds = SteamDeckCommands.rumbleLevels(command) else { return nil }
         let levels = MotorLevels(low: UInt8(speeds.strong >> 8), high: UInt8(speeds.weak >> 8))
         guard levels != lastLevels else { return nil }
         lastLevels = levels
