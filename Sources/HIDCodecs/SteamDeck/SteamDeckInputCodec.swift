@@ -177,7 +177,7 @@ public struct SteamDeckInputCodec: PadInputCodec {
 
     /// 0...65535 to 0..<`size`.
     @inline(__always)
-    static func scaled(_ v: Int32, _ size: UInt16) -> UInt16 { UInt16(clamping: Int64(max(v, 0)) * Int64(size) >> 16) }
+    static func scaled(_ v: Int32, _ size: UInt16) -> UInt16 { UInt16(clamping: (Int64(max(v, 0)) * Int64(size)) >> 16) }
 
     /// The Deck's (x, y, z) as the DualSense's axes: (x, z, −y).
     @inline(__always)
