@@ -26,14 +26,14 @@ public struct SteamDeckDriver: PadDriver {
         pad.hidraw.flatMap { try? SteamDeckRumble(hidraw: $0) }
     }
 
-    /// A Deck through uhid where the kernel's hid-steam drives it (6.3 on); before, the error
-    /// makes the host show an Xbox 360 pad and say why (`host status`).
     /// The host's trackpad pulses as the Deck's own command through the same node.
     public func trackpadPulses(for pad: Pad) throws -> (any TrackpadPulseOutput)? {
         guard let hidraw = pad.hidraw else { return nil }
         return try SteamDeckPulses(hidraw: hidraw)
     }
 
+    /// A Deck through uhid where the kernel's hid-steam drives it (6.3 on); before, the error
+    /// makes the host show an Xbox 360 pad and say why (`host status`).
     public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
         try SteamDeckVirtualPad(arrival: arrival)
     }
