@@ -196,6 +196,8 @@ public enum InputReportFormat: String, Sendable {
     case switchProFull
     /// The Steam Deck's state report: signed 16-bit sticks, its clock its report counter.
     case steamDeck
+    /// The Steam Controller's (2026) state report: signed 16-bit sticks, its IMU's own µs clock.
+    case steamController
     /// Read from a pad's evdev nodes: each stick axis scaled from its own range to 16 bits.
     case evdev
     /// Read through the pad's report descriptor (`DescriptorGamepadDecoder`): sticks scaled from
@@ -206,7 +208,7 @@ public enum InputReportFormat: String, Sendable {
     public var stickBits: Int {
         switch self {
         case .switchProFull: 12
-        case .evdev, .hidDescriptor, .steamDeck: 16
+        case .evdev, .hidDescriptor, .steamDeck, .steamController: 16
         default: 8
         }
     }
@@ -242,11 +244,12 @@ public struct GamepadState: Hashable, Sendable {
     public var accel: Vector3 { motion.first.accel }
 
     /// The sensor clock in microseconds: a DualSense counts 1/3 µs (hid-playstation divides by 3),
-    /// a DualShock 4 16-bit steps of 16/3 µs; a Steam Deck's is its report counter × 4000 µs.
+    /// a DualShock 4 16-bit steps of 16/3 µs; a Steam Deck's is its report counter × 4000 µs, a
+    /// Steam Controller's its IMU's own µs.
     public var sensorMicros: UInt32 {
         switch format {
         case .dualShock4USB, .dualShock4Bluetooth, .dualShock4BluetoothSimple: UInt32((UInt64(sensorTimestamp) * 16) / 3)
-        case .steamDeck: sensorTimestamp
+        case .steamDeck, .steamController: sensorTimestamp
         default: sensorTimestamp / 3
         }
     }

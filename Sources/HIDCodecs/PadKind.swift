@@ -2,7 +2,7 @@
 /// the decoders, the wire (its pad type byte is the raw value), the host's virtual pads and the
 /// CLI all ask this type. Raw values are part of the wire format: never renumber, add at the end.
 public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvertible {
-    case generic = 0, dualSense = 1, dualSenseEdge = 2, dualShock4 = 3, switchPro = 4, xbox = 5, steamDeck = 6
+    case generic = 0, dualSense = 1, dualSenseEdge = 2, dualShock4 = 3, switchPro = 4, xbox = 5, steamDeck = 6, steamController = 7
 
     private struct KnownIDs {
         var vendor: UInt16
@@ -21,6 +21,12 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         KnownIDs(vendor: 0x057e, product: 0x2009, kind: .switchPro),
         KnownIDs(vendor: 0x045e, product: nil, kind: .xbox),
         KnownIDs(vendor: 0x28de, product: 0x1205, kind: .steamDeck),    // the Deck's built-in controls
+        // The Steam Controller (2026): wired, Bluetooth, through its puck, Nereid (hid-ids.h's
+        // IBEX, IBEX_BLE, PROTEUS, NEREID; SDL's controller_list.h).
+        KnownIDs(vendor: 0x28de, product: 0x1302, kind: .steamController),
+        KnownIDs(vendor: 0x28de, product: 0x1303, kind: .steamController),
+        KnownIDs(vendor: 0x28de, product: 0x1304, kind: .steamController),
+        KnownIDs(vendor: 0x28de, product: 0x1305, kind: .steamController),
     ]
 
     public init(vendorID: UInt16, productID: UInt16) {
@@ -45,6 +51,7 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         case .switchPro: "switch-pro"
         case .xbox: "xbox"
         case .steamDeck: "steam-deck"
+        case .steamController: "steam-controller"
         }
     }
 
@@ -64,6 +71,7 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         case .switchPro: "Switch Pro"
         case .xbox: "Xbox"
         case .steamDeck: "Steam Deck"
+        case .steamController: "Steam Controller"
         }
     }
 
@@ -83,7 +91,8 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
     /// of a Steam Deck comes and goes (hid-steam removes its nodes while a program such as Steam
     /// holds the controller's hidraw node, and makes them only in its gamepad mode) and before 6.3
     /// there is none (hid-generic); the hidraw node carries every control.
-    public var foundByHidraw: Bool { self == .steamDeck }
+    /// The Steam Controller (2026) has no kernel driver before 7.3 either (hid-generic).
+    public var foundByHidraw: Bool { self == .steamDeck || self == .steamController }
     /// Pads that take rumble and a lightbar colour as PlayStation output reports through hidraw.
     public var takesPlayStationOutput: Bool { isPlayStation }
     /// Pads with player LEDs and adaptive triggers in those reports (the DualSense's).
@@ -105,8 +114,9 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         case .dualSenseEdge: return common.union([.touchpad, .mute, .fnLeft, .fnRight, .paddleLeft, .paddleRight])
         case .dualShock4: return common.union(.touchpad)
         case .switchPro: return common.union(.capture)
-        case .steamDeck: return common.union([.quickAccess, .paddleLeft, .paddleRight, .fnLeft, .fnRight, .leftPadClick, .rightPadClick,
-                                              .leftStickTouch, .rightStickTouch])
+        case .steamDeck, .steamController:
+            return common.union([.quickAccess, .paddleLeft, .paddleRight, .fnLeft, .fnRight, .leftPadClick, .rightPadClick,
+                                 .leftStickTouch, .rightStickTouch])
         case .xbox, .generic: return common
         }
     }

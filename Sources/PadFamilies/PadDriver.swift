@@ -202,6 +202,7 @@ public enum PadDrivers {
         SwitchProDriver(),
         XboxBluetoothDriver(),
         SteamDeckDriver(),
+        SteamControllerDriver(),
         GenericEvdevDriver(),
     ]
 

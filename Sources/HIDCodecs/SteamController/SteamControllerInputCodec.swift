@@ -1,0 +1,117 @@
+/// The Steam Controller (2026, "Triton"; 28de:1302 wired, 1303 Bluetooth, 1304 through its puck,
+/// 1305 Nereid) as its vendor HID interface reports it: numbered reports, the state in 0x42
+/// (54 bytes with its id) or, over Bluetooth, 0x45 (46: no quaternion). Offsets from the kernel's
+/// 2026 hid-steam and SDL's `TritonMTUFull_t` (controller_structs.h), held to a real puck's
+/// capture (docs/research/valve-pads.md §5). All values little-endian; offsets include the id.
+public enum SteamControllerLayout {
+    public static let state: UInt8 = 0x42
+    public static let stateLength = 54
+    /// Over Bluetooth: the state without the quaternion.
+    public static let stateWithoutQuaternion: UInt8 = 0x45
+    public static let stateWithoutQuaternionLength = 46
+    /// Battery: charge state at 1 (0 reset, 1 discharging, 2 charging, 3 validating its source,
+    /// 4 done), level % at 2; millivolts, currents and temperature after.
+    public static let battery: UInt8 = 0x43
+    public static let batteryLength = 15
+    /// Reports the interface also sends that carry no control: lizard mouse (0x40) and keyboard
+    /// (0x41), an unknown 0x44, wireless status (0x46, 0x79: 1 disconnected, 2 connected, 3
+    /// paired) and the puck's status (0x7B, about twice a second).
+    public static let others: Set<UInt8> = [0x40, 0x41, 0x44, 0x46, 0x79, 0x7B]
+
+    public static let sequence = 1          // u8, +1 a report
+    public static let buttons = 2           // u32
+    public static let triggers = 6          // s16 left, right: 0...32767
+    public static let leftStick = 10        // s16 x, y: ±32767, +y up
+    public static let rightStick = 14
+    public static let leftPad = 18          // s16 x, y, then u16 pressure
+    public static let rightPad = 24
+    public static let imuClock = 30         // u32 µs
+    public static let accel = 34            // s16 x, y, z: 16384 a g
+    public static let gyro = 40             // s16 x, y, z: 16 a degree a second
+    /// One past the last byte the state's fields read (the quaternion after it is not read).
+    public static let fieldsEnd = gyro + 6
+    public static let gyroPerDegreePerSecond: Int32 = 16
+    public static let accelPerG: Int32 = 16384
+
+    /// Button bits (byte from `buttons`, mask), the kernel's and SDL's table: A B X Y, "…", R3, ≡,
+    /// the grips R4 R5 L4 L5 (on the bits the Deck's grips have: paddles and Fn), R1, View, L3,
+    /// Steam, L1, the sticks' touch, the pads' clicks, and the triggers' full press.
+    public static let buttonMap: [(byte: Int, mask: UInt8, button: GamepadButtons)] = [
+        (0, 0x01, .south), (0, 0x02, .east), (0, 0x04, .west), (0, 0x08, .north),
+        (0, 0x10, .quickAccess), (0, 0x20, .r3), (0, 0x40, .options), (0, 0x80, .paddleRight),
+        (1, 0x01, .fnRight), (1, 0x02, .r1), (1, 0x40, .create), (1, 0x80, .l3),
+        (2, 0x01, .ps), (2, 0x02, .paddleLeft), (2, 0x04, .fnLeft), (2, 0x08, .l1),
+        (2, 0x10, .rightStickTouch), (2, 0x40, .rightPadClick), (2, 0x80, .r2),
+        (3, 0x01, .leftStickTouch), (3, 0x04, .leftPadClick), (3, 0x08, .l2),
+    ]
+    static let dpadByte = 1
+    static let dpadDown: UInt8 = 0x04, dpadRight: UInt8 = 0x08, dpadLeft: UInt8 = 0x10, dpadUp: UInt8 = 0x20
+    static let rightPadTouch = (byte: 2, mask: UInt8(0x20))
+    static let leftPadTouch = (byte: 3, mask: UInt8(0x02))
+}
+
+/// The Steam Controller's reports into `GamepadState`: sticks, triggers at 15 bits, the two
+/// trackpads as the two touch points (left first, each over the whole touch space), the IMU on the
+/// DualSense's axes (x, z, −y: the kernel's mapping, as the Deck's) with its own µs clock, and
+/// the battery from its own report. The reports without controls are read and change nothing.
+public struct SteamControllerInputCodec: PadInputCodec {
+    public let kind = PadKind.steamController
+    public var readsMotionWithAClock: Bool { true }
+    public var nominalCalibration: MotionCalibration { Self.calibration }
+    public init() {}
+
+    public func decode(_ r: UnsafeRawBufferPointer, into s: inout GamepadState) throws(InputReportError) {
+        typealias L = SteamControllerLayout
+        guard let id = r.first else { throw .empty }
+        switch id {
+        case L.state, L.stateWithoutQuaternion:
+            let need = id == L.state ? L.stateLength : L.stateWithoutQuaternionLength
+            guard r.count >= need else { throw .tooShort(id: id, got: r.count, need: need) }
+            decodeState(r, into: &s)
+        case L.battery:
+            guard r.count >= L.batteryLength else { throw .tooShort(id: id, got: r.count, need: L.batteryLength) }
+            let state: ChargingState = switch r[1] { case 1: .discharging; case 2: .charging; case 4: .full; default: .unknown }
+            s.battery = BatteryStatus(percent: min(r[2], 100), state: state)
+        default:
+            guard L.others.contains(id) else { throw .unknownReport(id: id, length: r.count, kind: kind) }
+        }
+    }
+
+    private func decodeState(_ r: UnsafeRawBufferPointer, into s: inout GamepadState) {
+        typealias L = SteamControllerLayout
+        s.format = .steamController
+        var buttons: GamepadButtons = []
+        for bit in L.buttonMap where r[L.buttons + bit.byte] & bit.mask != 0 { buttons.insert(bit.button) }
+        s.buttons = buttons
+        let d = r[L.buttons + L.dpadByte]
+        func held(_ mask: UInt8) -> Int32 { d & mask != 0 ? 1 : 0 }
+        s.dpad = DPad(axes: (x: held(L.dpadRight) - held(L.dpadLeft), y: held(L.dpadDown) - held(L.dpadUp)))
+        s.sequence = r[L.sequence]
+        s.sensorTimestamp = r.loadLittleEndianUInt32(at: L.imuClock)
+        s.leftStick = SteamDeckInputCodec.stick(r, at: L.leftStick)
+        s.rightStick = SteamDeckInputCodec.stick(r, at: L.rightStick)
+        let left = UInt16(clamping: max(0, r.loadLittleEndianInt16(at: L.triggers)))
+        let right = UInt16(clamping: max(0, r.loadLittleEndianInt16(at: L.triggers + 2)))
+        s.l2Fine = left * 2
+        s.r2Fine = right * 2
+        s.l2 = UInt8(left >> 7)
+        s.r2 = UInt8(right >> 7)
+        s.hasTouch = true
+        s.touch0 = SteamDeckInputCodec.pad(r, at: L.leftPad, id: 0, touched: r[L.buttons + L.leftPadTouch.byte] & L.leftPadTouch.mask != 0)
+        s.touch1 = SteamDeckInputCodec.pad(r, at: L.rightPad, id: 1, touched: r[L.buttons + L.rightPadTouch.byte] & L.rightPadTouch.mask != 0)
+        let gyro = ReportFields.vector(r, at: L.gyro), accel = ReportFields.vector(r, at: L.accel)
+        s.hasMotion = true
+        s.motion.first = MotionSample(gyro: SteamDeckInputCodec.dualSenseAxes(gyro), accel: SteamDeckInputCodec.dualSenseAxes(accel))
+        s.motion.count = 1
+        s.headphonesConnected = false
+        s.microphoneConnected = false
+    }
+
+    /// The IMU's scales (the Deck's: 16 a degree a second, 16384 a g) into the wire's units.
+    public static let calibration: MotionCalibration = {
+        let gyro = AxisCalibration(bias: 0, numerator: MotionCalibration.gyroResolutionPerDegreePerSecond,
+                                   denominator: SteamControllerLayout.gyroPerDegreePerSecond)
+        let accel = AxisCalibration(bias: 0, numerator: MotionCalibration.accelResolutionPerG, denominator: SteamControllerLayout.accelPerG)
+        return MotionCalibration(gyro: AxisTriple(x: gyro, y: gyro, z: gyro), accel: AxisTriple(x: accel, y: accel, z: accel), convention: .default)
+    }()
+}

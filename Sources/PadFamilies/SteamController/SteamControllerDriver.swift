@@ -1,0 +1,26 @@
+import HIDCodecs
+import PadDevices
+import PadSystem
+import WireProtocol
+
+/// The Steam Controller (2026; 28de:1302-1305): no kernel driver before 7.3 (hid-generic), so it is
+/// read through its vendor interface's hidraw node with its own codec, as the Deck is. Its reports
+/// decode (`inspect`, `record`, `calibrate FILE.hid`); the host shows an Xbox 360 pad; rumble back,
+/// the trackpads' pulses and finding it beside hid-generic's lizard nodes are not built yet
+/// (docs/pad-families.md).
+public struct SteamControllerDriver: PadDriver {
+    public init() {}
+    public var kinds: [PadKind] { [.steamController] }
+    public var readsThroughHidraw: Bool { true }
+    /// About 266 reports a second (SDL takes 4032 µs).
+    public var reportCadence: Duration? { .microseconds(4032) }
+
+    public func inputCodec(for kind: PadKind, descriptor: ReportDescriptor?) -> (any PadInputCodec)? { SteamControllerInputCodec() }
+
+    /// Its IMU has fixed scales and no calibration report; the wire carries its units.
+    public func identity(of pad: Pad, hidraw: HIDRawDevice?) -> (calibration: MotionCalibration, wire: PadIdentity) {
+        (SteamControllerInputCodec.calibration, PadIdentity())
+    }
+
+    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? { nil }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import WireProtocol
+import XCTest
+@testable import HIDCodecs
+
+/// The Steam Controller (2026), held to a real controller's hidraw streams through its puck
+/// (Fixtures/valve, README there) and to the kernel's and SDL's layout (docs/research/valve-pads.md §5).
+final class SteamControllerTests: XCTestCase {
+    /// The stream split into reports by id, with the sizes its descriptor declares (ids included):
+    /// the split the fixtures' README states, which consumes both files exactly.
+    static let sizes: [UInt8: Int] = [0x42: 54, 0x43: 15, 0x7b: 13, 0x40: 6, 0x41: 9, 0x44: 6, 0x45: 46, 0x79: 2]
+
+    static func reports(_ name: String) throws -> [[UInt8]] {
+        let bytes = [UInt8](try Fixture.data("valve/\(name).hidraw.bin"))
+        var reports: [[UInt8]] = []
+        var at = 0
+        while at < bytes.count {
+            let size = try XCTUnwrap(sizes[bytes[at]], "report id \(bytes[at]) at \(at)")
+            reports.append(Array(bytes[at..<min(at + size, bytes.count)]))
+            at += size
+        }
+        XCTAssertEqual(at, bytes.count, "the split consumes the stream")
+        return reports
+    }
+
+    func testTheLayoutFitsItsReports() {
+        XCTAssertLessThanOrEqual(SteamControllerLayout.fieldsEnd, SteamControllerLayout.stateWithoutQuaternionLength)
+        XCTAssertEqual(PadKind(vendorID: 0x28de, productID: 0x1304), .steamController)
+        XCTAssertEqual(PadKind(vendorID: 0x28de, productID: 0x1302), .steamController)
+        XCTAssertEqual(PadKind.steamController.canonicalIDs?.product, 0x1302, "the wired controller")
+    }
+
+    func testAStillControllerDecodesWholeAtRest() throws {
+        let reports = try Self.reports("steam_controller_2026_1304_puck_slot0_idle")
+        var decoder = ControllerInputDecoder(SteamControllerInputCodec())
+        var state = GamepadState()
+        var states = 0, sequences: [UInt8] = []
+        for report in reports {
+            try decoder.decode(report, into: &state)
+            guard report[0] == 0x42 else { continue }
+            states += 1
+            sequences.append(state.sequence)
+            XCTAssertEqual(state.buttons, [], "nothing pressed")
+            XCTAssertEqual(state.dpad, .none)
+            let wire = PadSnapshots.controls(state, slot: PadSlot(0))
+            // At rest, within the sticks' bias the capture shows (a few hundred of 32767).
+            for axis in [wire.leftX, wire.leftY, wire.rightX, wire.rightY] { XCTAssertLessThan(abs(Int(axis)), 1000) }
+            XCTAssertFalse(state.touch0.active || state.touch1.active)
+        }
+        XCTAssertEqual(states, 1325, "the README's count of state reports")
+        XCTAssertTrue(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 &+ 1 }, "+1 every report")
+        XCTAssertEqual(decoder.rejectedTruncated + decoder.rejectedChecksums, 0)
+        // The IMU is off in the capture: its last sample held, (831, 14567, 6670) on the
+        // controller's axes, about 1 g; on the DualSense's axes (x, z, −y).
+        XCTAssertEqual(state.accel, Vector3(x: 831, y: 6670, z: -14567))
+        // The battery report: discharging at 60 %.
+        XCTAssertEqual(state.battery, BatteryStatus(percent: 60, state: .discharging))
+    }
+
+    func testTheSteamButtonIsPsWhereTheCaptureHoldsIt() throws {
+        let reports = try Self.reports("steam_controller_2026_1304_puck_slot0_steam_press")
+        var decoder = ControllerInputDecoder(SteamControllerInputCodec())
+        var state = GamepadState()
+        var states = 0, pressed = 0
+        for report in reports {
+            try decoder.decode(report, into: &state)
+            guard report[0] == 0x42 else { continue }
+            states += 1
+            if state.buttons == [.ps] { pressed += 1 } else { XCTAssertEqual(state.buttons, []) }
+        }
+        XCTAssertEqual(states, 1327)
+        XCTAssertEqual(pressed, 1249, "the README's count of reports with Steam held")
+    }
+
+    func testShortUnknownAndRandomReportsAreRefusedNeverATrap() throws {
+        var codec = ControllerInputDecoder(SteamControllerInputCodec())
+        var state = GamepadState()
+        XCTAssertThrowsError(try codec.decode([0x42] + [UInt8](repeating: 0, count: 40), into: &state)) {
+            XCTAssertEqual($0 as? InputReportError, .tooShort(id: 0x42, got: 41, need: 54))
+        }
+        XCTAssertThrowsError(try codec.decode([0x45] + [UInt8](repeating: 0, count: 40), into: &state))
+        XCTAssertThrowsError(try codec.decode([0x09, 0x00], into: &state)) {
+            XCTAssertEqual($0 as? InputReportError, .unknownReport(id: 0x09, length: 2, kind: .steamController))
+        }
+        XCTAssertNoThrow(try codec.decode([0x7b] + [UInt8](repeating: 0, count: 12), into: &state), "the puck's status: no control")
+        for _ in 0..<2000 {
+            let bytes = (0..<Int.random(in: 0...80)).map { _ in UInt8.random(in: 0...255) }
+            _ = try? codec.decode(bytes, into: &state)
+        }
+    }
+}
