@@ -9,6 +9,8 @@ final class PadKindTests: XCTestCase {
             (0x054c, 0x0ce6, .dualSense), (0x054c, 0x0df2, .dualSenseEdge), (0x054c, 0x05c4, .dualShock4),
             (0x054c, 0x09cc, .dualShock4), (0x054c, 0x0ba0, .dualShock4), (0x057e, 0x2009, .switchPro),
             (0x045e, 0x02fd, .xbox), (0x045e, 0x0b13, .xbox), (0x054c, 0x0268, .generic), (0x2dc8, 0x6001, .generic),
+            (0x28de, 0x1205, .steamDeck), (0x28de, 0x1302, .steamController), (0x28de, 0x1303, .steamController),
+            (0x28de, 0x1304, .steamController), (0x28de, 0x1305, .steamController), (0x28de, 0x1102, .generic),
         ]
         for (vendor, product, kind) in cases {
             XCTAssertEqual(PadKind(vendorID: vendor, productID: product), kind, String(format: "%04x:%04x", vendor, product))
@@ -24,8 +26,9 @@ final class PadKindTests: XCTestCase {
 
     /// The wire's pad type byte is the raw value: these numbers are in docs/wire.md and old clients.
     func testWireNumbersAndNamesAreStable() throws {
-        XCTAssertEqual(PadKind.allCases.map(\.rawValue), [0, 1, 2, 3, 4, 5, 6])
-        XCTAssertEqual(PadKind.allCases.map(\.name), ["generic", "dualsense", "dualsense-edge", "dualshock4", "switch-pro", "xbox", "steam-deck"])
+        XCTAssertEqual(PadKind.allCases.map(\.rawValue), [0, 1, 2, 3, 4, 5, 6, 7])
+        XCTAssertEqual(PadKind.allCases.map(\.name), ["generic", "dualsense", "dualsense-edge", "dualshock4", "switch-pro", "xbox", "steam-deck",
+                                                      "steam-controller"])
         for kind in PadKind.allCases { XCTAssertEqual(PadKind(name: kind.name), kind) }
         let json = try JSONEncoder().encode([PadKind.dualSenseEdge])
         XCTAssertEqual(String(decoding: json, as: UTF8.self), #"["dualsense-edge"]"#)

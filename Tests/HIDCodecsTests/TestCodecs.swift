@@ -12,6 +12,7 @@ enum TestCodecs {
         case .switchPro: SwitchProInputCodec()
         case .xbox: descriptor.flatMap(XboxBluetoothInputCodec.init(descriptor:))
         case .steamDeck: SteamDeckInputCodec()
+        case .steamController: SteamControllerInputCodec()
         case .generic: nil
         }
     }
