@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "PadFamilies", "HIDCodecs", "WireProtocol", "LogCapture"]),
         .testTarget(name: "PadHostTests", dependencies: ["MonotonicTime", "LogCapture", "PadSystem", "PadHost", "PadClient", "PadDevices", "PadFamilies", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
         .testTarget(name: "FeedbackTests", dependencies: ["MonotonicTime", "Feedback", "HIDCodecs", "SeededRandom"]),
-        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "PadFamilies", "WireProtocol", "HIDCodecs", "CLinuxInput", "USBDevice"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "PadFamilies", "WireProtocol", "HIDCodecs", "Feedback", "CLinuxInput", "USBDevice"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PadSystemTests", dependencies: ["PadSystem", "MonotonicTime", "CLinuxInput", "LogCapture", "PadgateRunner", .product(name: "Logging", package: "swift-log")]),
         // Needs /dev/uhid and /dev/uinput: runs in the test guest (tools/guest) or on a desktop Linux.
         .testTarget(name: "DeviceTests", dependencies: ["MonotonicTime", "PadSystem", "PadDevices", "PadFamilies", "HIDCodecs", "Feedback", "WireProtocol", "PadClient", "PadgateRunner", "TestDecoders", "COpus"]),

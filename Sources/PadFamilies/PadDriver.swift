@@ -59,6 +59,9 @@ public protocol PadDriver: Sendable {
     /// Client: the family's own rumble report through hidraw, preferred to evdev force feedback
     /// where it reaches more (nil: evdev force feedback, then `output`).
     func ownRumbleSink(for pad: Pad) -> (any RumbleSink)?
+    /// Client: how long the pad's motors hold a level by themselves, where its hardware stops
+    /// them (nil: until told otherwise); the renderer re-sends within it.
+    var rumbleHold: Duration? { get }
     /// Client: where the host's haptics stream plays on the pad (its voice coils), made when the
     /// first block arrives; nil: the family has none (docs/haptics.md).
     func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)?
@@ -176,6 +179,7 @@ extension PadDriver {
     public var decodesThroughDescriptor: Bool { false }
     public var readsThroughHidraw: Bool { false }
     public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? { nil }
+    public var rumbleHold: Duration? { nil }
     public func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)? { nil }
     public func trackpadPulses(for pad: Pad) throws -> (any TrackpadPulseOutput)? { nil }
     public func playsSpeaker(_ pad: Pad) -> Bool { false }

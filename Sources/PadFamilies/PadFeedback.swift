@@ -55,7 +55,13 @@ public final class PadFeedback {
         self.pad = pad
         self.options = options
         driver = PadDrivers.driver(for: pad.kind)
-        renderer = RumbleRenderer(configuration: options.renderer)
+        var rendering = options.renderer
+        if let hold = driver.rumbleHold, hold < rendering.segment {
+            // Segments no longer than the hardware holds a level, re-armed with 40 % of one left.
+            rendering.segment = hold
+            rendering.rearmMargin = hold * 2 / 5
+        }
+        renderer = RumbleRenderer(configuration: rendering)
     }
 
     deinit { close() }

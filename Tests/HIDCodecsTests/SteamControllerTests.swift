@@ -88,4 +88,15 @@ final class SteamControllerTests: XCTestCase {
             _ = try? codec.decode(bytes, into: &state)
         }
     }
+
+    /// Report 0x80 as the 2026 hid-steam fills it: type 0, intensity 0, the low-frequency motor's
+    /// speed and gain 2, the high-frequency one's and gain 0 (docs/research/valve-pads.md §5.5).
+    func testTheRumbleReportIsTheKernelsLayout() throws {
+        let report = SteamControllerCommands.rumble(MotorLevels(low: 255, high: 128))
+        XCTAssertEqual(report, [0x80, 0x00, 0x00, 0x00, 0xff, 0xff, 0x02, 0x80, 0x80, 0x00])
+        XCTAssertEqual(report.count, SteamControllerCommands.rumbleLength)
+        let speeds = try XCTUnwrap(SteamControllerCommands.rumbleSpeeds(report))
+        XCTAssertEqual([speeds.low, speeds.high], [65535, 32896])
+        XCTAssertNil(SteamControllerCommands.rumbleSpeeds([0x81, 0, 0, 0, 0, 0, 0, 0, 0, 0]))
+    }
 }

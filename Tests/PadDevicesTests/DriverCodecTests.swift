@@ -1,6 +1,8 @@
+import Feedback
 import HIDCodecs
 import PadFamilies
 import XCTest
+@testable import PadDevices
 
 /// Each family's driver reads its own reports: the codec it gives decodes the family's kind, pads
 /// read through hidraw have one, and a family read through its descriptor needs one to have a codec.
@@ -29,5 +31,18 @@ final class DriverCodecTests: XCTestCase {
         var state = GamepadState()
         XCTAssertThrowsError(try dualSense.decode([0x01] + [UInt8](repeating: 0, count: 20), into: &state))
         XCTAssertEqual(dualSense.rejectedTruncated, 1)
+    }
+
+    /// A pad whose hardware stops its motors by itself (the Steam Controller's, within 50 ms) gets
+    /// segments no longer than that, re-armed before it: a held level never gaps.
+    func testAPadThatHoldsALevelBrieflyIsReArmedWithinIt() {
+        func feedback(_ kind: PadKind) -> PadFeedback {
+            PadFeedback(pad: Pad(id: "test", kind: kind, kernelBus: 3, vendorID: 0x28de, productID: 0x1302, name: "pad", uniq: "",
+                                 hidraw: nil, evdev: [], capabilities: []))
+        }
+        let held = feedback(.steamController).renderer.configuration
+        XCTAssertEqual(held.segment, .milliseconds(50))
+        XCTAssertEqual(held.rearmMargin, .milliseconds(20), "re-armed every 30 ms")
+        XCTAssertEqual(feedback(.steamDeck).renderer.configuration.segment, RumbleRenderer.Configuration().segment, "the Deck holds a level")
     }
 }

@@ -50,6 +50,27 @@ public enum SteamControllerLayout {
     static let leftPadTouch = (byte: 3, mask: UInt8(0x02))
 }
 
+/// What the Steam Controller (2026) takes: HID output reports, not the Deck's feature commands
+/// (its firmware ignores the Deck's 0xEB). Layouts from the 2026 hid-steam and SDL's
+/// controller_structs.h (docs/research/valve-pads.md §5.5).
+public enum SteamControllerCommands {
+    public static let rumbleReport: UInt8 = 0x80
+    public static let rumbleLength = 10
+
+    /// Report 0x80: type 0, intensity 0, the low-frequency motor's speed (u16) and gain 2 dB, the
+    /// high-frequency one's and gain 0 (hid-steam's values). A level of 255 is speed 65535.
+    public static func rumble(_ levels: MotorLevels) -> [UInt8] {
+        let low = UInt16(levels.low) * 257, high = UInt16(levels.high) * 257
+        return [rumbleReport, 0, 0, 0, UInt8(low & 0xff), UInt8(low >> 8), 2, UInt8(high & 0xff), UInt8(high >> 8), 0]
+    }
+
+    /// The motors' speeds of a report 0x80 (low-frequency, high-frequency); nil for another report.
+    public static func rumbleSpeeds(_ report: [UInt8]) -> (low: UInt16, high: UInt16)? {
+        guard report.count >= rumbleLength, report[0] == rumbleReport else { return nil }
+        return (UInt16(report[4]) | UInt16(report[5]) << 8, UInt16(report[7]) | UInt16(report[8]) << 8)
+    }
+}
+
 /// The Steam Controller's reports into `GamepadState`: sticks, triggers at 15 bits, the two
 /// trackpads as the two touch points (left first, each over the whole touch space), the IMU on the
 /// DualSense's axes (x, z, −y: the kernel's mapping, as the Deck's) with its own µs clock, and
