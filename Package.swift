@@ -79,7 +79,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs", "TestDecoders"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HIDCodecsTests", dependencies: ["HIDCodecs", "TestDecoders", "WireProtocol"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MonotonicTimeTests", dependencies: ["MonotonicTime"]),
         .testTarget(name: "USBDeviceTests", dependencies: ["USBDevice"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["MonotonicTime", "WireProtocol", "HIDCodecs", "SeededRandom"]),
