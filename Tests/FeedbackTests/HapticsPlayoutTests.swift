@@ -309,14 +309,19 @@ final class HapticsPlayoutTests: XCTestCase {
     /// measured by then, not held at the 20 ms the stream began with.
     func testEachClickAfterSilenceStartsAtTheMeasuredAllowance() throws {
         // Clicks every 100 ms: a sounding block and the silent one after it, on a steady link.
-        let clicks = (0..<5).map { 20 * $0 }
-        let arrivals = clicks.flatMap { [(block: $0, at: 1000 + $0 * 5000), (block: $0 + 1, at: 1000 + ($0 + 1) * 5000)] }
+        let clicks: [Int] = [0, 20, 40, 60, 80]
+        var arrivals: [(block: Int, at: Int)] = []
+        for click in clicks {
+            arrivals.append((block: click, at: 1000 + click * 5000))
+            arrivals.append((block: click + 1, at: 1000 + (click + 1) * 5000))
+        }
         let (played, playout) = run(arrivals, until: .milliseconds(700), silent: Set(clicks.map { $0 + 1 }))
         XCTAssertEqual(playout.counters.streams, 1, "one stream: each click came before the dead link")
         XCTAssertEqual(playout.counters.onsets, 4, "every click after the first placed afresh")
         let placed = self.placed(played)
         for click in clicks {
-            let first = try XCTUnwrap(placed.first { $0.frame == click * Self.frames }, "click \(click)")
+            let frame = click * Self.frames
+            let first = try XCTUnwrap(placed.first { $0.frame == frame }, "click \(click)")
             let arrived = MonotonicInstant.origin + .microseconds(1000 + Int64(click) * 5000)
             // The first at the 20 ms assumed before any measurement, the rest at the floor (2 ms):
             // a steady link's spread is nothing.
