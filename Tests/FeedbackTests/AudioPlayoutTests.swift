@@ -75,7 +75,9 @@ final class AudioPlayoutTests: XCTestCase {
                 t += Int(random.next() % 8000)
                 arrivals.append((Int(random.next() % 4 == 0 ? random.next() % 65_536 : UInt64(t / 5000)), t))
             }
-            let (played, _, playout) = run(arrivals, until: t + 200_000)
+            // Ended by the largest allowance a stream starts with and the dead link after the
+            // newest frame's place (100 ms each), the frame itself, and the pulls around them (5 ms each).
+            let (played, _, playout) = run(arrivals, until: t + 215_000)
             XCTAssertFalse(playout.isPlaying, "seed \(seed)")
             XCTAssertEqual(played.last, -1, "seed \(seed)")
         }

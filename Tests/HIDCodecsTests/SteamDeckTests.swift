@@ -145,11 +145,13 @@ final class SteamDeckTests: XCTestCase {
         XCTAssertEqual(state.touch0.x, UInt16((32768 - 1000) * 1920 / 65536))
         XCTAssertEqual(state.touch0.y, UInt16((32767 - 2000) * 1080 / 65536))
         // The corners stay inside the space the wire accepts, so a touched pad's contact crosses.
-        controls.leftPad = (-32768, 32767)
-        controls.rightPad = (32767, -32768)
-        try decoder.decode(SteamDeckReports.state(controls, sequence: 1), into: &state)
-        XCTAssertEqual([state.touch0.x, state.touch0.y, state.touch1.x, state.touch1.y], [0, 0, 1919, 1079])
-        let touch = PadSnapshots.touch(state, slot: PadSlot(0))
+        var corners = controls
+        corners.leftPad = (-32768, 32767)
+        corners.rightPad = (32767, -32768)
+        var cornerState = GamepadState()
+        try decoder.decode(SteamDeckReports.state(corners, sequence: 1), into: &cornerState)
+        XCTAssertEqual([cornerState.touch0.x, cornerState.touch0.y, cornerState.touch1.x, cornerState.touch1.y], [0, 0, 1919, 1079])
+        let touch = PadSnapshots.touch(cornerState, slot: PadSlot(0))
         XCTAssertEqual(touch.second, WireTouchContact(id: 1, active: true, x: 1919, y: 1079))
         XCTAssertEqual(state.motion.first.gyro, Vector3(x: 16, y: 48, z: 32), "the DualSense's axes: x, z, −y")
         XCTAssertEqual(state.sensorMicros, 591_909 &* 4000)
