@@ -36,4 +36,15 @@ public enum KernelDrivers {
             return (String(fields[1]), String(fields[2]))
         }
     }
+
+    /// Whether a kernel driver has made an input device named `name` with `uniq` (sysfs:
+    /// /sys/class/input/inputN/name and uniq): how a host knows hid-steam has registered a Deck.
+    public static func hasInputDevice(named name: String, uniq: String) -> Bool {
+        let root = "/sys/class/input"
+        let inputs = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        func read(_ path: String) -> String {
+            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return inputs.contains { $0.hasPrefix("input") && read("\(root)/\($0)/name") == name && read("\(root)/\($0)/uniq") == uniq }
+    }
 }

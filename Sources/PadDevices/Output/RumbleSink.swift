@@ -87,3 +87,48 @@ public final class EvdevRumbleSink: RumbleSink {
         }
     }
 }
+
+/// Rumble as a family's own report through the pad's hidraw node, one report a level (`report`
+/// makes it, report number first): a feature report (a Steam Deck's 0xEB command) or an output
+/// report (the 2026 Steam Controller's 0x80). The pad holds a level until the next report, or
+/// until its own hardware stops it (`PadDriver.rumbleHold` re-arms within that).
+public final class HIDRawReportRumble: RumbleSink {
+    public enum Channel: Sendable { case feature, output }
+    public let path: String
+    private let channel: Channel
+    private let report: @Sendable (MotorLevels) -> [UInt8]
+    private var device: HIDRawDevice
+    private var last: MotorLevels?
+
+    public init(hidraw: String, channel: Channel, report: @escaping @Sendable (MotorLevels) -> [UInt8]) throws {
+        path = hidraw
+        self.channel = channel
+        self.report = report
+        device = try HIDRawDevice(path: hidraw)
+    }
+
+    public func perform(_ action: RumbleAction) throws {
+        let levels: MotorLevels
+        switch action {
+        case .play(let l, _): levels = l
+        case .stop: levels = .silent
+        }
+        try send(levels)
+        last = levels
+    }
+
+    private func send(_ levels: MotorLevels) throws {
+        switch channel {
+        case .feature: try device.sendFeatureReport(report(levels))
+        case .output: try device.write(report(levels))
+        }
+    }
+
+    public func silence() { try? perform(.stop) }
+
+    public func reopen() throws -> Bool {
+        device = try HIDRawDevice(path: path)
+        if let last { try send(last) }
+        return true
+    }
+}

@@ -22,9 +22,10 @@ public struct SteamControllerDriver: PadDriver {
         (SteamControllerInputCodec.calibration, PadIdentity())
     }
 
-    /// Its own rumble report through its hidraw node (hid-generic offers no force feedback).
+    /// Its own rumble report (0x80, an output report) through its hidraw node (hid-generic offers
+    /// no force feedback).
     public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? {
-        pad.hidraw.flatMap { try? SteamControllerRumble(hidraw: $0) }
+        pad.hidraw.flatMap { try? HIDRawReportRumble(hidraw: $0, channel: .output, report: SteamControllerCommands.rumble) }
     }
 
     /// Its hardware stops a level within about 50 ms (SDL re-sends every 40, hid-steam every 50).

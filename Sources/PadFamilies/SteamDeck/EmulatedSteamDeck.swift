@@ -57,11 +57,12 @@ public final class EmulatedSteamDeck: @unchecked Sendable {
 
     public func takeOutputs() -> [[UInt8]] { channel.takeOutputs() }
 
-    /// hid-steam (6.8 on, with its default lizard_mode) reports nothing on a Deck's evdev nodes
-    /// until the Deck is in its gamepad mode, which holding ≡ for 450 ms switches while no program
-    /// holds the hidraw node; it answers the switch with a haptic pulse on each pad (0x8F). ≡ is
-    /// held in one report with no report after it until that pulse, so the evdev node never
-    /// reports ≡ pressed. False: no pulse within `timeout` (a kernel without the switch).
+    /// hid-steam (with its default lizard_mode) reports nothing on a Deck's evdev nodes until the
+    /// Deck is in its gamepad mode, which holding ≡ for 450 ms switches once hid-steam has
+    /// registered it and while no program holds the hidraw node; it answers the switch with
+    /// commands to the Deck (lizard mode off, and from some version a haptic pulse on each pad).
+    /// ≡ is held in one report with no report after it until such a command, so the evdev node
+    /// never reports ≡ pressed. False: no command within `timeout` (a kernel without the switch).
     public func switchToGamepadMode(timeout: Duration = .seconds(2)) throws -> Bool {
         var held = state.withLock { controls }
         held.buttons.insert(.options)
@@ -78,8 +79,9 @@ public final class EmulatedSteamDeck: @unchecked Sendable {
             }
             try? uhid.input(neutral)
         }
+        _ = channel.takeOutputs()   // what hid-steam sent at register is not the answer
         try uhid.input(report)
-        return channel.waitForOutput(timeout: timeout) { $0.count > 1 && $0[1] == SteamDeckCommands.hapticPulse } != nil
+        return channel.waitForOutput(timeout: timeout) { $0.count > 1 && SteamDeckCommands.answersAModeSwitch.contains($0[1]) } != nil
     }
 
     /// At input priority, as the other emulated pads'.

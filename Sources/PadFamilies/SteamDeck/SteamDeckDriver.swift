@@ -20,10 +20,11 @@ public struct SteamDeckDriver: PadDriver {
         (SteamDeckInputCodec.calibration, PadIdentity())
     }
 
-    /// The Deck's own rumble command through its controller's hidraw node (no evdev force
-    /// feedback is there to use: the Deck is found by that node alone).
+    /// The Deck's own rumble command (0xEB, a feature report, as hid-steam sends it) through its
+    /// controller's hidraw node (no evdev force feedback is there to use: the Deck is found by
+    /// that node alone). The Deck holds a level until told otherwise.
     public func ownRumbleSink(for pad: Pad) -> (any RumbleSink)? {
-        pad.hidraw.flatMap { try? SteamDeckRumble(hidraw: $0) }
+        pad.hidraw.flatMap { try? HIDRawReportRumble(hidraw: $0, channel: .feature, report: SteamDeckCommands.rumble) }
     }
 
     /// The host's trackpad pulses as the Deck's own command through the same node.

@@ -1,3 +1,4 @@
+import Foundation
 import HIDCodecs
 import Logging
 import PadDevices
@@ -32,8 +33,14 @@ public final class SteamDeckVirtualPad: VirtualPad {
             throw DeviceError.unsupported("hid-steam did not bind the virtual Steam Deck: sudo modprobe hid-steam")
         }
         // Games that read its evdev node see it only in its gamepad mode (Steam and SDL's HIDAPI
-        // driver read the hidraw node in either).
-        if !(try device.switchToGamepadMode()) {
+        // driver read the hidraw node in either), which hid-steam switches once it has registered
+        // the Deck's input device (named from the serial it read at probe).
+        let registered = (0..<100).contains { _ in
+            if KernelDrivers.hasInputDevice(named: "Steam Deck", uniq: device.serial) { return true }
+            usleep(100_000)
+            return false
+        }
+        if !registered || !(try device.switchToGamepadMode()) {
             Self.log.notice("slot \(arrival.slot.rawValue): hid-steam did not switch the host's Steam Deck to its gamepad mode; games reading its evdev node see it once ≡ is held")
         }
     }

@@ -1,0 +1,18 @@
+import Feedback
+import HIDCodecs
+import PadDevices
+import WireProtocol
+
+/// The Deck's trackpads through its controller's hidraw node: each pulse train as the Deck's own
+/// command (0x8F), a feature report as hid-steam sends it.
+public final class SteamDeckPulses: TrackpadPulseOutput {
+    private let device: HIDRawDevice
+
+    public init(hidraw: String) throws { device = try HIDRawDevice(path: hidraw) }
+
+    public func play(_ pulse: TrackpadPulse) throws {
+        let pad: SteamDeckCommands.Pulse.Pad = switch pulse.side { case .left: .left; case .right: .right; case .both: .both }
+        try device.sendFeatureReport(SteamDeckCommands.pulse(.init(pad: pad, onMicros: pulse.onMicros, offMicros: pulse.offMicros,
+                                                                    count: pulse.count, gain: pulse.gain)))
+    }
+}
