@@ -15,6 +15,6 @@ if [ -z "${PADGATE_BENCH_NO_GUEST:-}" ]; then
     trap 'rm -f "$log"' EXIT
     rc=0
     PADGATE_GUEST_KERNELS="${PADGATE_GUEST_KERNELS:-6.12}" PADGATE_DEVICE_CLASSES=HapticsLatencyBench tools/test-devices.sh > "$log" 2>&1 || rc=$?
-    grep -E "haptics latency|passed,|failed|error:" "$log" || tail -20 "$log"
+    grep -E "haptics latency|haptics stage|passed,|failed|error:" "$log" || tail -20 "$log"
     exit $rc
 fi

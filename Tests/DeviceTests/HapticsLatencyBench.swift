@@ -116,9 +116,10 @@ final class HapticsLatencyBench: XCTestCase {
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR") }
         let port = String(28_200 + Int.random(in: 0..<100))
-        let serve = try startPairedServe(["--virtual", "usb"], host: "127.0.0.1", port: port)
+        let serve = try startPairedServe(["--virtual", "usb", "--log-level", "debug"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
-        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"])
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet", "--log-level", "debug"],
+                                         includeStandardError: true)
         defer { forward.interrupt() }
         let hostPad = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.pads().first { $0.isHostVirtualPad && $0.bus == .usb } })
         let card = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.soundCard(of: hostPad) })
@@ -133,5 +134,41 @@ final class HapticsLatencyBench: XCTestCase {
         print("haptics latency (game's write to the pad's report, \(totals.count) clicks): p50 \(ms(percentile(totals, 0.5))), p99 \(ms(percentile(totals, 0.99)))")
         print("haptics latency floor: audio (write to a USB pad's packet) p50 \(ms(percentile(audioFloor, 0.5))), p99 \(ms(percentile(audioFloor, 0.99))); report (hidraw to the pad) p50 \(ms(percentile(reportFloor, 0.5))), p99 \(ms(percentile(reportFloor, 0.99)))")
         print("haptics latency added by padgate: p50 \(ms(percentile(added, 0.5))), p99 \(ms(percentile(added, 0.99)))")
+        stages(serve: serve, forward: forward, arrivals: arrivals)
+    }
+
+    /// padgate's part stage by stage, each timed directly on the guest's one monotonic clock: the
+    /// host pad's first packet of a click to its block's send (the host's debug log), the send to
+    /// the client's receipt (the client's), and the receipt to the pad's report (the client's log
+    /// and the pad), with the allowance each burst waited.
+    func stages(serve: PadgateProcess, forward: PadgateProcess, arrivals: [MonotonicInstant]) {
+        func micros(after marker: String, in line: String) -> Int64? {
+            line.range(of: marker).flatMap { line[$0.upperBound...].split(separator: " ").first.flatMap { Int64($0) } }
+        }
+        func seconds(after marker: String, in line: String) -> Duration? {
+            line.range(of: marker).flatMap { line[$0.upperBound...].split(separator: " ").first.flatMap { Double($0) } }
+                .map { .nanoseconds(Int64($0 * 1e9)) }
+        }
+        let host = serve.snapshot().compactMap { line -> (packet: MonotonicInstant, sent: MonotonicInstant)? in
+            guard let at = micros(after: "sound on the coils from ", in: line), let later = seconds(after: "sent ", in: line) else { return nil }
+            let packet = MonotonicInstant(nanoseconds: at * 1000)
+            return (packet, packet + later)
+        }
+        let client = forward.snapshot().compactMap { line -> (received: MonotonicInstant, allowance: Duration)? in
+            guard let at = micros(after: "first block received at ", in: line), let allowance = seconds(after: "(allowance ", in: line) else { return nil }
+            return (MonotonicInstant(nanoseconds: at * 1000), allowance)
+        }
+        guard host.count == arrivals.count, client.count == arrivals.count else {
+            return print("haptics stages: not matched (\(host.count) host onsets, \(client.count) client onsets, \(arrivals.count) clicks)")
+        }
+        let capture = host.map { $0.sent - $0.packet }
+        let wire = zip(host, client).map { $1.received - $0.sent }
+        let toReport = zip(client, arrivals).map { $1 - $0.received }
+        let allowances = client.map(\.allowance)
+        for (name, values) in [("host pad's packet to the block's send", capture), ("the send to the client's receipt", wire),
+                               ("the receipt to the pad's report (playout, report slot, hidraw)", toReport),
+                               ("the allowance the burst waited (measured)", allowances)] {
+            print("haptics stage: \(name): p50 \(ms(percentile(values, 0.5))), p99 \(ms(percentile(values, 0.99)))")
+        }
     }
 }

@@ -78,12 +78,19 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
 
     /// A block from the host, on the forwarding thread; starts the output thread with a stream.
     public func receive(_ block: HapticsBlock, at now: MonotonicInstant = .now) {
-        let start = lock.withLock { () -> Bool in
-            guard !stopping, !broken else { return false }
+        let (start, onset) = lock.withLock { () -> (Bool, Duration?) in
+            guard !stopping, !broken else { return (false, nil) }
+            let before = playout.counters.streams + playout.counters.onsets
             block.withSamples { _ = playout.receive(sequence: block.sequence.rawValue, samples: $0, at: now) }
-            guard !running, playout.isPlaying else { return false }
+            let onset = playout.counters.streams + playout.counters.onsets > before ? playout.delay : nil
+            guard !running, playout.isPlaying else { return (false, onset) }
             running = true
-            return true
+            return (true, onset)
+        }
+        // Each burst's first block: when it came and how long it waits to play (the benchmark's
+        // stages, make bench-haptics).
+        if let onset {
+            log.debug("haptics: a burst's first block received at \(now.nanoseconds / 1000) µs (monotonic), plays \(onset) later (allowance \(onset - lead), lead \(lead))")
         }
         guard start else { return }
         startThread()
