@@ -50,6 +50,7 @@ guest_setup() {
 # scrolls by among the other jobs' progress lines).
 build() {
     local log rc=0
+    tools/check-imports.py "$swift" || return $?
     log=$(mktemp)
     "$swift" build --build-tests 2>&1 | tee "$log" || rc=$?
     if [ $rc != 0 ]; then
