@@ -40,7 +40,8 @@ public final class SteamDeckVirtualPad: VirtualPad {
             usleep(100_000)
             return false
         }
-        if !registered || !(try device.switchToGamepadMode()) {
+        let switched = try registered && device.switchToGamepadMode()
+        if !switched {
             Self.log.notice("slot \(arrival.slot.rawValue): hid-steam did not switch the host's Steam Deck to its gamepad mode; games reading its evdev node see it once ≡ is held")
         }
     }
