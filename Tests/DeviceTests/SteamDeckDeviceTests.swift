@@ -196,11 +196,13 @@ final class SteamDeckDeviceTests: XCTestCase {
         if hidSteamDrivesDecks {
             let sdl = try SDLProbe(.sdl3, hidapi: true, path: try XCTUnwrap(hostPad.hidraw))
             defer { sdl.quit() }
-            XCTAssertEqual(sdl.command("rumble 49152 0 300")["rc"] as? Int, 0, "\(sdl.info)")
+            // SDL ends a timed rumble only as the game updates it: the game stops it itself.
+            XCTAssertEqual(sdl.command("rumble 49152 0 5000")["rc"] as? Int, 0, "\(sdl.info)")
             XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(5)) { rumble($0)?.strong == 192 * 257 },
                             "SDL's rumble never reached the Deck; forward said \(forward.output.suffix(1500))")
+            XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
             XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.strong == 0 && $0.weak == 0 } == true },
-                            "the 300 ms rumble's end never reached the Deck; forward said \(forward.output.suffix(1500))")
+                            "the rumble's stop never reached the Deck; forward said \(forward.output.suffix(1500))")
             // A trackpad's pulse train (as Steam sends one through the Deck's hidraw node) reaches
             // the physical Deck as its own command, its fields kept.
             let train = SteamDeckCommands.Pulse(pad: .left, onMicros: 300, offMicros: 700, count: 5, gain: -3)
