@@ -95,9 +95,12 @@ public final class SteamDeckVirtualPad: VirtualPad {
         next.rightPad = nil
         // Contact id 0 is the left pad, 1 the right (docs/wire.md); another pad's two fingers land
         // on the two pads the same way.
-        for contact in [touch.first, touch.second] {
+        func place(_ contact: WireTouchContact) {
             if contact.id & 1 == 0 { next.leftPad = next.leftPad ?? Self.pad(contact) } else { next.rightPad = next.rightPad ?? Self.pad(contact) }
         }
+        // Each contact by itself: no array per touch snapshot on the input path.
+        place(touch.first)
+        place(touch.second)
         guard next != controls else { return }
         controls = next
         try device.send(controls)
