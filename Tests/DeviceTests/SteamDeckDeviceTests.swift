@@ -179,7 +179,7 @@ final class SteamDeckDeviceTests: XCTestCase {
         controls.triggers = (0, 32767)
         try deck.send(controls)
         let state = try waitForState(reader, timeout: .seconds(10)) { $0.buttons.contains("south") && $0.buttons.contains("r1") }
-        XCTAssertNotNil(state, "the host's pad never showed A and RB")
+        XCTAssertNotNil(state, "the host's pad never showed A and RB; serve said \(host.serve.output.suffix(2000)); the Deck's nodes: \((try? shell("grep -B2 -A8 'Steam Deck' /proc/bus/input/devices")) ?? "")")
         // xpad's and hid-steam's ranges: ±32767 sticks with +y down.
         XCTAssertGreaterThan(state?.left_stick[0] ?? 0, 30000, "\(String(describing: state))")
         XCTAssertLessThan(state?.left_stick[1] ?? 0, -30000, "the Deck's up is the host's up: \(String(describing: state))")
@@ -187,6 +187,10 @@ final class SteamDeckDeviceTests: XCTestCase {
         if !hidSteamDrivesDecks { XCTAssertGreaterThan(state?.r2 ?? 0, 250, "\(String(describing: state))") }
         try deck.send(SteamDeckReports.Controls())
         XCTAssertNotNil(try waitForState(reader, timeout: .seconds(10)) { $0.buttons.isEmpty }, "released on the host")
+        // hid-steam answers the host's switch to gamepad mode with a pulse on each of its pads:
+        // the host's, not a game's, so the Deck in the person's hands never feels it.
+        let pulses = deck.takeOutputs().filter { SteamDeckCommands.pulse(Array($0.dropFirst())) != nil }
+        XCTAssertEqual(pulses.count, 0, "the host's mode switch reached the Deck: \(pulses.map { Hex.encode(Array($0.prefix(12))) })")
 
         // A game's rumble on the host's pad comes back as the Deck's own rumble command, then stops:
         // through SDL 3's HIDAPI driver on the host's Deck (Debian's hid-steam gives its evdev node

@@ -62,8 +62,15 @@ public final class EmulatedSteamDeck: @unchecked Sendable {
     /// registered it and while no program holds the hidraw node; it answers the switch with
     /// commands to the Deck (lizard mode off, and from some version a haptic pulse on each pad).
     /// ≡ is held in one report with no report after it until such a command, so the evdev node
-    /// never reports ≡ pressed. False: no command within `timeout` (a kernel without the switch).
-    public func switchToGamepadMode(timeout: Duration = .seconds(2)) throws -> Bool {
+    /// never reports ≡ pressed. The input device shows in sysfs a moment before hid-steam reads
+    /// reports for it, and a hold that lands first is ignored: an unanswered hold is released and
+    /// held again. False: no answer to any of `attempts` holds (a kernel without the switch).
+    public func switchToGamepadMode(attempts: Int = 3, timeout: Duration = .seconds(2)) throws -> Bool {
+        for _ in 0..<attempts where try holdOptions(timeout: timeout) { return true }
+        return false
+    }
+
+    private func holdOptions(timeout: Duration) throws -> Bool {
         var held = state.withLock { controls }
         held.buttons.insert(.options)
         let report = state.withLock { () -> [UInt8] in
@@ -72,16 +79,29 @@ public final class EmulatedSteamDeck: @unchecked Sendable {
             lastSent = .now
             return SteamDeckReports.state(held, sequence: sequence)
         }
-        defer {
-            let neutral = state.withLock { () -> [UInt8] in
-                quiet = false
-                return nextReport()
-            }
-            try? uhid.input(neutral)
+        func answered(within wait: Duration) -> Bool {
+            channel.waitForOutput(timeout: wait) { $0.count > 1 && SteamDeckCommands.answersAModeSwitch.contains($0[1]) } != nil
         }
-        _ = channel.takeOutputs()   // what hid-steam sent at register is not the answer
-        try uhid.input(report)
-        return channel.waitForOutput(timeout: timeout) { $0.count > 1 && SteamDeckCommands.answersAModeSwitch.contains($0[1]) } != nil
+        _ = channel.takeOutputs()   // what hid-steam sent before the hold is not the answer
+        do { try uhid.input(report) } catch { release(); throw error }
+        let switched = answered(within: timeout)
+        release()
+        // A release cancels a switch not yet begun; one already running still answers.
+        guard switched || answered(within: .seconds(1)) else { return false }
+        // The rest of the answer (settings, the pads' pulses) is hid-steam's to the Deck, not a
+        // game's: none of it reaches the pad in the person's hands.
+        let end = MonotonicInstant.now + .seconds(2)
+        while MonotonicInstant.now < end, channel.waitForOutput(timeout: .milliseconds(300), where: { _ in true }) != nil {}
+        return true
+    }
+
+    /// ≡ let go: the current controls, and the 4 ms cadence again.
+    private func release() {
+        let neutral = state.withLock { () -> [UInt8] in
+            quiet = false
+            return nextReport()
+        }
+        try? uhid.input(neutral)
     }
 
     /// At input priority, as the other emulated pads'.

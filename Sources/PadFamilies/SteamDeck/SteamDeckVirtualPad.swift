@@ -35,9 +35,9 @@ public final class SteamDeckVirtualPad: VirtualPad {
         // Games that read its evdev node see it only in its gamepad mode (Steam and SDL's HIDAPI
         // driver read the hidraw node in either), which hid-steam switches once it has registered
         // the Deck's input device (named from the serial it read at probe).
-        let registered = (0..<100).contains { _ in
+        let registered = (0..<500).contains { _ in
             if KernelDrivers.hasInputDevice(named: "Steam Deck", uniq: device.serial) { return true }
-            usleep(100_000)
+            usleep(20_000)
             return false
         }
         let switched = try registered && device.switchToGamepadMode()
