@@ -93,6 +93,15 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
     /// there is none (hid-generic); the hidraw node carries every control.
     /// The Steam Controller (2026) has no kernel driver before 7.3 either (hid-generic).
     public var foundByHidraw: Bool { self == .steamDeck || self == .steamController }
+    /// Pads whose controller interface also carries the lizard mouse and keyboard (the Steam
+    /// Controller's, one HID interface): hid-generic's mouse and keyboard nodes on it do not make
+    /// it something else. A Deck's lizard interfaces are HID devices of their own.
+    public var lizardNodesOnItsInterface: Bool { self == .steamController }
+    /// The USB interfaces that are controllers, for a product that is a receiver with several
+    /// (a Steam Controller puck's four slots, 2-5; its other interfaces are its own); nil: any.
+    public func controllerInterfaces(product: UInt16) -> ClosedRange<Int>? {
+        self == .steamController && (product == 0x1304 || product == 0x1305) ? 2...5 : nil
+    }
     /// Pads that take rumble and a lightbar colour as PlayStation output reports through hidraw.
     public var takesPlayStationOutput: Bool { isPlayStation }
     /// Pads with player LEDs and adaptive triggers in those reports (the DualSense's).

@@ -1,6 +1,7 @@
 import Feedback
 import Foundation
 import HIDCodecs
+import MonotonicTime
 import PadDevices
 import PadFamilies
 import PadSystem
@@ -22,6 +23,11 @@ public final class HidrawPadSource: PhysicalPadSource {
     public let sessionFeedback: SessionFeedback
     /// One report at a time; hidraw hands out whole reports, 78 bytes at most for these pads.
     @exclusivity(unchecked) private var report = [UInt8](repeating: 0, count: 128)
+    /// The family's feature reports while the pad is read (`PadDriver.hidrawUpkeep`), next due then.
+    private let upkeep: HidrawUpkeep?
+    private var upkeepDue: MonotonicInstant?
+    /// Upkeep writes that failed (the pad may fall back to a mode padgate does not read).
+    public private(set) var failedUpkeeps = 0
 
     public var controls: PadStateSnapshot { input.controls }
     public var touch: TouchSnapshot { input.touch }
@@ -58,6 +64,15 @@ public final class HidrawPadSource: PhysicalPadSource {
         input = DecodedReportInput(decoder: ControllerInputDecoder(codec), slot: slot, calibration: identity.calibration, motionCorrection: motionCorrection,
                                    gyroCalibration: gyroCalibration)
         sessionFeedback = SessionFeedback(pad: pad, options: options)
+        upkeep = driver.hidrawUpkeep(for: pad)
+        if let upkeep {
+            do {
+                for report in upkeep.atOpen { try device.sendFeatureReport(report) }
+            } catch {
+                throw DeviceError.unsupported("\(pad.name) refused the settings padgate reads it with (\(error)); is another program holding it?")
+            }
+            upkeepDue = .now + upkeep.every
+        }
         arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
                              capabilities: pad.wireCapabilities(offeringMicrophone: options.offersMicrophone), name: pad.name, identity: identity.wire.withUnit(of: pad))
     }
@@ -84,4 +99,19 @@ public final class HidrawPadSource: PhysicalPadSource {
     }
 
     public func takeMotion(_ body: (WireMotionSample) -> Void) { input.takeMotion(body) }
+
+    public var feedbackDeadline: MonotonicInstant? {
+        guard let upkeepDue else { return sessionFeedback.deadline }
+        return min(sessionFeedback.deadline ?? upkeepDue, upkeepDue)
+    }
+
+    public func pumpFeedback() throws {
+        if let upkeep, let due = upkeepDue, due <= .now {
+            upkeepDue = .now + upkeep.every
+            for report in upkeep.repeating {
+                do { try device.sendFeatureReport(report) } catch { failedUpkeeps += 1 }
+            }
+        }
+        try sessionFeedback.pump()
+    }
 }

@@ -82,6 +82,8 @@ public protocol PadDriver: Sendable {
 
     /// Client: what `forward` says of how it reads such a pad, when that is not the obvious.
     func readingNote(for pad: Pad) -> String?
+    /// Client: feature reports a pad read through hidraw needs while it is read (nil: none).
+    func hidrawUpkeep(for pad: Pad) -> HidrawUpkeep?
 
     /// `padgate calibrate`: the feature report holding the pad's factory motion calibration on
     /// `bus` (its id and length, as the kernel's driver reads it at probe); nil: none.
@@ -102,6 +104,18 @@ public protocol PadDriver: Sendable {
 }
 
 /// A model `padgate emulate` makes: its name on the command line and the kind it is.
+/// Feature reports sent to a pad read through hidraw: once as it is opened, then again every
+/// `every` while it is read (a Steam Controller's lizard mode off, which it drops on its own
+/// about 8 s after the last).
+public struct HidrawUpkeep: Sendable {
+    public var atOpen: [[UInt8]]
+    public var repeating: [[UInt8]]
+    public var every: Duration
+    public init(atOpen: [[UInt8]], repeating: [[UInt8]], every: Duration) {
+        self.atOpen = atOpen; self.repeating = repeating; self.every = every
+    }
+}
+
 public struct EmulatedModel: Sendable, Hashable {
     public let name: String
     public let kind: PadKind
@@ -187,6 +201,7 @@ extension PadDriver {
     public func hasMicrophone(_ pad: Pad) -> Bool { false }
     public func calibrationReport(bus: PadBus) -> (id: UInt8, length: Int)? { nil }
     public func readingNote(for pad: Pad) -> String? { nil }
+    public func hidrawUpkeep(for pad: Pad) -> HidrawUpkeep? { nil }
     public func parseCalibration(_ report: [UInt8], convention: CalibrationConvention, bus: PadBus?) throws(CalibrationError) -> CalibrationResult {
         throw .unexpectedReportID(report.first ?? 0, expected: [])
     }

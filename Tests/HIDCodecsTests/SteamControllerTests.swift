@@ -99,4 +99,60 @@ final class SteamControllerTests: XCTestCase {
         XCTAssertEqual([speeds.low, speeds.high], [65535, 32896])
         XCTAssertNil(SteamControllerCommands.rumbleSpeeds([0x81, 0, 0, 0, 0, 0, 0, 0, 0, 0]))
     }
+
+    /// padgate's descriptor (written from the ids and sizes) declares every report the real
+    /// interface's does, each at its size and kind, the lizard mouse and keyboard in collections of
+    /// their own (Fixtures/valve: the 372-byte descriptor, README there).
+    func testTheEmulatedDescriptorDeclaresTheRealInterfacesReports() throws {
+        let real = try ReportDescriptor(bytes: [UInt8](try Fixture.data("valve/steam_controller_2026_triton_rdesc_372.bin")))
+        let ours = try ReportDescriptor(bytes: SteamControllerReports.descriptor)
+        XCTAssertEqual(real.bytes.count, 372)
+        func sizes(_ d: ReportDescriptor, _ kind: ReportKind) -> [UInt8: Int] {
+            Dictionary(uniqueKeysWithValues: d.reports(kind).map { ($0.id?.rawValue ?? 0, $0.sizeBytes) })
+        }
+        for kind in [ReportKind.input, .output, .feature] {
+            XCTAssertEqual(sizes(ours, kind), sizes(real, kind), "\(kind) reports")
+        }
+        XCTAssertEqual(sizes(ours, .input)[0x42], SteamControllerLayout.stateLength)
+        let applications = { (d: ReportDescriptor, id: UInt8) in d.reports(.input).first { $0.id?.rawValue == id }?.application }
+        for id in [SteamControllerReports.lizardMouse, SteamControllerReports.lizardKeyboard, 0x42] {
+            XCTAssertEqual(applications(ours, id), applications(real, id), "report \(id)'s collection")
+        }
+    }
+
+    /// A state built from controls decodes back to them (the codec itself is held to the captures above).
+    func testAStateBuiltFromControlsDecodesBack() throws {
+        var c = SteamControllerReports.Controls()
+        c.buttons = [.south, .paddleLeft, .r1, .leftStickTouch]
+        c.dpad = .upRight
+        c.leftStick = (12000, -32767)
+        c.triggers = (32767, 100)
+        c.rightPad = (-20000, 30000)
+        c.gyro = Vector3(x: 160, y: -32, z: 0)
+        let report = SteamControllerReports.state(c, sequence: 7, micros: 123_456)
+        XCTAssertEqual(report.count, 54)
+        var decoder = ControllerInputDecoder(SteamControllerInputCodec())
+        var state = GamepadState()
+        try decoder.decode(report, into: &state)
+        XCTAssertEqual(state.buttons, c.buttons)
+        XCTAssertEqual(state.dpad, .upRight)
+        XCTAssertEqual(state.sequence, 7)
+        XCTAssertEqual(state.sensorTimestamp, 123_456)
+        XCTAssertEqual(state.leftStick, StickPosition(x: 12000 + 32768, y: 32768 + 32767), "unsigned, +y down")
+        XCTAssertEqual(state.r2Fine, 200)
+        XCTAssertEqual(state.l2Fine, 65534)
+        XCTAssertFalse(state.touch0.active)
+        XCTAssertTrue(state.touch1.active)
+        XCTAssertEqual(state.motion.first.gyro, Vector3(x: 160, y: 0, z: 32), "on the DualSense's axes (x, z, −y)")
+    }
+
+    /// The commands SDL sends it (SDL_hidapi_steam_triton.c): lizard mode off `[01] 87 03 09 00 00`
+    /// and the IMU on `[01] 87 03 30 18 00`, in a 64-byte feature report 1.
+    func testLizardModeOffAndTheIMUAreSDLsFeatureReports() {
+        XCTAssertEqual(SteamControllerCommands.lizardModeOff, [0x01, 0x87, 0x03, 0x09, 0x00, 0x00] + [UInt8](repeating: 0, count: 58))
+        XCTAssertEqual(SteamControllerCommands.imuOn, [0x01, 0x87, 0x03, 0x30, 0x18, 0x00] + [UInt8](repeating: 0, count: 58))
+        XCTAssertEqual(SteamControllerCommands.settingValues(SteamControllerCommands.imuOn).map { $0.map { [Int($0.setting), Int($0.value)] } }, [[0x30, 0x18]])
+        XCTAssertNil(SteamControllerCommands.settingValues([0x02, 0x87, 0x03]))
+        XCTAssertEqual(SteamControllerCommands.settingValues([0x01, 0x87, 0xff, 0x09])?.count, 0, "a length past the report reads nothing past it")
+    }
 }

@@ -97,6 +97,36 @@ final class PadGroupingTests: XCTestCase {
         }
     }
 
+    /// A 2026 Steam Controller's one HID interface, as hid-generic binds it (wired 1302, or a
+    /// puck's slot): the lizard mouse and keyboard nodes and the hidraw node on the same device.
+    func steamControllerRecords(product: UInt16, interface: Int, number: Int) -> [UdevRecord] {
+        let id = String(format: "%04X", product)
+        let hid = UdevRecord.Ancestor(syspath: "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.\(interface)/0003:28DE:\(id).\(String(format: "%04X", number))",
+                                      subsystem: "hid",
+                                      properties: ["HID_ID": "0003:000028DE:0000\(id)", "HID_NAME": "Valve Steam Controller",
+                                                   "HID_PHYS": "usb-0000:00:14.0-2/input\(interface)"])
+        func event(_ n: Int, _ properties: [String: String]) -> UdevRecord {
+            let input = UdevRecord.Ancestor(syspath: hid.syspath + "/input/input\(n)", subsystem: "input", properties: ["NAME": "\"Valve Steam Controller\""])
+            return UdevRecord(syspath: input.syspath + "/event\(n)", subsystem: "input", sysname: "event\(n)", devnode: "/dev/input/event\(n)",
+                              properties: properties, ancestors: [input, hid])
+        }
+        return [event(10 * number, ["ID_INPUT_MOUSE": "1"]), event(10 * number + 1, ["ID_INPUT_KEYBOARD": "1"]),
+                UdevRecord(syspath: hid.syspath + "/hidraw/hidraw\(number)", subsystem: "hidraw", sysname: "hidraw\(number)",
+                           devnode: "/dev/hidraw\(number)", properties: [:], ancestors: [hid])]
+    }
+
+    func testASteamControllerIsFoundByItsHidrawNodeBesideHidGenericsLizardNodes() {
+        let wired = PadGrouping.pads(from: steamControllerRecords(product: 0x1302, interface: 0, number: 1))
+        XCTAssertEqual(wired.map(\.kind), [.steamController])
+        XCTAssertEqual(wired.first?.hidraw, "/dev/hidraw1")
+        XCTAssertEqual(wired.first?.evdev, [], "its lizard mouse and keyboard are not read")
+        // A puck: its four slots (interfaces 2-5) are controllers; interface 6, the puck's own, is not.
+        let puck = (2...6).flatMap { steamControllerRecords(product: 0x1304, interface: $0, number: $0) }
+        XCTAssertEqual(PadGrouping.pads(from: puck).compactMap(\.hidraw), ["/dev/hidraw2", "/dev/hidraw3", "/dev/hidraw4", "/dev/hidraw5"])
+        // A Deck's lizard interfaces stay out (their input nodes are theirs).
+        XCTAssertEqual(PadGrouping.pads(from: deckRecords(hidSteam: false)).count, 1)
+    }
+
     func testSysfsCapabilityBitmap() {
         // capabilities/ff of a DualSense: FF_RUMBLE (0x50) and the FF_PERIODIC family bits.
         XCTAssertTrue(EvdevBitmap(sysfs: "107030000 0").contains(0x50))

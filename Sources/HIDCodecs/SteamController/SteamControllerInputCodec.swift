@@ -69,6 +69,48 @@ public enum SteamControllerCommands {
         guard report.count >= rumbleLength, report[0] == rumbleReport else { return nil }
         return (UInt16(report[4]) | UInt16(report[5]) << 8, UInt16(report[7]) | UInt16(report[8]) << 8)
     }
+
+    /// Commands go in feature report 1 (the puck's own in 2): `[1, command, length, payload…]`,
+    /// 64 bytes with the id (SDL_hidapi_steam_triton.c).
+    public static let commandReport: UInt8 = 0x01
+    public static let commandLength = 64
+    /// The settings command (the Deck's 0x87): `(setting u8, value u16le)` triples.
+    public static let setSettings: UInt8 = 0x87
+    public static let lizardModeSetting: UInt8 = 9
+    public static let imuModeSetting: UInt8 = 0x30
+    /// IMU mode bits: raw accelerometer (0x08) and raw gyro (0x10).
+    public static let imuRawAccelAndGyro: UInt16 = 0x18
+
+    /// Feature report 1 setting each `(setting, value)`.
+    public static func settings(_ values: [(setting: UInt8, value: UInt16)]) -> [UInt8] {
+        var report = [UInt8](repeating: 0, count: commandLength)
+        report[0] = commandReport
+        report[1] = setSettings
+        report[2] = UInt8(3 * values.count)
+        for (i, v) in values.enumerated() {
+            report.replaceSubrange((3 + 3 * i)..<(6 + 3 * i), with: [v.setting, UInt8(v.value & 0xff), UInt8(v.value >> 8)])
+        }
+        return report
+    }
+
+    /// Lizard mode off: the controller then sends its state (0x42) instead of mouse and keyboard
+    /// reports, and falls back to them about 8 s after the last such command (SDL and Steam send
+    /// it every 3 s).
+    public static let lizardModeOff = settings([(lizardModeSetting, 0)])
+    public static let lizardModeResend = Duration.seconds(3)
+    /// The IMU on: raw accelerometer and gyro in the state report.
+    public static let imuOn = settings([(imuModeSetting, imuRawAccelAndGyro)])
+
+    /// The settings a feature report 1 sets; nil for another report.
+    public static func settingValues(_ report: [UInt8]) -> [(setting: UInt8, value: UInt16)]? {
+        guard report.count >= 3, report[0] == commandReport, report[1] == setSettings else { return nil }
+        let count = min(Int(report[2]), report.count - 3) / 3
+        return (0..<count).map { i -> (setting: UInt8, value: UInt16) in
+            let o = 3 + 3 * i
+            let low = UInt16(report[o + 1]), high = UInt16(report[o + 2])
+            return (report[o], low | high << 8)
+        }
+    }
 }
 
 /// The Steam Controller's reports into `GamepadState`: sticks, triggers at 15 bits, the two

@@ -85,14 +85,22 @@ public enum PadGrouping {
     /// hidraw node and no input node at all (a Deck's mouse and keyboard interfaces have theirs).
     /// What its reports and commands carry comes with it: the trackpads, the IMU and rumble.
     static func hidrawOnlyPad(key: String, members: [UdevRecord]) -> Pad? {
-        guard !members.contains(where: { $0.subsystem == "input" }), let record = members.first(where: { $0.subsystem == "hidraw" }),
-              let hidraw = record.devnode else { return nil }
+        guard let record = members.first(where: { $0.subsystem == "hidraw" }), let hidraw = record.devnode else { return nil }
         let ids = identity(record)
         let kind = PadKind(vendorID: ids.vendor, productID: ids.product)
-        guard kind.foundByHidraw else { return nil }
+        guard kind.foundByHidraw, kind.lizardNodesOnItsInterface || !members.contains(where: { $0.subsystem == "input" }) else { return nil }
         let phys = record.nearest("hid")?.properties["HID_PHYS"]?.trimmingCharacters(in: CharacterSet(charactersIn: "\"\n")) ?? ""
+        if let interfaces = kind.controllerInterfaces(product: ids.product), let number = usbInterface(phys: phys), !interfaces.contains(number) {
+            return nil
+        }
         return Pad(id: key, kind: kind, kernelBus: ids.kernelBus, vendorID: ids.vendor, productID: ids.product,
                    name: ids.name, uniq: ids.uniq, phys: phys, hidraw: hidraw, evdev: [], capabilities: [.touchpad, .motion, .rumble])
+    }
+
+    /// The USB interface number a HID device's phys ends with (`usb-0000:00:14.0-2/input3`).
+    static func usbInterface(phys: String) -> Int? {
+        guard let range = phys.range(of: "/input", options: .backwards) else { return nil }
+        return Int(phys[range.upperBound...])
     }
 
     struct Identity { var kernelBus: UInt16; var vendor: UInt16; var product: UInt16; var name: String; var uniq: String }

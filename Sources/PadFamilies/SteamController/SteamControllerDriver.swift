@@ -6,8 +6,8 @@ import WireProtocol
 /// The Steam Controller (2026; 28de:1302-1305): no kernel driver before 7.3 (hid-generic), so it is
 /// read through its vendor interface's hidraw node with its own codec, as the Deck is. Its reports
 /// decode (`inspect`, `record`, `calibrate FILE.hid`), and the host's rumble plays as its own
-/// report 0x80; the host shows an Xbox 360 pad; the trackpads' pulses and finding it beside
-/// hid-generic's lizard nodes are not built yet (docs/pad-families.md).
+/// report 0x80; the host shows an Xbox 360 pad; the trackpads' pulses are not built yet
+/// (docs/pad-families.md).
 public struct SteamControllerDriver: PadDriver {
     public init() {}
     public var kinds: [PadKind] { [.steamController] }
@@ -32,4 +32,33 @@ public struct SteamControllerDriver: PadDriver {
     public var rumbleHold: Duration? { .milliseconds(50) }
 
     public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? { nil }
+
+    /// Lizard mode off (its state reports come only then) and the IMU on as it is opened, lizard
+    /// mode off again every 3 s (it falls back 8 s after the last), as SDL and Steam do. When
+    /// `forward` lets go, the controller is a mouse and keyboard again by itself.
+    public func hidrawUpkeep(for pad: Pad) -> HidrawUpkeep? {
+        HidrawUpkeep(atOpen: [SteamControllerCommands.lizardModeOff, SteamControllerCommands.imuOn],
+                     repeating: [SteamControllerCommands.lizardModeOff], every: SteamControllerCommands.lizardModeResend)
+    }
+
+    public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: PadKind.steamController.name, kind: .steamController)] }
+
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+                        onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
+        try EmulatedSteamController()
+    }
+
+    /// A report a program sent the controller (its id first).
+    public func describeOutput(_ report: [UInt8]) -> String {
+        if let speeds = SteamControllerCommands.rumbleSpeeds(report) { return "rumble strong \(speeds.low) weak \(speeds.high) (of 65535)" }
+        if let values = SteamControllerCommands.settingValues(report) {
+            return "settings " + values.map { "\($0.setting)=0x\(String($0.value, radix: 16))" }.joined(separator: " ")
+        }
+        guard let id = report.first else { return "an empty report" }
+        return "report 0x\(String(id, radix: 16)) (\(report.count) bytes)"
+    }
+
+    public func readingNote(for pad: Pad) -> String? {
+        "read from its HID interface through hidraw (hid-generic gives it only a lizard mouse and keyboard), lizard mode off while forwarded; rumble comes back; its host pad is an Xbox 360 pad"
+    }
 }

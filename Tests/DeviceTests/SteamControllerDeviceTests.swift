@@ -1,0 +1,135 @@
+import Foundation
+import HIDCodecs
+import MonotonicTime
+import PadClient
+import PadFamilies
+import PadSystem
+import PadgateRunner
+import XCTest
+@testable import PadDevices
+
+/// The 2026 Steam Controller against the running kernel: hid-generic binds the emulated one (no
+/// kernel driver has it on these lines) with its lizard mouse and keyboard nodes, padgate finds
+/// it by its hidraw node once, and `forward` turns its lizard mode off, carries its controls to the
+/// host and the host's rumble back as its own report.
+final class SteamControllerDeviceTests: XCTestCase {
+    override func setUpWithError() throws { try requireDeviceAccess() }
+
+    /// The HID device under a hidraw node: its driver and how many input nodes it has.
+    func hidDevice(of hidraw: String) -> (driver: String?, inputs: Int) {
+        let device = "/sys/class/hidraw/\((hidraw as NSString).lastPathComponent)/device"
+        let driver = (try? FileManager.default.destinationOfSymbolicLink(atPath: device + "/driver")).map { ($0 as NSString).lastPathComponent }
+        let inputs = ((try? FileManager.default.contentsOfDirectory(atPath: device + "/input")) ?? []).filter { $0.hasPrefix("input") }
+        return (driver, inputs.count)
+    }
+
+    func findController(_ udev: Udev) throws -> Pad {
+        try XCTUnwrap(eventually(timeout: .seconds(30)) { udev.pads().first { $0.kind == .steamController && $0.hidraw != nil } },
+                      "no Steam Controller listed: \(udev.pads().map { "\($0.name) \($0.vidpid)" })")
+    }
+
+    func testHidGenericBindsTheEmulatedControllerAndPadgateFindsItByItsHidrawNodeOnce() throws {
+        let controller = try EmulatedSteamController()
+        defer { controller.stop() }
+        let udev = try Udev()
+        let pad = try findController(udev)
+        XCTAssertEqual(udev.pads().filter { $0.kind == .steamController }.count, 1)
+        let hidraw = try XCTUnwrap(pad.hidraw)
+        XCTAssertEqual(pad.evdev, [], "its lizard mouse and keyboard are not read as the pad")
+        let device = hidDevice(of: hidraw)
+        XCTAssertEqual(device.driver, "hid-generic", "kernel \(KernelVersion.running)")
+        XCTAssertGreaterThanOrEqual(device.inputs, 1, "hid-generic's lizard nodes on the same HID device")
+        let listed = try padgate(["list"], timeLimit: .seconds(30))
+        XCTAssertTrue(listed.stdout.contains("Steam Controller [28de:1302]"), listed.stdout)
+
+        // What it sends reaches the hidraw node as sent, decoded by its codec.
+        var controls = SteamControllerReports.Controls()
+        controls.buttons = [.south, .paddleRight]
+        controls.leftStick = (-32767, 0)
+        let reader = try HIDRawDevice(path: hidraw)
+        try controller.send(controls)
+        var decoder = ControllerInputDecoder(SteamControllerInputCodec())
+        var state = GamepadState()
+        let seen = eventually(timeout: .seconds(10)) { () -> GamepadButtons? in
+            guard let report = try? reader.read(timeout: .milliseconds(100)), (try? decoder.decode(report, into: &state)) != nil else { return nil }
+            return state.buttons.contains(.south) ? state.buttons : nil
+        }
+        XCTAssertEqual(seen, [.south, .paddleRight])
+        XCTAssertEqual(state.leftStick.x, 1)
+    }
+
+    /// `padgate emulate steam-controller` makes one, and `padgate rumble` on it sends its own
+    /// rumble report, which `emulate` prints; the end of the rumble is a stop.
+    func testEmulateMakesOneAndRumbleReachesItAsItsOwnReport() throws {
+        let emulate = try PadgateProcess(["emulate", "steam-controller", "--json", "--duration", "60"], includeStandardError: true)
+        defer { emulate.interrupt() }
+        XCTAssertNotNil(emulate.waitForLine(timeout: .seconds(30)) { $0.contains("virtual Steam Controller") && $0.contains("is up") },
+                        "\(emulate.snapshot().suffix(3))")
+        let pad = try findController(try Udev())
+        let run = try padgate(["rumble", "200", "100", "--for", "500ms", "--pad", try XCTUnwrap(pad.hidraw)])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertNotNil(emulate.waitForLine { $0.contains("rumble strong \(200 * 257) weak \(100 * 257)") }, "\(emulate.snapshot().suffix(4))")
+        XCTAssertNotNil(emulate.waitForLine { $0.contains("rumble strong 0 weak 0") }, "the rumble ends in a stop: \(emulate.snapshot().suffix(4))")
+    }
+
+    func testAForwardedControllerReachesTheHostsPadAndTheHostsRumbleReachesIt() throws {
+        let controller = try EmulatedSteamController()
+        defer { controller.stop() }
+        let udev = try Udev()
+        let pad = try findController(udev)
+        let client = try ScratchState("triton-client")
+        let host = try ScratchHost("triton-host", virtual: "auto", ports: 27_790..<27_880)
+        defer { host.stop() }
+        try host.pair(client)
+        let forward = try RunningPadgate(["forward", "127.0.0.1:\(host.port)", "--pad", try XCTUnwrap(pad.hidraw)], environment: client.environment)
+        defer { _ = forward.stopOutcome(after: SIGTERM) }
+        XCTAssertTrue(forward.waitFor("through hidraw", timeout: .seconds(60)), forward.output)
+
+        // forward turns lizard mode off and the IMU on as it opens the controller, and keeps
+        // lizard mode off (the controller falls back 8 s after the last): again within its 3 s.
+        let settings = { (report: [UInt8]) in SteamControllerCommands.settingValues(report)?.map { [Int($0.setting), Int($0.value)] } }
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(10)) { settings($0) == [[9, 0]] }, "lizard mode never turned off")
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(10)) { settings($0) == [[0x30, 0x18]] }, "the IMU never turned on")
+        let first = MonotonicInstant.now
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(10)) { settings($0) == [[9, 0]] }, "lizard mode off only once")
+        XCTAssertLessThan(MonotonicInstant.now - first, .seconds(6), "within the 3 s it is re-sent at (and the 8 s the controller keeps it)")
+
+        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(60)) { udev.pads().first { $0.isHostVirtualPad && $0.gamepadNode != nil } },
+                                    "no host pad; serve said \(host.serve.output.suffix(1500))")
+        XCTAssertEqual(hostPad.name, "Microsoft X-Box 360 pad", "the host shows it as an Xbox 360 pad")
+        let gamepadNode = try XCTUnwrap(hostPad.gamepadNode?.path)
+        let reader = try LivePadReader(pad: Pad(id: gamepadNode, kind: .xbox, kernelBus: 3, vendorID: 0, productID: 0, name: "host pad", uniq: "",
+                                                phys: "", hidraw: nil, evdev: [EvdevNode(path: gamepadNode, role: .gamepad, name: "host pad")],
+                                                capabilities: []))
+        var controls = SteamControllerReports.Controls()
+        controls.buttons = [.south, .r1, .leftStickTouch, .rightStickTouch]
+        controls.leftStick = (32767, 32767)
+        controls.triggers = (0, 32767)
+        controls.rightPad = (32767, -32768)
+        try controller.send(controls)
+        let state = try waitForState(reader, timeout: .seconds(10)) { $0.buttons.contains("south") && $0.buttons.contains("r1") }
+        XCTAssertNotNil(state, "the host's pad never showed A and RB; serve said \(host.serve.output.suffix(1500))")
+        XCTAssertGreaterThan(state?.left_stick[0] ?? 0, 30000, "\(String(describing: state))")
+        XCTAssertLessThan(state?.left_stick[1] ?? 0, -30000, "its up is the host's up: \(String(describing: state))")
+        XCTAssertGreaterThan(state?.r2 ?? 0, 250, "\(String(describing: state))")
+        try controller.send(SteamControllerReports.Controls())
+        XCTAssertNotNil(try waitForState(reader, timeout: .seconds(10)) { $0.buttons.isEmpty }, "released on the host")
+
+        // A game's rumble on the host's pad comes back as the controller's own report, then stops.
+        let rumble = { (report: [UInt8]) in SteamControllerCommands.rumbleSpeeds(report) }
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        player.arguments = [repositoryRoot.appendingPathComponent("Tests/SDLProbe/ff-play.py").path, gamepadNode, "49152", "0", "300", "3"]
+        let said = Pipe()
+        player.standardOutput = said
+        try player.run()
+        defer { player.terminate(); player.waitUntilExit() }
+        // The clock starts when the game has played its effect (Python's start-up is not padgate's).
+        let played = said.fileHandleForReading.availableData
+        XCTAssertEqual(String(decoding: played, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "played")
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(5)) { rumble($0)?.low == 192 * 257 },
+                        "the game's rumble never reached the controller; forward said \(forward.output.suffix(1500))")
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(3)) { rumble($0).map { $0.low == 0 && $0.high == 0 } == true },
+                        "the 300 ms effect's end never reached the controller; forward said \(forward.output.suffix(1500))")
+    }
+}
