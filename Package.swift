@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["MonotonicTime", "WireProtocol", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "TransportTests", dependencies: ["MonotonicTime", "Transport", "PadSystem"]),
         .testTarget(name: "HostDiscoveryTests", dependencies: ["HostDiscovery"]),
-        .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "PadFamilies", "HIDCodecs", "WireProtocol", "LogCapture"]),
+        .testTarget(name: "PadClientTests", dependencies: ["PadClient", "PadDevices", "PadFamilies", "HIDCodecs", "WireProtocol", "LogCapture", "PadSystem", "MonotonicTime"]),
         .testTarget(name: "PadHostTests", dependencies: ["MonotonicTime", "LogCapture", "PadSystem", "PadHost", "PadClient", "PadDevices", "PadFamilies", "WireProtocol", "Transport", "HIDCodecs", "Feedback"]),
         .testTarget(name: "FeedbackTests", dependencies: ["MonotonicTime", "Feedback", "HIDCodecs", "SeededRandom"]),
         .testTarget(name: "PadDevicesTests", dependencies: ["PadDevices", "PadFamilies", "WireProtocol", "HIDCodecs", "Feedback", "CLinuxInput", "USBDevice"], resources: [.copy("Fixtures")]),

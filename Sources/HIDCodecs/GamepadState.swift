@@ -214,6 +214,12 @@ public enum InputReportFormat: String, Sendable {
     }
 }
 
+/// Whether a receiver's slot has a controller on it (a Steam Controller puck's: its wireless status
+/// reports, or any state).
+public enum ControllerLink: Hashable, Sendable {
+    case unknown, connected, disconnected
+}
+
 /// Everything a pad reports, as a fixed-size value: decoding writes into it without touching the heap.
 public struct GamepadState: Hashable, Sendable {
     public var format: InputReportFormat = .dualSenseUSB
@@ -237,6 +243,8 @@ public struct GamepadState: Hashable, Sendable {
     public var headphonesConnected = false
     public var microphoneConnected = false
     public var sequence: UInt8 = 0
+    /// A receiver's slot: whether a controller is on it (its reports say; unknown before the first).
+    public var link: ControllerLink = .unknown
 
     public init() {}
 

@@ -102,6 +102,8 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
     public func controllerInterfaces(product: UInt16) -> ClosedRange<Int>? {
         self == .steamController && (product == 0x1304 || product == 0x1305) ? 2...5 : nil
     }
+    /// A receiver's slot is a pad only while a controller is on it (its reports say).
+    public func isReceiver(product: UInt16) -> Bool { controllerInterfaces(product: product) != nil }
     /// Pads that take rumble and a lightbar colour as PlayStation output reports through hidraw.
     public var takesPlayStationOutput: Bool { isPlayStation }
     /// Pads with player LEDs and adaptive triggers in those reports (the DualSense's).

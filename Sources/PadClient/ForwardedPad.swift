@@ -16,6 +16,8 @@ public struct ForwardedPad {
     var motionThinning = MotionThinning()
     /// Rumble leases the pad could not play: the first is said, the rest counted.
     var rumbleFailures = 0
+    /// Whether the host has been told of the pad (a receiver's empty slot is not announced).
+    var announced = false
 
     public init(_ source: PadSource, schedule: SnapshotSender.Schedule = .standard) {
         self.source = source
@@ -27,6 +29,7 @@ public struct ForwardedPad {
     /// What the source's newest frame puts on the wire: what changed, and motion as the thinning
     /// policy lets it go (docs/wire.md), encoded straight into `outbox`. Allocates nothing.
     public mutating func collect(now: MonotonicInstant, into outbox: inout OutgoingPayloads) {
+        guard announced else { return }
         var changed = false
         if let state = sender.update(source.controls, now: now) { outbox.append(state); changed = true }
         var touch = source.touch
@@ -53,7 +56,7 @@ public struct ForwardedPad {
     /// arrival must not lose the pad), held touches (a lost one would stay lost until the next
     /// finger move) and the battery.
     public mutating func resendIfDue(now: MonotonicInstant, into outbox: inout OutgoingPayloads) {
-        guard let state = sender.resendIfDue(now: now) else { return }
+        guard announced, let state = sender.resendIfDue(now: now) else { return }
         outbox.append(source.arrival)
         outbox.append(state)
         if lastTouch.first.active || lastTouch.second.active { outbox.append(lastTouch) }
@@ -63,10 +66,25 @@ public struct ForwardedPad {
     /// The arrival and current state, sent when the pad or the link comes up: the state starts the
     /// keep-alives at once, so the host's lease holds even while the pad sends nothing.
     mutating func announcement(now: MonotonicInstant) -> [WireMessage] {
+        announced = source.present
+        guard announced else { return [] }
         lastBattery = source.battery
         return [.arrival(source.arrival)] + (sender.update(source.controls, now: now).map { [.state($0)] } ?? [])
             + (source.battery.map { [.battery($0)] } ?? [])
     }
 
-    var nextResend: MonotonicInstant? { sender.nextResend }
+    /// The host told of a controller that came onto a receiver's slot (its arrival and state) or
+    /// left it (its removal); nil while that has not changed.
+    mutating func presenceChange(now: MonotonicInstant) -> [WireMessage]? {
+        guard source.present != announced else { return nil }
+        guard source.present else {
+            announced = false
+            source.silence()
+            return [.removal(slot)]
+        }
+        sender = SnapshotSender(slot: slot, schedule: sender.schedule)
+        return announcement(now: now)
+    }
+
+    var nextResend: MonotonicInstant? { announced ? sender.nextResend : nil }
 }

@@ -29,6 +29,9 @@ public final class HidrawPadSource: PhysicalPadSource {
     /// Upkeep writes that failed (the pad may fall back to a mode padgate does not read).
     public private(set) var failedUpkeeps = 0
 
+    /// A receiver's slot (a Steam Controller puck's): a pad while a controller is on it.
+    private let receiverSlot: Bool
+    public var present: Bool { !receiverSlot || input.decoded.link == .connected }
     public var controls: PadStateSnapshot { input.controls }
     public var touch: TouchSnapshot { input.touch }
     public var battery: BatteryReport? { input.battery }
@@ -64,6 +67,7 @@ public final class HidrawPadSource: PhysicalPadSource {
         input = DecodedReportInput(decoder: ControllerInputDecoder(codec), slot: slot, calibration: identity.calibration, motionCorrection: motionCorrection,
                                    gyroCalibration: gyroCalibration)
         sessionFeedback = SessionFeedback(pad: pad, options: options)
+        receiverSlot = pad.kind.isReceiver(product: pad.productID)
         upkeep = driver.hidrawUpkeep(for: pad)
         if let upkeep {
             do {

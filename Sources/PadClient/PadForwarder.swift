@@ -320,6 +320,11 @@ public final class PadForwarder {
                     remove(source)
                     return try forward(until: stop)
                 }
+                if let change = pads[i].presenceChange(now: now) {
+                    logger.notice("\(source.arrival.name): \(source.present ? "a controller came onto its slot" : "its controller left its slot")",
+                                  metadata: ["slot": "\(source.arrival.slot.rawValue)"])
+                    send(change)
+                }
                 pads[i].collect(now: now, into: &outbox)
             }
             for i in pads.indices { pads[i].resendIfDue(now: now, into: &outbox) }

@@ -38,6 +38,9 @@ public protocol PadSource: AnyObject {
     func pumpFeedback() throws
     /// Motors to zero; called on exit, signal, link loss and removal.
     func silence()
+    /// Whether there is a pad to forward: false for a receiver's slot while no controller is on it
+    /// (the host then has no pad for it).
+    var present: Bool { get }
     /// The gyro correction 'padgate calibrate' stored for the pad, if it is applied.
     var motionCorrection: MotionCorrection? { get }
     /// How the gyro bias is corrected (`forward --gyro-calibration`).
@@ -45,6 +48,7 @@ public protocol PadSource: AnyObject {
 }
 
 extension PadSource {
+    public var present: Bool { true }
     public var battery: BatteryReport? { nil }
     public var motionCorrection: MotionCorrection? { nil }
     public var gyroCalibration: GyroCalibrationMode { .off }

@@ -132,4 +132,36 @@ final class SteamControllerDeviceTests: XCTestCase {
         XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(3)) { rumble($0).map { $0.low == 0 && $0.high == 0 } == true },
                         "the 300 ms effect's end never reached the controller; forward said \(forward.output.suffix(1500))")
     }
+
+    /// A puck's slot is a pad on the host only while a controller is on it: none while it is
+    /// silent, one when a controller comes (its connect report, then its state), none once it goes.
+    func testAPucksSlotIsAHostPadOnlyWhileAControllerIsOnIt() throws {
+        let slot = try EmulatedSteamController(product: 0x1304, connected: false)
+        defer { slot.stop() }
+        let udev = try Udev()
+        let pad = try findController(udev)
+        XCTAssertEqual(pad.productID, 0x1304)
+        let client = try ScratchState("puck-client")
+        let host = try ScratchHost("puck-host", virtual: "auto", ports: 27_880..<27_970)
+        defer { host.stop() }
+        try host.pair(client)
+        let forward = try RunningPadgate(["forward", "127.0.0.1:\(host.port)", "--pad", try XCTUnwrap(pad.hidraw)], environment: client.environment)
+        defer { _ = forward.stopOutcome(after: SIGTERM) }
+        XCTAssertTrue(forward.waitFor("connected to", timeout: .seconds(60)), forward.output)
+        // forward has the slot open (its lizard mode off went out); the host has no pad for it.
+        XCTAssertNotNil(slot.channel.waitForOutput(timeout: .seconds(10)) { SteamControllerCommands.settingValues($0) != nil }, forward.output)
+        let hostPad = { udev.pads().first { $0.isHostVirtualPad && $0.gamepadNode != nil } }
+        XCTAssertNil(eventually(timeout: .seconds(2), hostPad), "an empty slot made a host pad")
+
+        try slot.setConnected(true)
+        var controls = SteamControllerReports.Controls()
+        controls.buttons = [.east]
+        try slot.send(controls)
+        XCTAssertNotNil(eventually(timeout: .seconds(30), hostPad), "no host pad once a controller came; forward said \(forward.output.suffix(1500))")
+        XCTAssertTrue(forward.waitFor("a controller came onto its slot", timeout: .seconds(10)), forward.output)
+
+        try slot.setConnected(false)
+        XCTAssertNotNil(eventually(timeout: .seconds(30)) { hostPad() == nil ? true : nil }, "the host pad stayed after the controller left")
+        XCTAssertTrue(forward.waitFor("its controller left its slot", timeout: .seconds(10)), forward.output)
+    }
 }

@@ -14,9 +14,13 @@ public enum SteamControllerLayout {
     public static let battery: UInt8 = 0x43
     public static let batteryLength = 15
     /// Reports the interface also sends that carry no control: lizard mouse (0x40) and keyboard
-    /// (0x41), an unknown 0x44, wireless status (0x46, 0x79: 1 disconnected, 2 connected, 3
-    /// paired) and the puck's status (0x7B, about twice a second).
-    public static let others: Set<UInt8> = [0x40, 0x41, 0x44, 0x46, 0x79, 0x7B]
+    /// (0x41), an unknown 0x44 and the puck's status (0x7B, about twice a second).
+    public static let others: Set<UInt8> = [0x40, 0x41, 0x44, 0x7B]
+    /// A receiver's slot says a controller came (2) or went (1): 0x79, or 0x46 (SDL reads both).
+    public static let wirelessStatus: UInt8 = 0x79
+    public static let wirelessStatusVariant: UInt8 = 0x46
+    public static let disconnected: UInt8 = 1
+    public static let connected: UInt8 = 2
 
     public static let sequence = 1          // u8, +1 a report
     public static let buttons = 2           // u32
@@ -131,6 +135,13 @@ public struct SteamControllerInputCodec: PadInputCodec {
             let need = id == L.state ? L.stateLength : L.stateWithoutQuaternionLength
             guard r.count >= need else { throw .tooShort(id: id, got: r.count, need: need) }
             decodeState(r, into: &s)
+        case L.wirelessStatus, L.wirelessStatusVariant:
+            guard r.count >= 2 else { throw .tooShort(id: id, got: r.count, need: 2) }
+            switch r[1] {
+            case L.disconnected: s.link = .disconnected
+            case L.connected: s.link = .connected
+            default: break
+            }
         case L.battery:
             guard r.count >= L.batteryLength else { throw .tooShort(id: id, got: r.count, need: L.batteryLength) }
             let state: ChargingState = switch r[1] { case 1: .discharging; case 2: .charging; case 4: .full; default: .unknown }
@@ -143,6 +154,7 @@ public struct SteamControllerInputCodec: PadInputCodec {
     private func decodeState(_ r: UnsafeRawBufferPointer, into s: inout GamepadState) {
         typealias L = SteamControllerLayout
         s.format = .steamController
+        s.link = .connected
         var buttons: GamepadButtons = []
         for bit in L.buttonMap where r[L.buttons + bit.byte] & bit.mask != 0 { buttons.insert(bit.button) }
         s.buttons = buttons

@@ -4,7 +4,8 @@ import MonotonicTime
 import PadDevices
 import PadSystem
 
-/// A wired Steam Controller (2026; 28de:1302) made through /dev/uhid: its HID interface with the
+/// A Steam Controller (2026) made through /dev/uhid, wired (28de:1302) or as a puck's slot (1304,
+/// with or without a controller on it): its HID interface with the
 /// lizard mouse and keyboard beside the vendor reports, which hid-generic binds as it binds the
 /// real one (a mouse and a keyboard node, and the hidraw node padgate and SDL read). Its state
 /// report (0x42) goes every 4 ms with its IMU clock; every output report (rumble 0x80) and feature
@@ -19,29 +20,39 @@ public final class EmulatedSteamController: @unchecked Sendable {
     private var sequence: UInt8 = 0
     private var lastSent = MonotonicInstant.now
     private let started = MonotonicInstant.now
+    /// A puck's slot sends nothing while no controller is on it.
+    private var connected: Bool
     public var outputReadyDescriptor: FileDescriptor { channel.outputReadyDescriptor }
     static let cadence = Duration.microseconds(4032)
 
-    public init(phys: String = PadPhys.emulated) throws {
+    public init(phys: String = PadPhys.emulated, product: UInt16? = nil, connected: Bool = true) throws {
+        self.connected = connected
         serial = "PADGATE" + String(UInt32.random(in: 0...UInt32.max), radix: 16, uppercase: true)
         uhid = try UHIDDevice()
         channel = UHIDPadChannel(uhid)
         let ids = PadKind.steamController.canonicalIDs!
         try channel.start("padgate-uhid-triton", pump: { [weak self] in self?.pump() },
                           creating: UHIDDevice.Identity(name: SteamControllerReports.name, phys: phys, uniq: serial, bus: .usb,
-                                                        vendorID: ids.vendor, productID: ids.product, version: 0x0002),
+                                                        vendorID: ids.vendor, productID: product ?? ids.product, version: 0x0002),
                           descriptor: SteamControllerReports.descriptor)
     }
 
     public func stop() { channel.stop() }
 
-    /// The controls from now on (sent at once, then every 4 ms).
+    /// The controls from now on (sent at once, then every 4 ms, while a controller is on).
     public func send(_ controls: SteamControllerReports.Controls) throws {
-        let report = state.withLock {
+        let report = state.withLock { () -> [UInt8]? in
             self.controls = controls
-            return nextReport()
+            return connected ? nextReport() : nil
         }
-        try uhid.input(report)
+        if let report { try uhid.input(report) }
+    }
+
+    /// A controller comes onto the slot or leaves it: the slot's wireless status report (0x79),
+    /// then its state reports or none.
+    public func setConnected(_ on: Bool) throws {
+        state.withLock { connected = on }
+        try uhid.input([SteamControllerLayout.wirelessStatus, on ? SteamControllerLayout.connected : SteamControllerLayout.disconnected])
     }
 
     private func nextReport() -> [UInt8] {
@@ -58,7 +69,7 @@ public final class EmulatedSteamController: @unchecked Sendable {
     private func pump() {
         ThreadPriority.raisedForInput {
             channel.pump(due: { state.withLock { lastSent + Self.cadence } }, tick: {
-                if let report: [UInt8] = state.withLock({ MonotonicInstant.now >= lastSent + Self.cadence ? nextReport() : nil }) {
+                if let report: [UInt8] = state.withLock({ connected && MonotonicInstant.now >= lastSent + Self.cadence ? nextReport() : nil }) {
                     try? uhid.input(report)
                 }
             }, handle: handle)
