@@ -1,21 +1,22 @@
+import HIDCodecs
+
 /// A haptic pulse train on a pad's trackpad (a Steam Deck's): what a game on the host asked of
 /// its Deck (the 0x8F command), for the physical pad's own. `count` pulses of `onMicros` on and
 /// `offMicros` off, at `gain` dB, on one pad or both. A train lasts at most `maximumMillis`: a
 /// longer one is refused as malformed (the host cuts what a game asks to that first), so a host
 /// cannot keep a pad buzzing beyond it, as a rumble lease cannot.
 public struct TrackpadPulse: Equatable, Sendable {
-    public enum Side: UInt8, Sendable { case left = 0, right = 1, both = 2 }
     public static let maximumMillis = 2000
 
     public var slot: PadSlot
     public var sequence: WireSequence
-    public var side: Side
+    public var side: Trackpad
     public var onMicros: UInt16
     public var offMicros: UInt16
     public var count: UInt16
     public var gain: Int8
 
-    public init(slot: PadSlot, sequence: WireSequence, side: Side, onMicros: UInt16, offMicros: UInt16, count: UInt16, gain: Int8) {
+    public init(slot: PadSlot, sequence: WireSequence, side: Trackpad, onMicros: UInt16, offMicros: UInt16, count: UInt16, gain: Int8) {
         self.slot = slot; self.sequence = sequence; self.side = side
         self.onMicros = onMicros; self.offMicros = offMicros; self.count = count; self.gain = gain
     }
@@ -37,7 +38,7 @@ extension TrackpadPulse: WireMessageBody {
     }
     static func decode(_ r: inout WireReader) throws(WireError) -> TrackpadPulse {
         let slot = try WireLimits.checkSlot(try r.u8()), sequence = WireSequence(try r.u16()), sideByte = try r.u8()
-        guard let side = Side(rawValue: sideByte) else { throw .malformed("trackpad side \(sideByte)") }
+        guard let side = Trackpad(rawValue: sideByte) else { throw .malformed("trackpad side \(sideByte)") }
         let pulse = TrackpadPulse(slot: slot, sequence: sequence, side: side, onMicros: try r.u16(), offMicros: try r.u16(), count: try r.u16(),
                                   gain: Int8(bitPattern: try r.u8()))
         guard pulse.micros <= maximumMillis * 1000 else { throw .malformed("a trackpad pulse train of \(pulse.micros) µs") }

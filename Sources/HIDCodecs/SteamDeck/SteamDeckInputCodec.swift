@@ -75,11 +75,10 @@ public enum SteamDeckCommands {
     /// 2 both), each pulse's time on and off in µs, the count, the gain in dB. 65 bytes, report
     /// number 0 first.
     public struct Pulse: Equatable, Sendable {
-        public enum Pad: Sendable, Equatable { case left, right, both }
-        public var pad: Pad
+        public var pad: Trackpad
         public var onMicros: UInt16, offMicros: UInt16, count: UInt16
         public var gain: Int8
-        public init(pad: Pad, onMicros: UInt16, offMicros: UInt16, count: UInt16, gain: Int8) {
+        public init(pad: Trackpad, onMicros: UInt16, offMicros: UInt16, count: UInt16, gain: Int8) {
             self.pad = pad; self.onMicros = onMicros; self.offMicros = offMicros; self.count = count; self.gain = gain
         }
     }
@@ -98,7 +97,7 @@ public enum SteamDeckCommands {
     /// low byte is read, the same for the gains either sends (a few dB either way).
     public static func pulse(_ command: [UInt8]) -> Pulse? {
         guard command.count >= 10, command[0] == hapticPulse else { return nil }
-        let pad: Pulse.Pad
+        let pad: Trackpad
         switch command[2] {
         case 0: pad = .right
         case 1: pad = .left
@@ -196,3 +195,7 @@ public struct SteamDeckInputCodec: PadInputCodec {
         return MotionCalibration(gyro: AxisTriple(x: gyro, y: gyro, z: gyro), accel: AxisTriple(x: accel, y: accel, z: accel), convention: .default)
     }()
 }
+
+/// Which of a pad's trackpads (a Steam Deck's two): the wire's numbers (docs/wire.md), each
+/// family's command its own.
+public enum Trackpad: UInt8, Sendable, Equatable { case left = 0, right = 1, both = 2 }

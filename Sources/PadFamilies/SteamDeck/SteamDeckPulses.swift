@@ -11,8 +11,7 @@ public final class SteamDeckPulses: TrackpadPulseOutput {
     public init(hidraw: String) throws { device = try HIDRawDevice(path: hidraw) }
 
     public func play(_ pulse: TrackpadPulse) throws {
-        let pad: SteamDeckCommands.Pulse.Pad = switch pulse.side { case .left: .left; case .right: .right; case .both: .both }
-        try device.sendFeatureReport(SteamDeckCommands.pulse(.init(pad: pad, onMicros: pulse.onMicros, offMicros: pulse.offMicros,
+        try device.sendFeatureReport(SteamDeckCommands.pulse(.init(pad: pulse.side, onMicros: pulse.onMicros, offMicros: pulse.offMicros,
                                                                     count: pulse.count, gain: pulse.gain)))
     }
 }

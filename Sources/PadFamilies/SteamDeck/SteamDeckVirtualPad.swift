@@ -128,9 +128,8 @@ public final class SteamDeckVirtualPad: VirtualPad {
         let command = Array(report.dropFirst())
         if let p = SteamDeckCommands.pulse(command) {
             sequence = sequence.next
-            let side: TrackpadPulse.Side = switch p.pad { case .left: .left; case .right: .right; case .both: .both }
             let count = min(p.count, TrackpadPulse.largestCount(onMicros: p.onMicros, offMicros: p.offMicros))
-            return .trackpadPulse(TrackpadPulse(slot: slot, sequence: sequence, side: side, onMicros: p.onMicros, offMicros: p.offMicros,
+            return .trackpadPulse(TrackpadPulse(slot: slot, sequence: sequence, side: p.pad, onMicros: p.onMicros, offMicros: p.offMicros,
                                                 count: count, gain: p.gain))
         }
         guard let speeds = SteamDeckCommands.rumbleLevels(command) else { return nil }
