@@ -76,6 +76,9 @@ public struct AudioPlayout: Sendable {
 
     public var isPlaying: Bool { timeline.isPlaying }
 
+    /// The link's jitter from its pings, for streams before one is measured (`JitterEstimate.seed`).
+    public mutating func seed(linkJitter: Duration) { jitter.seed(linkJitter: linkJitter) }
+
     static func frames(_ d: Duration) -> Int64 { SampleClock.frames(d, rate: sampleRate) }
     static func duration(frames: Int64) -> Duration { SampleClock.duration(frames: frames, rate: sampleRate) }
 

@@ -120,6 +120,9 @@ public struct HapticsPlayout: Sendable {
 
     public var isPlaying: Bool { timeline.isPlaying }
 
+    /// The link's jitter from its pings, for streams before one is measured (`JitterEstimate.seed`).
+    public mutating func seed(linkJitter: Duration) { jitter.seed(linkJitter: linkJitter) }
+
     /// The latency a block sees from arrival to the coils when it arrives on time with no jitter.
     public var delay: Duration { allowance + configuration.lead }
 

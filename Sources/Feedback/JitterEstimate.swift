@@ -47,6 +47,8 @@ public struct JitterEstimate: Sendable {
     /// The spread of the latest window measured: what a stream starts with after a quiet spell
     /// longer than the memory (the link as last seen, rather than the floor or the initial guess).
     private var lastSpread: Duration = .zero
+    /// What the link's own pings say before any block was measured (`seed`).
+    private var seeded: Duration?
 
     public init(block: Duration, configuration: Configuration = Configuration()) {
         self.block = block
@@ -54,6 +56,13 @@ public struct JitterEstimate: Sendable {
         spreads = [Duration](repeating: .zero, count: Self.windows)
         windowOf = [Int64](repeating: .min, count: Self.windows)
     }
+
+    /// Before the first stream is measured, the link's jitter as its pings measured it (the mean
+    /// change between successive round trips): a stream's spread is about four of them (a round
+    /// trip's changes are both directions', a stream's spread the extremes of a second's worth),
+    /// instead of `initial`. The host pad's own capture jitter is not in it: the floor covers a
+    /// wake-up's worth, and a late block still grows the playout's allowance.
+    public mutating func seed(linkJitter: Duration) { seeded = linkJitter * 4 }
 
     /// A new stream: its transits are not compared with the last one's.
     public mutating func startStream() { earliest = nil }
@@ -86,13 +95,17 @@ public struct JitterEstimate: Sendable {
     /// The allowance for a stream starting at `now`: the largest spread of the remembered windows
     /// plus the margin, within the floor and ceiling; `initial` before anything was measured.
     public func allowance(at now: MonotonicInstant) -> Duration {
-        guard measured else { return configuration.initial }
+        guard measured else { return seeded.map(clamped) ?? configuration.initial }
         let w = now.nanoseconds / Self.window.wholeNanoseconds
         var largest: Duration?
         for slot in 0..<Self.windows where windowOf[slot] > w - Int64(Self.windows) && windowOf[slot] <= w {
             largest = max(largest ?? .zero, spreads[slot])
         }
-        let spread = largest ?? lastSpread
-        return min(max(spread + configuration.margin, configuration.floor), configuration.ceiling)
+        return clamped(largest ?? lastSpread)
+    }
+
+    /// A spread plus the margin, within the floor and the ceiling.
+    private func clamped(_ spread: Duration) -> Duration {
+        min(max(spread + configuration.margin, configuration.floor), configuration.ceiling)
     }
 }

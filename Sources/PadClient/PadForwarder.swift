@@ -414,6 +414,9 @@ public final class PadForwarder {
             status.roundTrip = .microseconds(Int64(now - probe.sentMicros))
             linkMeter.answered(probe, roundTripMicros: UInt32(clamping: now - probe.sentMicros))
             status.link = linkMeter.figures
+            // The pads' haptics playouts start from the link's measured jitter, not a guess.
+            let jitter = linkMeter.figures.jitterMicros
+            if jitter > 0 { for pad in pads { pad.source.observeLink(jitter: .microseconds(Int64(jitter))) } }
         default:
             break
         }

@@ -38,6 +38,8 @@ public protocol PadSource: AnyObject {
     func pumpFeedback() throws
     /// Motors to zero; called on exit, signal, link loss and removal.
     func silence()
+    /// The link's jitter as `forward`'s pings measure it (for the pad's haptics playout).
+    func observeLink(jitter: Duration)
     /// Whether there is a pad to forward: false for a receiver's slot while no controller is on it
     /// (the host then has no pad for it).
     var present: Bool { get }
@@ -49,6 +51,7 @@ public protocol PadSource: AnyObject {
 
 extension PadSource {
     public var present: Bool { true }
+    public func observeLink(jitter: Duration) {}
     public var battery: BatteryReport? { nil }
     public var motionCorrection: MotionCorrection? { nil }
     public var gyroCalibration: GyroCalibrationMode { .off }

@@ -45,6 +45,8 @@ public final class SessionFeedback {
     /// Requests for a microphone this client never offered.
     private(set) var ignoredMicrophoneRequests = 0
     let uplink = WakePipe()
+    /// The link's jitter from `forward`'s pings, kept for the next session's feedback.
+    private var linkJitter: Duration?
 
     public init(pad: Pad, options: PadFeedback.Options) {
         self.pad = pad
@@ -90,6 +92,10 @@ public final class SessionFeedback {
         uplink.drain()
         microphone?.take(body)
     }
+    func observeLink(jitter: Duration) {
+        linkJitter = jitter
+        feedback.observeLink(jitter: jitter)
+    }
     var deadline: MonotonicInstant? { feedback.nextDeadline }
     func pump() throws { try feedback.pump() }
     func silence() {
@@ -98,6 +104,7 @@ public final class SessionFeedback {
         microphoneUnavailable = false
         feedback.close()
         feedback = PadFeedback(pad: pad, options: options)
+        if let linkJitter { feedback.observeLink(jitter: linkJitter) }
     }
 }
 
@@ -115,6 +122,7 @@ extension PhysicalPadSource {
     public func apply(_ pulse: TrackpadPulse) throws { try sessionFeedback.apply(pulse) }
     public var uplinkDescriptor: FileDescriptor? { sessionFeedback.uplink.descriptor }
     public func takeUplink(_ body: (WireMessage) -> Void) { sessionFeedback.takeUplink(body) }
+    public func observeLink(jitter: Duration) { sessionFeedback.observeLink(jitter: jitter) }
     public var feedbackDeadline: MonotonicInstant? { sessionFeedback.deadline }
     public func pumpFeedback() throws { try sessionFeedback.pump() }
     /// Motors to zero now; a fresh renderer takes the next session's leases.

@@ -154,11 +154,15 @@ public protocol HapticsOutput: AnyObject {
     var sharesTheRumbleActuators: Bool { get }
     /// A frame of the host pad's speaker pair, where the driver `playsSpeaker`.
     func receive(_ frame: SpeakerFrame, at now: MonotonicInstant)
+    /// The link's jitter as its pings measure it: what a playout starts with before it has
+    /// measured a stream of its own.
+    func observeLink(jitter: Duration)
 }
 
 extension HapticsOutput {
     public var sharesTheRumbleActuators: Bool { false }
     public func receive(_ frame: SpeakerFrame, at now: MonotonicInstant) {}
+    public func observeLink(jitter: Duration) {}
 }
 
 /// A physical pad's trackpads, playing the host's pulse trains (`TrackpadPulse`): each is finite

@@ -48,6 +48,8 @@ public final class PadFeedback {
     /// The pad's trackpads (made at the first pulse); set when it has none or they failed.
     private var pulses: (any TrackpadPulseOutput)?
     private var pulsesUnavailable = false
+    /// The link's jitter from its pings, for the haptics output (made later, at the first block).
+    private var linkJitter: Duration?
     private var closed = false
     private static let log = Logger(label: "padgate.feedback")
 
@@ -105,6 +107,13 @@ public final class PadFeedback {
         }
     }
 
+    /// The link's jitter as `forward`'s pings measure it: the haptics playout's allowance before it
+    /// has measured a stream of its own.
+    public func observeLink(jitter: Duration) {
+        linkJitter = jitter
+        haptics?.observeLink(jitter: jitter)
+    }
+
     /// A pulse train on the pad's trackpad, where it has one that pulses (a Deck's); otherwise
     /// nothing. A failure says itself once and turns pulses off for the session.
     public func receive(_ pulse: TrackpadPulse) throws {
@@ -137,6 +146,7 @@ public final class PadFeedback {
             throw error
         }
         if haptics == nil { envelope = HapticsEnvelope() }
+        if let linkJitter { haptics?.observeLink(jitter: linkJitter) }
         return true
     }
 

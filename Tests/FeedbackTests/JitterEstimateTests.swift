@@ -25,6 +25,20 @@ final class JitterEstimateTests: XCTestCase {
         XCTAssertEqual(one.allowance(at: .seconds(2)), .milliseconds(20), "one block has no spread to measure")
     }
 
+    /// Before a stream is measured, the link's pings say: four of their mean round-trip changes plus
+    /// the margin, within the floor and the ceiling; a measured stream then says instead.
+    func testTheLinksPingsSeedTheFirstStream() {
+        var estimate = JitterEstimate(block: Self.block)
+        estimate.seed(linkJitter: .microseconds(1500))
+        XCTAssertEqual(estimate.allowance(at: .seconds(3)), .milliseconds(7), "4 × 1.5 ms + 1 ms")
+        estimate.seed(linkJitter: .microseconds(100))
+        XCTAssertEqual(estimate.allowance(at: .seconds(3)), .milliseconds(2), "a quiet link: the floor")
+        estimate.seed(linkJitter: .seconds(1))
+        XCTAssertEqual(estimate.allowance(at: .seconds(3)), .milliseconds(100), "a hostile figure: the ceiling")
+        feed(&estimate, count: 60, start: .seconds(1)) { .milliseconds([0, 3, 7][$0 % 3]) }
+        XCTAssertEqual(estimate.allowance(at: .seconds(2)), .milliseconds(8), "measured wins")
+    }
+
     func testASteadyLinkStartsAtTheFloor() {
         var estimate = JitterEstimate(block: Self.block)
         feed(&estimate, count: 100, start: .seconds(1))

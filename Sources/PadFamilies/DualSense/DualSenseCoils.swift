@@ -44,6 +44,8 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
     /// Over Bluetooth: the speaker's frames as the pad takes them (made at the first sound).
     private var speakerEncoder: BluetoothSpeakerEncoder?
     private var speakerUnavailable = false
+    /// The link's jitter from its pings (`observeLink`), for a speaker playout made later.
+    private var linkJitter: Duration?
     private var running = false
     private var stopping = false
     /// The output failed (the pad gone, its card busy): blocks are dropped until a new session
@@ -101,6 +103,14 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         thread = JoinableThread { [self] in ThreadPriority.raisedForInput { play() } }
     }
 
+    public func observeLink(jitter: Duration) {
+        lock.withLock {
+            linkJitter = jitter
+            playout.seed(linkJitter: jitter)
+            speaker?.seed(linkJitter: jitter)
+        }
+    }
+
     /// What the speaker's playout counted (nil: no speaker frame yet).
     public var speakerCounters: AudioPlayout.Counters? { lock.withLock { speaker?.playout.counters } }
 
@@ -110,7 +120,10 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         let start = lock.withLock { () -> Bool in
             guard !stopping, !broken, !speakerUnavailable else { return false }
             if speaker == nil {
-                do { speaker = try OpusReceiver(configuration: .init(lead: lead)) } catch {
+                do {
+                    speaker = try OpusReceiver(configuration: .init(lead: lead))
+                    if let linkJitter { speaker?.seed(linkJitter: linkJitter) }
+                } catch {
                     log.warning("the pad's speaker stays silent: \(error)")
                     speakerUnavailable = true
                     return false

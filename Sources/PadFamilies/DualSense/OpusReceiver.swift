@@ -9,6 +9,7 @@ import WireProtocol
 /// and its place stays silent.
 public struct OpusReceiver {
     public private(set) var playout: AudioPlayout
+    public mutating func seed(linkJitter: Duration) { playout.seed(linkJitter: linkJitter) }
     private let decoder: OpusDecoder
     private var pcm = [Int16](repeating: 0, count: 2 * Opus.frameSamples)
     public private(set) var corrupt = 0
