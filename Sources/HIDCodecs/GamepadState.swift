@@ -99,6 +99,12 @@ public enum DPad: UInt8, Sendable, CaseIterable {
     /// Indexed by (x + 1) × 3 + (y + 1): a frame's d-pad without a search.
     private static let byAxes: [DPad] = (0..<9).map { i in DPad.allCases.first { $0.axes == (Int32(i / 3 - 1), Int32(i % 3 - 1)) } ?? .none }
 
+    /// As four direction bits, where a pad reports them so (Valve's): the masks of up, down, left, right.
+    public func bits(up: UInt8, down: UInt8, left: UInt8, right: UInt8) -> UInt8 {
+        let hat = axes
+        return (hat.y < 0 ? up : 0) | (hat.y > 0 ? down : 0) | (hat.x < 0 ? left : 0) | (hat.x > 0 ? right : 0)
+    }
+
     public var name: String {
         switch self {
         case .up: return "up"

@@ -401,3 +401,20 @@ final class ScratchHost {
         XCTAssertNotNil(pairing.waitForExit(limit: .seconds(10)), file: file, line: line)
     }
 }
+
+/// `padgate emulate MODEL` makes a pad found by its hidraw node, and `padgate rumble` on it sends
+/// the family's own rumble, which `emulate` prints as it reads it; the end of the rumble is a stop.
+func assertEmulatedRumble(model: String, kind: PadKind, summary: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    let emulate = try PadgateProcess(["emulate", model, "--json", "--duration", "60"], includeStandardError: true)
+    defer { emulate.interrupt() }
+    XCTAssertNotNil(emulate.waitForLine(timeout: .seconds(30)) { $0.contains(summary) && $0.contains("is up") },
+                    "\(emulate.snapshot().suffix(3))", file: file, line: line)
+    let pad = try XCTUnwrap(eventually(timeout: .seconds(30)) { try? Udev().pads().first { $0.kind == kind && $0.hidraw != nil } },
+                            "no \(kind.displayName) listed: \(emulate.snapshot().suffix(3))", file: file, line: line)
+    let run = try padgate(["rumble", "200", "100", "--for", "500ms", "--pad", try XCTUnwrap(pad.hidraw)])
+    XCTAssertEqual(run.status, 0, run.stderr, file: file, line: line)
+    XCTAssertNotNil(emulate.waitForLine { $0.contains("rumble strong \(200 * 257) weak \(100 * 257)") }, "\(emulate.snapshot().suffix(4))",
+                    file: file, line: line)
+    XCTAssertNotNil(emulate.waitForLine { $0.contains("rumble strong 0 weak 0") }, "the rumble ends in a stop: \(emulate.snapshot().suffix(4))",
+                    file: file, line: line)
+}

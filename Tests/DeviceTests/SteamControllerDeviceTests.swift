@@ -61,15 +61,16 @@ final class SteamControllerDeviceTests: XCTestCase {
     /// `padgate emulate steam-controller` makes one, and `padgate rumble` on it sends its own
     /// rumble report, which `emulate` prints; the end of the rumble is a stop.
     func testEmulateMakesOneAndRumbleReachesItAsItsOwnReport() throws {
-        let emulate = try PadgateProcess(["emulate", "steam-controller", "--json", "--duration", "60"], includeStandardError: true)
-        defer { emulate.interrupt() }
-        XCTAssertNotNil(emulate.waitForLine(timeout: .seconds(30)) { $0.contains("virtual Steam Controller") && $0.contains("is up") },
-                        "\(emulate.snapshot().suffix(3))")
-        let pad = try findController(try Udev())
-        let run = try padgate(["rumble", "200", "100", "--for", "500ms", "--pad", try XCTUnwrap(pad.hidraw)])
-        XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertNotNil(emulate.waitForLine { $0.contains("rumble strong \(200 * 257) weak \(100 * 257)") }, "\(emulate.snapshot().suffix(4))")
-        XCTAssertNotNil(emulate.waitForLine { $0.contains("rumble strong 0 weak 0") }, "the rumble ends in a stop: \(emulate.snapshot().suffix(4))")
+        try assertEmulatedRumble(model: "steam-controller", kind: .steamController, summary: "virtual Steam Controller")
+    }
+
+    /// `forward` on the controller's hidraw node to a host of this test's own, paired.
+    func forwarding(_ pad: Pad, name: String, ports: Range<Int>) throws -> (host: ScratchHost, forward: RunningPadgate) {
+        let client = try ScratchState("\(name)-client")
+        let host = try ScratchHost("\(name)-host", virtual: "auto", ports: ports)
+        try host.pair(client)
+        let forward = try RunningPadgate(["forward", "127.0.0.1:\(host.port)", "--pad", try XCTUnwrap(pad.hidraw)], environment: client.environment)
+        return (host, forward)
     }
 
     func testAForwardedControllerReachesTheHostsPadAndTheHostsRumbleReachesIt() throws {
@@ -77,11 +78,8 @@ final class SteamControllerDeviceTests: XCTestCase {
         defer { controller.stop() }
         let udev = try Udev()
         let pad = try findController(udev)
-        let client = try ScratchState("triton-client")
-        let host = try ScratchHost("triton-host", virtual: "auto", ports: 27_790..<27_880)
+        let (host, forward) = try forwarding(pad, name: "triton", ports: 27_790..<27_880)
         defer { host.stop() }
-        try host.pair(client)
-        let forward = try RunningPadgate(["forward", "127.0.0.1:\(host.port)", "--pad", try XCTUnwrap(pad.hidraw)], environment: client.environment)
         defer { _ = forward.stopOutcome(after: SIGTERM) }
         XCTAssertTrue(forward.waitFor("through hidraw", timeout: .seconds(60)), forward.output)
 
@@ -141,11 +139,8 @@ final class SteamControllerDeviceTests: XCTestCase {
         let udev = try Udev()
         let pad = try findController(udev)
         XCTAssertEqual(pad.productID, 0x1304)
-        let client = try ScratchState("puck-client")
-        let host = try ScratchHost("puck-host", virtual: "auto", ports: 27_880..<27_970)
+        let (host, forward) = try forwarding(pad, name: "puck", ports: 27_880..<27_970)
         defer { host.stop() }
-        try host.pair(client)
-        let forward = try RunningPadgate(["forward", "127.0.0.1:\(host.port)", "--pad", try XCTUnwrap(pad.hidraw)], environment: client.environment)
         defer { _ = forward.stopOutcome(after: SIGTERM) }
         XCTAssertTrue(forward.waitFor("connected to", timeout: .seconds(60)), forward.output)
         // forward has the slot open (its lizard mode off went out); the host has no pad for it.

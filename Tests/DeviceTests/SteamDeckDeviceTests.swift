@@ -125,16 +125,7 @@ final class SteamDeckDeviceTests: XCTestCase {
     /// `padgate emulate steam-deck` makes one, and `padgate rumble` on it sends the Deck's own
     /// rumble command, which `emulate` prints as it reads it; the end of the rumble is a stop.
     func testEmulateMakesADeckAndRumbleReachesItAsItsOwnCommand() throws {
-        let emulate = try PadgateProcess(["emulate", "steam-deck", "--json", "--duration", "60"], includeStandardError: true)
-        defer { emulate.interrupt() }
-        XCTAssertNotNil(emulate.waitForLine(timeout: .seconds(30)) { $0.contains("virtual Steam Deck controls") && $0.contains("is up") },
-                        "\(emulate.snapshot().suffix(3))")
-        let pad = try XCTUnwrap(eventually(timeout: .seconds(30)) { try? Udev().pads().first { $0.kind == .steamDeck && $0.hidraw != nil } },
-                                "no Steam Deck listed: \(emulate.snapshot().suffix(3))")
-        let run = try padgate(["rumble", "200", "100", "--for", "500ms", "--pad", try XCTUnwrap(pad.hidraw)])
-        XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertNotNil(emulate.waitForLine { $0.contains("rumble strong \(200 * 257) weak \(100 * 257)") }, "\(emulate.snapshot().suffix(4))")
-        XCTAssertNotNil(emulate.waitForLine { $0.contains("rumble strong 0 weak 0") }, "the rumble ends in a stop: \(emulate.snapshot().suffix(4))")
+        try assertEmulatedRumble(model: "steam-deck", kind: .steamDeck, summary: "virtual Steam Deck controls")
     }
 
     func testAForwardedDeckReachesTheHostsPadAndTheHostsRumbleReachesTheDeck() throws {

@@ -55,11 +55,7 @@ public enum SteamControllerReports {
         func put16(_ value: UInt16, at o: Int) { r[o] = UInt8(value & 0xff); r[o + 1] = UInt8(value >> 8) }
         func put(_ value: Int16, at o: Int) { put16(UInt16(bitPattern: value), at: o) }
         for bit in L.buttonMap where c.buttons.contains(bit.button) { r[L.buttons + bit.byte] |= bit.mask }
-        let hat = c.dpad.axes
-        if hat.y < 0 { r[L.buttons + L.dpadByte] |= L.dpadUp }
-        if hat.y > 0 { r[L.buttons + L.dpadByte] |= L.dpadDown }
-        if hat.x < 0 { r[L.buttons + L.dpadByte] |= L.dpadLeft }
-        if hat.x > 0 { r[L.buttons + L.dpadByte] |= L.dpadRight }
+        r[L.buttons + L.dpadByte] |= c.dpad.bits(up: L.dpadUp, down: L.dpadDown, left: L.dpadLeft, right: L.dpadRight)
         put16(UInt16(min(c.triggers.left, 32767)), at: L.triggers)
         put16(UInt16(min(c.triggers.right, 32767)), at: L.triggers + 2)
         put(c.leftStick.x, at: L.leftStick); put(c.leftStick.y, at: L.leftStick + 2)

@@ -43,11 +43,7 @@ public enum SteamDeckReports {
         func put(_ value: Int16, at o: Int) { put16(UInt16(bitPattern: value), at: o) }
         for i in 0..<4 { r[L.sequence + i] = UInt8(truncatingIfNeeded: sequence >> (8 * UInt32(i))) }
         for bit in L.buttonMap where c.buttons.contains(bit.button) { r[L.buttons + bit.byte] |= bit.mask }
-        let hat = c.dpad.axes
-        if hat.y < 0 { r[L.buttons + L.dpadByte] |= L.dpadUp }
-        if hat.y > 0 { r[L.buttons + L.dpadByte] |= L.dpadDown }
-        if hat.x < 0 { r[L.buttons + L.dpadByte] |= L.dpadLeft }
-        if hat.x > 0 { r[L.buttons + L.dpadByte] |= L.dpadRight }
+        r[L.buttons + L.dpadByte] |= c.dpad.bits(up: L.dpadUp, down: L.dpadDown, left: L.dpadLeft, right: L.dpadRight)
         if let pad = c.leftPad { r[L.buttons + L.padTouchByte] |= L.leftPadTouch; put(pad.x, at: L.leftPad); put(pad.y, at: L.leftPad + 2) }
         if let pad = c.rightPad { r[L.buttons + L.padTouchByte] |= L.rightPadTouch; put(pad.x, at: L.rightPad); put(pad.y, at: L.rightPad + 2) }
         put(c.accel.x, at: L.accel); put(c.accel.y, at: L.accel + 2); put(c.accel.z, at: L.accel + 4)
