@@ -83,6 +83,7 @@ public struct ForwardedPad {
             return [.removal(slot)]
         }
         sender = SnapshotSender(slot: slot, schedule: sender.schedule)
+        lastTouch = TouchSnapshot(slot: slot)
         return announcement(now: now)
     }
 

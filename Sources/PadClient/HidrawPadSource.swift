@@ -1,5 +1,6 @@
 import Feedback
 import Foundation
+import Logging
 import HIDCodecs
 import MonotonicTime
 import PadDevices
@@ -28,10 +29,19 @@ public final class HidrawPadSource: PhysicalPadSource {
     private var upkeepDue: MonotonicInstant?
     /// Upkeep writes that failed (the pad may fall back to a mode padgate does not read).
     public private(set) var failedUpkeeps = 0
+    private static let log = Logger(label: "padgate.client")
 
-    /// A receiver's slot (a Steam Controller puck's): a pad while a controller is on it.
+    /// A receiver's slot (a Steam Controller puck's): a pad while a controller is on it, its
+    /// state coming (it sends one every 4 ms; a controller switched off may say nothing first).
     private let receiverSlot: Bool
-    public var present: Bool { !receiverSlot || input.decoded.link == .connected }
+    private var lastStateAt: MonotonicInstant?
+    private var lastSequence: UInt8?
+    static let absence = Duration.seconds(1)
+    public var present: Bool {
+        guard receiverSlot else { return true }
+        guard input.decoded.link == .connected, let lastStateAt else { return false }
+        return MonotonicInstant.now - lastStateAt < Self.absence
+    }
     public var controls: PadStateSnapshot { input.controls }
     public var touch: TouchSnapshot { input.touch }
     public var battery: BatteryReport? { input.battery }
@@ -69,16 +79,17 @@ public final class HidrawPadSource: PhysicalPadSource {
         sessionFeedback = SessionFeedback(pad: pad, options: options)
         receiverSlot = pad.kind.isReceiver(product: pad.productID)
         upkeep = driver.hidrawUpkeep(for: pad)
-        if let upkeep {
+        arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
+                             capabilities: pad.wireCapabilities(offeringMicrophone: options.offersMicrophone), name: pad.name, identity: identity.wire.withUnit(of: pad))
+        if upkeep != nil {
             do {
-                for report in upkeep.atOpen { try device.sendFeatureReport(report) }
+                try startUpkeep()
+            } catch where receiverSlot {
+                failedUpkeeps += 1  // an empty slot may refuse them: sent again when a controller comes
             } catch {
                 throw DeviceError.unsupported("\(pad.name) refused the settings padgate reads it with (\(error)); is another program holding it?")
             }
-            upkeepDue = .now + upkeep.every
         }
-        arrival = PadArrival(slot: slot, type: pad.kind, vendorID: pad.vendorID, productID: pad.productID,
-                             capabilities: pad.wireCapabilities(offeringMicrophone: options.offersMicrophone), name: pad.name, identity: identity.wire.withUnit(of: pad))
     }
 
     /// The report descriptor of a pad read through it.
@@ -94,26 +105,57 @@ public final class HidrawPadSource: PhysicalPadSource {
 
     public func readInput() throws -> Bool {
         var framed = false
+        let wasPresent = present
+        defer {
+            // A controller that came onto a receiver's slot gets the settings it is read with
+            // (it may have come back from being switched off with its defaults).
+            if receiverSlot && !wasPresent && present { try? startUpkeep() }
+        }
         while true {
             // The forwarding loop polled the descriptor: read(2) alone, no second poll per report.
             let n = try report.withUnsafeMutableBufferPointer { try device.readQueued(into: $0) }
             guard n > 0 else { return framed }
-            if report.withUnsafeBytes({ input.ingest(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) { framed = true }
+            if report.withUnsafeBytes({ input.ingest(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) {
+                framed = true
+                if receiverSlot && input.decoded.sequence != lastSequence {
+                    lastSequence = input.decoded.sequence
+                    lastStateAt = .now
+                }
+            }
         }
+    }
+
+    /// The family's settings as the pad is opened (or a controller comes onto its slot); the
+    /// repeating ones from then on.
+    private func startUpkeep() throws {
+        guard let upkeep else { return }
+        upkeepDue = .now + upkeep.every
+        for report in upkeep.atOpen { try device.sendFeatureReport(report) }
     }
 
     public func takeMotion(_ body: (WireMotionSample) -> Void) { input.takeMotion(body) }
 
     public var feedbackDeadline: MonotonicInstant? {
-        guard let upkeepDue else { return sessionFeedback.deadline }
-        return min(sessionFeedback.deadline ?? upkeepDue, upkeepDue)
+        // A present slot's absence deadline wakes the loop to say the controller left.
+        var due = sessionFeedback.deadline
+        func consider(_ other: MonotonicInstant?) {
+            guard let other else { return }
+            if let current = due, current <= other { return }
+            due = other
+        }
+        consider(upkeepDue)
+        if receiverSlot && present { consider(lastStateAt.map { $0 + Self.absence }) }
+        return due
     }
 
     public func pumpFeedback() throws {
         if let upkeep, let due = upkeepDue, due <= .now {
             upkeepDue = .now + upkeep.every
             for report in upkeep.repeating {
-                do { try device.sendFeatureReport(report) } catch { failedUpkeeps += 1 }
+                do { try device.sendFeatureReport(report) } catch {
+                    failedUpkeeps += 1
+                    if failedUpkeeps == 1 { Self.log.warning("\(pad.name): its settings could not be renewed (\(error)); it may fall back to its lizard mode (said once)") }
+                }
             }
         }
         try sessionFeedback.pump()

@@ -105,10 +105,19 @@ public final class PadForwarder {
         pads[index].announcement(now: now)
     }
 
+    /// A controller came onto a receiver's slot or left it: the host is told (`ForwardedPad.presenceChange`).
+    func announcePresence(_ index: Int, now: MonotonicInstant) {
+        guard let change = pads[index].presenceChange(now: now) else { return }
+        let source = pads[index].source
+        logger.notice("\(source.arrival.name): \(source.present ? "a controller came onto its slot" : "its controller left its slot")",
+                      metadata: ["slot": "\(source.arrival.slot.rawValue)"])
+        send(change)
+    }
+
     public func remove(_ source: PadSource) {
         guard let index = pads.firstIndex(where: { $0.source === source }) else { return }
         source.silence()
-        if link != nil { send([.removal(source.arrival.slot)]) }
+        if link != nil, pads[index].announced { send([.removal(source.arrival.slot)]) }
         pads.remove(at: index)
         status.pads = pads.count
     }
@@ -148,8 +157,14 @@ public final class PadForwarder {
             logger.info("reconnecting in \(backoff + jitter)")
             let until = MonotonicInstant.now + backoff + jitter
             while MonotonicInstant.now < until && !stop() {
-                _ = Poll.wait([changes.descriptor, SignalTrap.descriptor], timeout: min(until - .now, .milliseconds(50)))
+                _ = Poll.wait([changes.descriptor, SignalTrap.descriptor] + pads.flatMap(\.source.descriptors), timeout: min(until - .now, .milliseconds(50)))
                 changes.drain(apply)  // pads plugged in meanwhile are announced on reconnect
+                // The pads stay read meanwhile (their queues hold the newest, a controller's leaving
+                // included) and their upkeep runs (a Steam Controller keeps lizard mode off).
+                for pad in pads {
+                    _ = try? pad.source.readInput()
+                    if let due = pad.source.feedbackDeadline, due <= .now { try? pad.source.pumpFeedback() }
+                }
             }
             backoff = min(backoff * 2, .seconds(8))
         }
@@ -320,11 +335,7 @@ public final class PadForwarder {
                     remove(source)
                     return try forward(until: stop)
                 }
-                if let change = pads[i].presenceChange(now: now) {
-                    logger.notice("\(source.arrival.name): \(source.present ? "a controller came onto its slot" : "its controller left its slot")",
-                                  metadata: ["slot": "\(source.arrival.slot.rawValue)"])
-                    send(change)
-                }
+                announcePresence(i, now: now)
                 pads[i].collect(now: now, into: &outbox)
             }
             for i in pads.indices { pads[i].resendIfDue(now: now, into: &outbox) }
@@ -347,6 +358,8 @@ public final class PadForwarder {
             }
             sendOutbox()
             for pad in pads { try? pad.source.pumpFeedback() }
+            // A receiver's slot whose controller went quiet is removed at its deadline, read or not.
+            for i in pads.indices { announcePresence(i, now: .now) }
             // A pass that was itself held up (a pad's driver slow to take a write) pinged nobody
             // meanwhile: the host's silence over that time is this loop's, not the host's. Ask it
             // at once instead of declaring it lost.

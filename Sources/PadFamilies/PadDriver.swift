@@ -103,10 +103,9 @@ public protocol PadDriver: Sendable {
     func describeOutput(_ report: [UInt8]) -> String
 }
 
-/// A model `padgate emulate` makes: its name on the command line and the kind it is.
-/// Feature reports sent to a pad read through hidraw: once as it is opened, then again every
-/// `every` while it is read (a Steam Controller's lizard mode off, which it drops on its own
-/// about 8 s after the last).
+/// Feature reports sent to a pad read through hidraw: once as it is opened (and as a controller
+/// comes onto a receiver's slot), then again every `every` while it is read (a Steam Controller's
+/// lizard mode off, which it drops on its own about 8 s after the last).
 public struct HidrawUpkeep: Sendable {
     public var atOpen: [[UInt8]]
     public var repeating: [[UInt8]]
@@ -116,6 +115,7 @@ public struct HidrawUpkeep: Sendable {
     }
 }
 
+/// A model `padgate emulate` makes: its name on the command line and the kind it is.
 public struct EmulatedModel: Sendable, Hashable {
     public let name: String
     public let kind: PadKind

@@ -23,16 +23,17 @@ final class SteamControllerDeviceTests: XCTestCase {
         return (driver, inputs.count)
     }
 
-    func findController(_ udev: Udev) throws -> Pad {
-        try XCTUnwrap(eventually(timeout: .seconds(30)) { udev.pads().first { $0.kind == .steamController && $0.hidraw != nil } },
-                      "no Steam Controller listed: \(udev.pads().map { "\($0.name) \($0.vidpid)" })")
+    /// This test's controller (by its serial: not one an earlier test left).
+    func findController(_ udev: Udev, _ controller: EmulatedSteamController) throws -> Pad {
+        try XCTUnwrap(eventually(timeout: .seconds(30)) { udev.pads().first { $0.kind == .steamController && $0.hidraw != nil && $0.uniq == controller.serial } },
+                      "no Steam Controller listed: \(udev.pads().map { "\($0.name) \($0.vidpid) \($0.uniq)" })")
     }
 
     func testHidGenericBindsTheEmulatedControllerAndPadgateFindsItByItsHidrawNodeOnce() throws {
         let controller = try EmulatedSteamController()
         defer { controller.stop() }
         let udev = try Udev()
-        let pad = try findController(udev)
+        let pad = try findController(udev, controller)
         XCTAssertEqual(udev.pads().filter { $0.kind == .steamController }.count, 1)
         let hidraw = try XCTUnwrap(pad.hidraw)
         XCTAssertEqual(pad.evdev, [], "its lizard mouse and keyboard are not read as the pad")
@@ -77,7 +78,7 @@ final class SteamControllerDeviceTests: XCTestCase {
         let controller = try EmulatedSteamController()
         defer { controller.stop() }
         let udev = try Udev()
-        let pad = try findController(udev)
+        let pad = try findController(udev, controller)
         let (host, forward) = try forwarding(pad, name: "triton", ports: 27_790..<27_880)
         defer { host.stop() }
         defer { _ = forward.stopOutcome(after: SIGTERM) }
@@ -137,7 +138,7 @@ final class SteamControllerDeviceTests: XCTestCase {
         let slot = try EmulatedSteamController(product: 0x1304, connected: false)
         defer { slot.stop() }
         let udev = try Udev()
-        let pad = try findController(udev)
+        let pad = try findController(udev, slot)
         XCTAssertEqual(pad.productID, 0x1304)
         let (host, forward) = try forwarding(pad, name: "puck", ports: 27_880..<27_970)
         defer { host.stop() }
@@ -158,5 +159,16 @@ final class SteamControllerDeviceTests: XCTestCase {
         try slot.setConnected(false)
         XCTAssertNotNil(eventually(timeout: .seconds(30)) { hostPad() == nil ? true : nil }, "the host pad stayed after the controller left")
         XCTAssertTrue(forward.waitFor("its controller left its slot", timeout: .seconds(10)), forward.output)
+
+        // It comes back, then falls silent without a word (switched off): gone from the host too,
+        // and its settings went to it again as it came back.
+        _ = slot.takeOutputs()
+        try slot.setConnected(true)
+        try slot.send(controls)
+        XCTAssertNotNil(eventually(timeout: .seconds(30), hostPad), "no host pad once it came back; forward said \(forward.output.suffix(1500))")
+        XCTAssertNotNil(slot.channel.waitForOutput(timeout: .seconds(10)) { SteamControllerCommands.settingValues($0)?.first?.setting == SteamControllerCommands.imuModeSetting },
+                        "the IMU was not turned on again as it came back")
+        try slot.setConnected(false, saying: false)
+        XCTAssertNotNil(eventually(timeout: .seconds(30)) { hostPad() == nil ? true : nil }, "the host pad stayed after the controller fell silent")
     }
 }

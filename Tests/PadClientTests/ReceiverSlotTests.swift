@@ -64,8 +64,13 @@ final class ReceiverSlotTests: XCTestCase {
         XCTAssertEqual(state.link, .unknown)
         try decoder.decode([0x79, 2], into: &state)
         XCTAssertEqual(state.link, .connected)
+        var held = SteamControllerReports.Controls()
+        held.buttons = [.ps]
+        try decoder.decode(SteamControllerReports.state(held, sequence: 1, micros: 0), into: &state)
+        XCTAssertEqual(state.buttons, [.ps])
         try decoder.decode([0x46, 1], into: &state)
         XCTAssertEqual(state.link, .disconnected)
+        XCTAssertEqual(state.buttons, [], "nothing of the controller that left stays held")
         try decoder.decode(SteamControllerReports.state(.init(), sequence: 1, micros: 0), into: &state)
         XCTAssertEqual(state.link, .connected)
         XCTAssertThrowsError(try decoder.decode([0x79], into: &state), "cut short")

@@ -138,7 +138,12 @@ public struct SteamControllerInputCodec: PadInputCodec {
         case L.wirelessStatus, L.wirelessStatusVariant:
             guard r.count >= 2 else { throw .tooShort(id: id, got: r.count, need: 2) }
             switch r[1] {
-            case L.disconnected: s.link = .disconnected
+            case L.disconnected:
+                // Nothing of the controller that left stays held for the next to arrive with.
+                let battery = s.battery
+                s = GamepadState()
+                s.battery = battery
+                s.link = .disconnected
             case L.connected: s.link = .connected
             default: break
             }

@@ -55,9 +55,10 @@ public enum SteamDeckCommands {
     /// A trackpad's haptic pulse (`ID_TRIGGER_HAPTIC_PULSE`): hid-steam sends one to each pad
     /// when it switches the Deck's mode.
     public static let hapticPulse: UInt8 = 0x8F
-    /// What hid-steam sends a Deck when it switches its mode: clearing the digital mappings
-    /// (0x81) and setting values (0x87) to turn lizard mode off, and the pulses.
-    public static let answersAModeSwitch: Set<UInt8> = [0x81, 0x87, hapticPulse]
+    /// What hid-steam sends a Deck when it switches it to its gamepad mode: clearing the digital
+    /// mappings (0x81) and setting values (0x87) to turn lizard mode off (then the pulses). The
+    /// switch back sends 0x85, 0x8E and the pulses: a pulse alone is no answer.
+    public static let answersASwitchToGamepadMode: Set<UInt8> = [0x81, 0x87]
 
     /// `MsgSimpleRumbleCmd` as hid-steam sends it: type 0, intensity 0, the strong (low-frequency)
     /// motor's speed, the weak one's, gains 2 and 0 dB (hid-steam's `steam_haptic_rumble`).

@@ -40,19 +40,22 @@ public final class EmulatedSteamController: @unchecked Sendable {
     public func stop() { channel.stop() }
 
     /// The controls from now on (sent at once, then every 4 ms, while a controller is on).
+    /// Reports are written under `state`, so they reach the kernel in the order they were made.
     public func send(_ controls: SteamControllerReports.Controls) throws {
-        let report = state.withLock { () -> [UInt8]? in
+        try state.withLock {
             self.controls = controls
-            return connected ? nextReport() : nil
+            if connected { try uhid.input(nextReport()) }
         }
-        if let report { try uhid.input(report) }
     }
 
     /// A controller comes onto the slot or leaves it: the slot's wireless status report (0x79),
-    /// then its state reports or none.
-    public func setConnected(_ on: Bool) throws {
-        state.withLock { connected = on }
-        try uhid.input([SteamControllerLayout.wirelessStatus, on ? SteamControllerLayout.connected : SteamControllerLayout.disconnected])
+    /// then its state reports or none. `saying` false: it falls silent without a word, as a
+    /// controller switched off may.
+    public func setConnected(_ on: Bool, saying: Bool = true) throws {
+        try state.withLock {
+            connected = on
+            if saying { try uhid.input([SteamControllerLayout.wirelessStatus, on ? SteamControllerLayout.connected : SteamControllerLayout.disconnected]) }
+        }
     }
 
     private func nextReport() -> [UInt8] {
@@ -68,9 +71,9 @@ public final class EmulatedSteamController: @unchecked Sendable {
     /// At input priority, as the other emulated pads'.
     private func pump() {
         ThreadPriority.raisedForInput {
-            channel.pump(due: { state.withLock { lastSent + Self.cadence } }, tick: {
-                if let report: [UInt8] = state.withLock({ connected && MonotonicInstant.now >= lastSent + Self.cadence ? nextReport() : nil }) {
-                    try? uhid.input(report)
+            channel.pump(due: { state.withLock { connected ? lastSent + Self.cadence : .now + Self.cadence } }, tick: {
+                state.withLock {
+                    if connected && MonotonicInstant.now >= lastSent + Self.cadence { try? uhid.input(nextReport()) }
                 }
             }, handle: handle)
         }

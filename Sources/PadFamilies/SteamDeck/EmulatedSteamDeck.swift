@@ -41,12 +41,12 @@ public final class EmulatedSteamDeck: @unchecked Sendable {
     public var opened: Bool { channel.opened }
 
     /// The controls from now on (sent at once, then every 4 ms).
+    /// Reports are written under `state`, so they reach the kernel in the order they were made.
     public func send(_ controls: SteamDeckReports.Controls) throws {
-        let report = state.withLock {
+        try state.withLock {
             self.controls = controls
-            return nextReport()
+            try uhid.input(nextReport())
         }
-        try uhid.input(report)
     }
 
     private func nextReport() -> [UInt8] {
@@ -73,17 +73,18 @@ public final class EmulatedSteamDeck: @unchecked Sendable {
     private func holdOptions(timeout: Duration) throws -> Bool {
         var held = state.withLock { controls }
         held.buttons.insert(.options)
-        let report = state.withLock { () -> [UInt8] in
-            quiet = true
-            sequence &+= 1
-            lastSent = .now
-            return SteamDeckReports.state(held, sequence: sequence)
-        }
         func answered(within wait: Duration) -> Bool {
-            channel.waitForOutput(timeout: wait) { $0.count > 1 && SteamDeckCommands.answersAModeSwitch.contains($0[1]) } != nil
+            channel.waitForOutput(timeout: wait) { $0.count > 1 && SteamDeckCommands.answersASwitchToGamepadMode.contains($0[1]) } != nil
         }
         _ = channel.takeOutputs()   // what hid-steam sent before the hold is not the answer
-        do { try uhid.input(report) } catch { release(); throw error }
+        do {
+            try state.withLock {
+                quiet = true
+                sequence &+= 1
+                lastSent = .now
+                try uhid.input(SteamDeckReports.state(held, sequence: sequence))
+            }
+        } catch { release(); throw error }
         let switched = answered(within: timeout)
         release()
         // A release cancels a switch not yet begun; one already running still answers.
@@ -97,19 +98,19 @@ public final class EmulatedSteamDeck: @unchecked Sendable {
 
     /// ≡ let go: the current controls, and the 4 ms cadence again.
     private func release() {
-        let neutral = state.withLock { () -> [UInt8] in
+        state.withLock {
             quiet = false
-            return nextReport()
+            try? uhid.input(nextReport())
         }
-        try? uhid.input(neutral)
     }
 
     /// At input priority, as the other emulated pads'.
     private func pump() {
         ThreadPriority.raisedForInput {
             channel.pump(due: { state.withLock { quiet ? .now + Self.cadence : lastSent + Self.cadence } }, tick: {
-                if let report: [UInt8] = state.withLock({ !quiet && MonotonicInstant.now >= lastSent + Self.cadence ? nextReport() : nil }) {
-                    try? uhid.input(report)
+                // Written under `state`: a report made before a hold cannot land after it.
+                state.withLock {
+                    if !quiet && MonotonicInstant.now >= lastSent + Self.cadence { try? uhid.input(nextReport()) }
                 }
             }, handle: handle)
         }
