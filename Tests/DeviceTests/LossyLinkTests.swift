@@ -101,12 +101,13 @@ final class LossyLinkTests: XCTestCase {
         defer { serve.interrupt() }
         let pinLine = try XCTUnwrap(serve.waitForLine(timeout: .seconds(15)) { $0.contains("pairing PIN") }, "serve printed no PIN")
         let pin = try XCTUnwrap(pinLine.split(separator: " ").first { $0.count == 6 && $0.allSatisfy(\.isNumber) })
-        let pair = try PadgateProcess(["pair", "10.77.0.1:47812", "--pin", String(pin)], namespace: client, includeStandardError: true)
+        let pair = try PadgateProcess(["pair", "10.77.0.1:47812", "--pin", String(pin)], namespace: client, includeStandardError: true,
+                                      environment: ["PADGATE_LOG_LEVEL": "debug"])
         // Three unanswered ARP probes, one a second, put the neighbour entry in FAILED.
         Thread.sleep(forTimeInterval: 4)
         XCTAssertTrue(pair.process.isRunning, "pair gave up while the link was down: \(pair.snapshot())")
         try link.netem(.client, "loss 0%")
         pair.process.waitUntilExit()
-        XCTAssertEqual(pair.process.terminationStatus, 0, "pairing failed once the link came back: \(pair.snapshot())")
+        XCTAssertEqual(pair.process.terminationStatus, 0, "pairing failed once the link came back: \(pair.snapshot()); serve said \(serve.snapshot().suffix(12))")
     }
 }
