@@ -61,16 +61,21 @@ public final class TLSConnection {
         while true {
             ERR_clear_error()
             let rc = call(ssl)
+            let errno = Errno.current  // before anything else can change it
             if rc > 0 { return rc }
             let events: PollEvents
-            switch SSL_get_error(ssl, rc) {
+            let error = SSL_get_error(ssl, rc)
+            switch error {
             case SSL_ERROR_WANT_READ: events = .readable
             case SSL_ERROR_WANT_WRITE: events = .writable
             case SSL_ERROR_ZERO_RETURN: throw TLSError.closed
-            case SSL_ERROR_SYSCALL where rc == 0 || Errno.current == .connectionReset || Errno.current == .brokenPipe: throw TLSError.closed
+            case SSL_ERROR_SYSCALL where rc == 0 || errno == .connectionReset || errno == .brokenPipe: throw TLSError.closed
             default:
+                guard step == "the TLS handshake" else { throw TLSError.closed }
+                // OpenSSL's queue, else what the socket said (a system call's failure leaves the queue empty).
                 let detail = TLSError.queue()
-                throw step == "the TLS handshake" ? TLSError.handshake(detail.isEmpty ? "the peer broke off" : detail) : TLSError.closed
+                throw TLSError.handshake(detail != TLSError.noDetail ? detail
+                                         : error == SSL_ERROR_SYSCALL ? "the connection failed: \(errno)" : "OpenSSL error \(error) with no detail")
             }
             guard Poll.wait(for: events, on: socket.descriptor, until: deadline) else { throw SignalTrap.fired ? TLSError.interrupted : TLSError.timedOut(step) }
         }

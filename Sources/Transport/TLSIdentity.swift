@@ -121,6 +121,8 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    static let noDetail = "no detail"
+
     static func queue() -> String {
         var lines: [String] = []
         while case let code = ERR_get_error(), code != 0 {
@@ -128,6 +130,6 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
             ERR_error_string_n(code, &buffer, buffer.count)
             lines.append(String(nulTerminated: buffer))
         }
-        return lines.isEmpty ? "no detail" : lines.joined(separator: "; ")
+        return lines.isEmpty ? noDetail : lines.joined(separator: "; ")
     }
 }

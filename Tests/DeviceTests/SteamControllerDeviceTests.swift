@@ -65,13 +65,14 @@ final class SteamControllerDeviceTests: XCTestCase {
         try assertEmulatedRumble(model: "steam-controller", kind: .steamController, summary: "virtual Steam Controller")
     }
 
-    /// `forward` on the controller's hidraw node to a host of this test's own, paired.
-    func forwarding(_ pad: Pad, name: String, ports: Range<Int>) throws -> (host: ScratchHost, forward: RunningPadgate) {
+    /// `forward` on the controller's hidraw node to a host of this test's own, paired. The
+    /// client's state goes with them: its scratch directory (its identity) lasts as long as it.
+    func forwarding(_ pad: Pad, name: String, ports: Range<Int>) throws -> (client: ScratchState, host: ScratchHost, forward: RunningPadgate) {
         let client = try ScratchState("\(name)-client")
         let host = try ScratchHost("\(name)-host", virtual: "auto", ports: ports)
         try host.pair(client)
         let forward = try RunningPadgate(["forward", "127.0.0.1:\(host.port)", "--pad", try XCTUnwrap(pad.hidraw)], environment: client.environment)
-        return (host, forward)
+        return (client, host, forward)
     }
 
     func testAForwardedControllerReachesTheHostsPadAndTheHostsRumbleReachesIt() throws {
@@ -79,8 +80,8 @@ final class SteamControllerDeviceTests: XCTestCase {
         defer { controller.stop() }
         let udev = try Udev()
         let pad = try findController(udev, controller)
-        let (host, forward) = try forwarding(pad, name: "triton", ports: 27_790..<27_880)
-        defer { host.stop() }
+        let (client, host, forward) = try forwarding(pad, name: "triton", ports: 27_790..<27_880)
+        defer { host.stop(); withExtendedLifetime(client) {} }
         defer { _ = forward.stopOutcome(after: SIGTERM) }
         XCTAssertTrue(forward.waitFor("through hidraw", timeout: .seconds(60)), forward.output)
 
@@ -140,8 +141,8 @@ final class SteamControllerDeviceTests: XCTestCase {
         let udev = try Udev()
         let pad = try findController(udev, slot)
         XCTAssertEqual(pad.productID, 0x1304)
-        let (host, forward) = try forwarding(pad, name: "puck", ports: 27_880..<27_970)
-        defer { host.stop() }
+        let (client, host, forward) = try forwarding(pad, name: "puck", ports: 27_880..<27_970)
+        defer { host.stop(); withExtendedLifetime(client) {} }
         defer { _ = forward.stopOutcome(after: SIGTERM) }
         XCTAssertTrue(forward.waitFor("connected to", timeout: .seconds(60)), forward.output)
         // forward has the slot open (its lizard mode off went out); the host has no pad for it.
