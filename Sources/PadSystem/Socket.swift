@@ -66,6 +66,16 @@ public final class Socket: @unchecked Sendable {
         }
     }
 
+    /// Whether the socket has a peer (getpeername): a connect that poll(2) woke on may have ended
+    /// without one.
+    public var isConnected: Bool {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(owned.rawValue, $0, &length) == 0 }
+        }
+    }
+
     /// The outcome of a connect that was under way (SO_ERROR): nil if it succeeded.
     public func pendingError() -> Errno? {
         var code: Int32 = 0

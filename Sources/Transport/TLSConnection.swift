@@ -70,6 +70,7 @@ public final class TLSConnection {
             case SSL_ERROR_WANT_WRITE: events = .writable
             case SSL_ERROR_ZERO_RETURN: throw TLSError.closed
             case SSL_ERROR_SYSCALL where rc == 0 || errno == .connectionReset || errno == .brokenPipe: throw TLSError.closed
+            case SSL_ERROR_SYSCALL where errno == .hostUnreachable || errno == .networkUnreachable: throw TLSError.unreachable(step: step, errno)
             default:
                 guard step == "the TLS handshake" else { throw TLSError.closed }
                 // OpenSSL's queue, else what the socket said (a system call's failure leaves the queue empty).

@@ -36,12 +36,19 @@ public enum TLSDialer {
         let context = try TLSContext.make(server: false, identity: identity, requirePeerCertificate: false)
         defer { SSL_CTX_free(context) }
         let local = try from.map { text throws(NetworkError) in try NetworkError.parse(text, port: 0) }
-        let (socket, address) = try connectTCP(addresses, named: name, deadline: .now + within, from: local)
-        let deadline = MonotonicInstant.now + timeout
-        do {
-            return try TLSConnection(context: context, socket: socket, server: false, peer: address, deadline: deadline)
-        } catch TLSError.timedOut {
-            throw TLSError.timedOut("the TLS handshake with \(name) (is 'padgate serve' running there, and not overloaded?)")
+        let connectDeadline = MonotonicInstant.now + within
+        while true {
+            let (socket, address) = try connectTCP(addresses, named: name, deadline: connectDeadline, from: local)
+            let deadline = MonotonicInstant.now + timeout
+            do {
+                return try TLSConnection(context: context, socket: socket, server: false, peer: address, deadline: deadline)
+            } catch TLSError.timedOut {
+                throw TLSError.timedOut("the TLS handshake with \(name) (is 'padgate serve' running there, and not overloaded?)")
+            } catch TLSError.unreachable where MonotonicInstant.now < connectDeadline {
+                // A lossy LAN's lost neighbour probes break a connection as it starts, as they
+                // fail a connect: another one, within the same budget.
+                if SignalTrap.sleep(.milliseconds(250)) { throw TLSError.interrupted }
+            }
         }
     }
 
@@ -120,6 +127,9 @@ public enum TLSDialer {
                 return .timedOut
             }
             failure = socket.pendingError()
+            // poll(2) also wakes for a connect that ended without a peer and without its error
+            // in SO_ERROR (seen on a lossy link as neighbour probes failed): not connected.
+            if failure == nil && !socket.isConnected { return .unreachable(.hostUnreachable) }
         }
         switch failure {
         case nil: return .connected(socket)

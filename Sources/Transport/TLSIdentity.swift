@@ -97,12 +97,16 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
     case hostSilent(Duration)
     /// A signal asked the process to stop while it waited for the peer.
     case interrupted
+    /// The network said the host cannot be reached (its address or neighbour probes went
+    /// unanswered) during `step`: worth another try while there is time.
+    case unreachable(step: String, Errno)
 
     public var description: String {
         switch self {
         case .openssl(let what): return "OpenSSL failed while \(what): \(TLSError.queue())"
         case .identity(let what): return what
         case .handshake(let why): return "TLS handshake failed: \(why)"
+        case .unreachable(let step, let code): return "\(step) failed: \(code)"
         case .closed: return "the connection was closed"
         case .interrupted: return "stopped by a signal while waiting for the peer"
         case .fingerprintChanged(let rawHost, let expected, let got):
