@@ -418,3 +418,19 @@ func assertEmulatedRumble(model: String, kind: PadKind, summary: String, file: S
     XCTAssertNotNil(emulate.waitForLine { $0.contains("rumble strong 0 weak 0") }, "the rumble ends in a stop: \(emulate.snapshot().suffix(4))",
                     file: file, line: line)
 }
+
+/// A game's 300 ms rumble effect (strong 49152) played on a host pad's evdev node by
+/// Tests/SDLProbe/ff-play.py, returned once it has played: the clock starts then, since Python's
+/// own start-up in the emulated guest (seconds when loaded) is not padgate's to bound. The caller
+/// ends the process.
+func playGameEffect(on gamepadNode: String, file: StaticString = #filePath, line: UInt = #line) throws -> Process {
+    let player = Process()
+    player.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    player.arguments = [repositoryRoot.appendingPathComponent("Tests/SDLProbe/ff-play.py").path, gamepadNode, "49152", "0", "300", "3"]
+    let said = Pipe()
+    player.standardOutput = said
+    try player.run()
+    let played = said.fileHandleForReading.availableData
+    XCTAssertEqual(String(decoding: played, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "played", file: file, line: line)
+    return player
+}

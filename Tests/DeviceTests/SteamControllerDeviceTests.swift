@@ -117,16 +117,8 @@ final class SteamControllerDeviceTests: XCTestCase {
 
         // A game's rumble on the host's pad comes back as the controller's own report, then stops.
         let rumble = { (report: [UInt8]) in SteamControllerCommands.rumbleSpeeds(report) }
-        let player = Process()
-        player.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        player.arguments = [repositoryRoot.appendingPathComponent("Tests/SDLProbe/ff-play.py").path, gamepadNode, "49152", "0", "300", "3"]
-        let said = Pipe()
-        player.standardOutput = said
-        try player.run()
+        let player = try playGameEffect(on: gamepadNode)
         defer { player.terminate(); player.waitUntilExit() }
-        // The clock starts when the game has played its effect (Python's start-up is not padgate's).
-        let played = said.fileHandleForReading.availableData
-        XCTAssertEqual(String(decoding: played, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "played")
         XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(5)) { rumble($0)?.low == 192 * 257 },
                         "the game's rumble never reached the controller; forward said \(forward.output.suffix(1500))")
         XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(3)) { rumble($0).map { $0.low == 0 && $0.high == 0 } == true },

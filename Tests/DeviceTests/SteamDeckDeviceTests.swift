@@ -207,18 +207,8 @@ final class SteamDeckDeviceTests: XCTestCase {
                             "the pulse never reached the Deck; forward said \(forward.output.suffix(1500))")
             return
         }
-        let player = Process()
-        player.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        player.arguments = [repositoryRoot.appendingPathComponent("Tests/SDLProbe/ff-play.py").path,
-                            gamepadNode, "49152", "0", "300", "3"]
-        let said = Pipe()
-        player.standardOutput = said
-        try player.run()
+        let player = try playGameEffect(on: gamepadNode)
         defer { player.terminate(); player.waitUntilExit() }
-        // The clock starts when the game has played its effect: Python's own start-up in the
-        // emulated guest (seconds when loaded, in a fresh boot) is not padgate's to bound.
-        let played = said.fileHandleForReading.availableData
-        XCTAssertEqual(String(decoding: played, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "played")
         XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(5)) { rumble($0)?.strong == 192 * 257 }, "the game's rumble never reached the Deck; serve said \(host.serve.output.suffix(2500)); forward said \(forward.output.split(separator: "\n").filter { !$0.hasPrefix("pads ") }.suffix(60).joined(separator: "\n")); the Deck was sent \(deck.takeOutputs().map { Hex.encode(Array($0.prefix(12))) })")
         XCTAssertNotNil(deck.channel.waitForOutput(timeout: .seconds(3)) { rumble($0).map { $0.strong == 0 && $0.weak == 0 } == true },
                         "the 300 ms effect's end never reached the Deck; forward said \(forward.output.suffix(1500))")
