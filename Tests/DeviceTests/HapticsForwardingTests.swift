@@ -323,6 +323,14 @@ final class HapticsForwardingTests: XCTestCase {
         let first = groups[0].map { Int(left[$0]) }, firstRight = groups[0].map { Int(right[$0]) }
         XCTAssertGreaterThanOrEqual(first.map(abs).max() ?? 0, 30_000, "the left coil at full scale")
         XCTAssertEqual(Double(firstRight.map(abs).max() ?? 0), 16_254, accuracy: 1100, "the right coil at half")
+        if let loudest = groups[0].max(by: { abs(Int(right[$0])) < abs(Int(right[$1])) }), abs(Int(right[loudest])) > 16_254 + 1100 {
+            // What the pad got around it, and any packet that was not whole frames.
+            let around = max(0, loudest - 40)..<min(heard, loudest + 40)
+            print("the right coil's loudest frame of the first burst is frame \(loudest), \(loudest - groups[0][0]) into it: "
+                  + around.map { "\($0):\(left[$0])/\(right[$0])" }.joined(separator: " "))
+            let lengths = packets.indices.map { ($0 + 1 < packets.count ? packets[$0 + 1].offset : bytes.count) - packets[$0].offset }
+            print("packets: \(packets.count), not whole frames: \(lengths.enumerated().filter { $0.element % 8 != 0 }.prefix(10).map { "#\($0.offset): \($0.element) bytes" })")
+        }
         // Upsampled from 3 kHz, linear between samples: a period of 320 frames (150 Hz), 160 (300 Hz).
         XCTAssertGreaterThan(periodic(first, period: 320, tolerance: 600), 0.3, "150 Hz")
         XCTAssertGreaterThan(periodic(groups[1].map { Int(left[$0]) }, period: 160, tolerance: 600), 0.3, "300 Hz")
