@@ -154,7 +154,12 @@ public struct TouchPoint: Hashable, Sendable {
     public var active: Bool
     public var x: UInt16
     public var y: UInt16
-    public init(id: UInt8 = 0, active: Bool = false, x: UInt16 = 0, y: UInt16 = 0) { self.id = id; self.active = active; self.x = x; self.y = y }
+    /// How hard it presses, 0...65535 of the sensor's full scale; nil where the pad has no
+    /// pressure sensor (a DualSense's touchpad). Valve's trackpads have one.
+    public var pressure: UInt16?
+    public init(id: UInt8 = 0, active: Bool = false, x: UInt16 = 0, y: UInt16 = 0, pressure: UInt16? = nil) {
+        self.id = id; self.active = active; self.x = x; self.y = y; self.pressure = pressure
+    }
 }
 
 /// A raw signed sensor vector as sent by the pad, before calibration.

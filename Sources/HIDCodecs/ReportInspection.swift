@@ -71,7 +71,8 @@ public struct ReportInspector: Sendable {
         m += [("l2", .integer(s.l2)), ("r2", .integer(s.r2))]
         if s.hasTouch {
             m.append(("touch", .array([s.touch0, s.touch1].map { t in
-                .object([("id", .integer(t.id)), ("active", .bool(t.active)), ("x", .integer(t.x)), ("y", .integer(t.y))])
+                .object([("id", .integer(t.id)), ("active", .bool(t.active)), ("x", .integer(t.x)), ("y", .integer(t.y))]
+                        + (t.pressure.map { [("pressure", JSONValue.integer($0))] } ?? []))
             })))
         }
         if s.hasMotion {

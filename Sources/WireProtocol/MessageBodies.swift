@@ -57,6 +57,8 @@ extension TouchSnapshot: WireMessageBody {
     public func write(into w: inout WireWriter) throws(WireError) {
         try w.u8(slot.rawValue); try w.u16(sequence.rawValue)
         try first.write(into: &w); try second.write(into: &w)
+        // Trailing, and only where the pad senses pressure: a receiver before them stops here.
+        if first.pressure != nil || second.pressure != nil { try w.u16(first.pressure ?? 0); try w.u16(second.pressure ?? 0) }
     }
 }
 

@@ -167,7 +167,11 @@ public struct WireTouchContact: Equatable, Sendable {
     public var active: Bool
     public var x: UInt16
     public var y: UInt16
-    public init(id: UInt8 = 0, active: Bool = false, x: UInt16 = 0, y: UInt16 = 0) { self.id = id; self.active = active; self.x = x; self.y = y }
+    /// 0...65535 of a full press; nil where the pad has no pressure sensor.
+    public var pressure: UInt16?
+    public init(id: UInt8 = 0, active: Bool = false, x: UInt16 = 0, y: UInt16 = 0, pressure: UInt16? = nil) {
+        self.id = id; self.active = active; self.x = x; self.y = y; self.pressure = pressure
+    }
 }
 
 public struct TouchSnapshot: Equatable, Sendable {

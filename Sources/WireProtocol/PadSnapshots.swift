@@ -16,7 +16,7 @@ public enum PadSnapshots {
     }
 
     static func contact(_ t: TouchPoint) -> WireTouchContact {
-        WireTouchContact(id: t.id, active: t.active, x: t.active ? t.x : 0, y: t.active ? t.y : 0)
+        WireTouchContact(id: t.id, active: t.active, x: t.active ? t.x : 0, y: t.active ? t.y : 0, pressure: t.pressure.map { t.active ? $0 : 0 })
     }
 
     /// One IMU sample in degrees per second and g, through the pad's own calibration.

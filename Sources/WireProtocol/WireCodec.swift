@@ -121,7 +121,12 @@ public enum WireCodec {
                 try WireLimits.checkTouch(contact)
                 return contact
             }
-            return .touch(TouchSnapshot(slot: slot, sequence: seq, first: try contact(), second: try contact()))
+            var touch = TouchSnapshot(slot: slot, sequence: seq, first: try contact(), second: try contact())
+            if r.remaining >= 4 {
+                touch.first.pressure = try WireLimits.checkPressure(try r.u16(), of: touch.first)
+                touch.second.pressure = try WireLimits.checkPressure(try r.u16(), of: touch.second)
+            }
+            return .touch(touch)
         case .motion:
             var batch = MotionBatch(slot: try WireLimits.checkSlot(try r.u8()))
             let count = Int(try r.u8())

@@ -57,6 +57,12 @@ public enum WireLimits {
         guard contact.x < touchWidth, contact.y < touchHeight else { throw .malformed("touch at \(contact.x),\(contact.y) (outside \(touchWidth)x\(touchHeight))") }
     }
 
+    /// A contact's pressure: none on a lifted finger (it would press a pad nobody touches).
+    static func checkPressure(_ pressure: UInt16, of contact: WireTouchContact) throws(WireError) -> UInt16 {
+        guard contact.active || pressure == 0 else { throw .malformed("pressure \(pressure) on a lifted touch") }
+        return pressure
+    }
+
     /// A pad's name: UTF-8 without control characters (it becomes a kernel device name and is logged).
     static func checkName(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> String {
         guard let name = String(validating: bytes, as: UTF8.self) else { throw .malformed("a pad name that is not UTF-8") }

@@ -46,6 +46,7 @@ final class SteamControllerTests: XCTestCase {
             // At rest, within the sticks' bias the capture shows (a few hundred of 32767).
             for axis in [wire.leftX, wire.leftY, wire.rightX, wire.rightY] { XCTAssertLessThan(abs(Int(axis)), 1000) }
             XCTAssertFalse(state.touch0.active || state.touch1.active)
+            XCTAssertEqual([state.touch0.pressure, state.touch1.pressure], [0, 0], "the capture's pads press nothing")
         }
         XCTAssertEqual(states, 1325, "the README's count of state reports")
         XCTAssertTrue(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 &+ 1 }, "+1 every report")
@@ -128,9 +129,11 @@ final class SteamControllerTests: XCTestCase {
         c.leftStick = (12000, -32767)
         c.triggers = (32767, 100)
         c.rightPad = (-20000, 30000)
+        c.padPressure = (0, 30000)
         c.gyro = Vector3(x: 160, y: -32, z: 0)
         let report = SteamControllerReports.state(c, sequence: 7, micros: 123_456)
         XCTAssertEqual(report.count, 54)
+        XCTAssertEqual(Array(report[28...29]), [0x30, 0x75], "the right pad's pressure at 28 (the kernel's and SDL's layout)")
         var decoder = ControllerInputDecoder(SteamControllerInputCodec())
         var state = GamepadState()
         try decoder.decode(report, into: &state)
@@ -143,6 +146,8 @@ final class SteamControllerTests: XCTestCase {
         XCTAssertEqual(state.l2Fine, 65534)
         XCTAssertFalse(state.touch0.active)
         XCTAssertTrue(state.touch1.active)
+        XCTAssertEqual(state.touch1.pressure, 60000, "0...32767 to 16 bits")
+        XCTAssertEqual(state.touch0.pressure, 0)
         XCTAssertEqual(state.motion.first.gyro, Vector3(x: 160, y: 0, z: 32), "on the DualSense's axes (x, z, −y)")
     }
 

@@ -44,6 +44,7 @@ final class SteamDeckTests: XCTestCase {
         var leftX = (Int16.max, Int16.min), leftY = (Int16.max, Int16.min)
         var triggerTop: (UInt16, UInt16) = (0, 0)
         var rightPadTouched = 0, leftPadTouched = 0
+        var rightPressureTop: UInt16 = 0
         var accel: [Double] = []
         for event in recording.events {
             try decoder.decode(event.data, into: &state)
@@ -57,6 +58,11 @@ final class SteamDeckTests: XCTestCase {
             if state.buttons.contains(.r2) { XCTAssertGreaterThanOrEqual(state.r2Fine ?? 0, 2 * 32283) }
             if state.buttons.contains(.l2) { XCTAssertGreaterThanOrEqual(state.l2Fine ?? 0, 2 * 32283) }
             if state.touch1.active { rightPadTouched += 1 }
+            // The recording's right pad presses 0...32767 (SDL's scale), at least 5341 whenever it
+            // clicks; the wire carries it at 16 bits. The untouched left pad presses nothing.
+            if state.buttons.contains(.rightPadClick) { XCTAssertGreaterThanOrEqual(state.touch1.pressure ?? 0, 2 * 5341) }
+            rightPressureTop = max(rightPressureTop, state.touch1.pressure ?? 0)
+            XCTAssertEqual(state.touch0.pressure, 0)
             if state.touch0.active { leftPadTouched += 1 }
             let m = PadSnapshots.motion(state.motion.first, timestampMicros: 0, calibration: SteamDeckInputCodec.calibration)
             accel.append((Double(m.accelX * m.accelX) + Double(m.accelY * m.accelY) + Double(m.accelZ * m.accelZ)).squareRoot())
@@ -77,6 +83,7 @@ final class SteamDeckTests: XCTestCase {
         XCTAssertTrue(directions.isSuperset(of: [.up, .right, .down, .left]), "\(directions)")
         XCTAssertGreaterThan(rightPadTouched, 0)
         XCTAssertEqual(leftPadTouched, 0, "the left pad is untouched in the recording")
+        XCTAssertGreaterThan(rightPressureTop, 2 * 5341, "the right pad's clicks pressed")
         // 16384 a g: the accelerometer reads 1 g in the middle of the recording's samples.
         let median = accel.sorted()[accel.count / 2]
         XCTAssertEqual(median, 1, accuracy: 0.08)
@@ -152,7 +159,19 @@ final class SteamDeckTests: XCTestCase {
         try decoder.decode(SteamDeckReports.state(corners, sequence: 1), into: &cornerState)
         XCTAssertEqual([cornerState.touch0.x, cornerState.touch0.y, cornerState.touch1.x, cornerState.touch1.y], [0, 0, 1919, 1079])
         let touch = PadSnapshots.touch(cornerState, slot: PadSlot(0))
-        XCTAssertEqual(touch.second, WireTouchContact(id: 1, active: true, x: 1919, y: 1079))
+        XCTAssertEqual(touch.second, WireTouchContact(id: 1, active: true, x: 1919, y: 1079, pressure: 0))
+        // Pressure at bytes 56-59 (hid-steam's and SDL's layout), 0...32767 to 16 bits on the wire;
+        // a lifted pad presses nothing there.
+        var pressed = corners
+        pressed.padPressure = (32767, 12345)
+        let pressedReport = SteamDeckReports.state(pressed, sequence: 2)
+        XCTAssertEqual(Array(pressedReport[56...59]), [0xff, 0x7f, 0x39, 0x30])
+        var pressedState = GamepadState()
+        try decoder.decode(pressedReport, into: &pressedState)
+        XCTAssertEqual([pressedState.touch0.pressure, pressedState.touch1.pressure], [65534, 24690])
+        pressed.leftPad = nil
+        try decoder.decode(SteamDeckReports.state(pressed, sequence: 3), into: &pressedState)
+        XCTAssertEqual(PadSnapshots.touch(pressedState, slot: PadSlot(0)).first.pressure, 0)
         XCTAssertEqual(state.motion.first.gyro, Vector3(x: 16, y: 48, z: 32), "the DualSense's axes: x, z, −y")
         XCTAssertEqual(state.sensorMicros, 591_909 &* 4000)
         let serial = SteamDeckReports.reply(to: [0xAE, 0x16, 0x01], serial: "FVAA12345678")

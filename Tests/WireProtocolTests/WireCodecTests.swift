@@ -156,6 +156,31 @@ final class WireCodecTests: XCTestCase {
         XCTAssertEqual(counters.malformed, 1)
     }
 
+    /// A trackpad's pressure rides after the two contacts, only for pads that sense it (Valve's):
+    /// a DualSense's touch message stays byte for byte, a receiver before it stops at the
+    /// contacts, and pressure on a lifted finger is refused.
+    func testTouchPressureIsTrailingOptionalAndChecked() throws {
+        let pressed = TouchSnapshot(slot: PadSlot(1), sequence: WireSequence(7),
+                                    first: WireTouchContact(id: 0, active: false, pressure: 0),
+                                    second: WireTouchContact(id: 1, active: true, x: 1900, y: 10, pressure: 0xBEEF))
+        let bytes = try encode([.touch(pressed)])
+        XCTAssertEqual(Array(bytes[2...3]), [0, 19], "slot, sequence, two contacts of 6, then two u16")
+        XCTAssertEqual(Array(bytes.suffix(4)), [0x00, 0x00, 0xBE, 0xEF])
+        XCTAssertEqual(decode(bytes).0, [.touch(pressed)])
+        var older = bytes
+        older.removeLast(4)
+        older[3] -= 4
+        var unpressed = pressed
+        unpressed.first.pressure = nil; unpressed.second.pressure = nil
+        XCTAssertEqual(decode(older).0, [.touch(unpressed)])
+        XCTAssertEqual(try encode([.touch(unpressed)]), older, "without pressure, the message a DualSense's touch always was")
+        var lifted = bytes
+        lifted[lifted.count - 3] = 1   // the lifted first contact pressing 1
+        let (decoded, counters) = decode(lifted)
+        XCTAssertTrue(decoded.isEmpty)
+        XCTAssertEqual(counters.malformed, 1)
+    }
+
     func testUnknownTypesAreSkippedAndTrailingFieldsIgnored() throws {
         var bytes = try encode([.removal(PadSlot(1))])
         bytes += [0x7E, 0, 3, 9, 9, 9]                       // a message type from the future

@@ -29,6 +29,8 @@ public enum SteamControllerLayout {
     public static let rightStick = 14
     public static let leftPad = 18          // s16 x, y, then u16 pressure
     public static let rightPad = 24
+    /// Within a pad's six bytes: its u16 pressure, 0...32767 (SDL divides by 32768).
+    public static let padPressure = 4
     public static let imuClock = 30         // u32 µs
     public static let accel = 34            // s16 x, y, z: 16384 a g
     public static let gyro = 40             // s16 x, y, z: 16 a degree a second
@@ -177,8 +179,10 @@ public struct SteamControllerInputCodec: PadInputCodec {
         s.l2 = UInt8(left >> 7)
         s.r2 = UInt8(right >> 7)
         s.hasTouch = true
-        s.touch0 = SteamDeckInputCodec.pad(r, at: L.leftPad, id: 0, touched: r[L.buttons + L.leftPadTouch.byte] & L.leftPadTouch.mask != 0)
-        s.touch1 = SteamDeckInputCodec.pad(r, at: L.rightPad, id: 1, touched: r[L.buttons + L.rightPadTouch.byte] & L.rightPadTouch.mask != 0)
+        s.touch0 = SteamDeckInputCodec.pad(r, at: L.leftPad, id: 0, touched: r[L.buttons + L.leftPadTouch.byte] & L.leftPadTouch.mask != 0,
+                                           pressureAt: L.leftPad + L.padPressure)
+        s.touch1 = SteamDeckInputCodec.pad(r, at: L.rightPad, id: 1, touched: r[L.buttons + L.rightPadTouch.byte] & L.rightPadTouch.mask != 0,
+                                           pressureAt: L.rightPad + L.padPressure)
         let gyro = ReportFields.vector(r, at: L.gyro), accel = ReportFields.vector(r, at: L.accel)
         s.hasMotion = true
         s.motion.first = MotionSample(gyro: SteamDeckInputCodec.dualSenseAxes(gyro), accel: SteamDeckInputCodec.dualSenseAxes(accel))

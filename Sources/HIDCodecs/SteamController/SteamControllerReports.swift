@@ -64,6 +64,8 @@ public enum SteamControllerReports {
             r[L.buttons + L.leftPadTouch.byte] |= L.leftPadTouch.mask
             put(pad.x, at: L.leftPad); put(pad.y, at: L.leftPad + 2)
         }
+        put16(min(c.padPressure.left, SteamDeckInputCodec.fullPressure), at: L.leftPad + L.padPressure)
+        put16(min(c.padPressure.right, SteamDeckInputCodec.fullPressure), at: L.rightPad + L.padPressure)
         if let pad = c.rightPad {
             r[L.buttons + L.rightPadTouch.byte] |= L.rightPadTouch.mask
             put(pad.x, at: L.rightPad); put(pad.y, at: L.rightPad + 2)

@@ -151,8 +151,8 @@ public struct SteamDeckInputCodec: PadInputCodec {
         s.r2 = UInt8(min(right, 32767) >> 7)
         let touch = r[b + L.padTouchByte]
         s.hasTouch = true
-        s.touch0 = Self.pad(r, at: L.leftPad, id: 0, touched: touch & L.leftPadTouch != 0)
-        s.touch1 = Self.pad(r, at: L.rightPad, id: 1, touched: touch & L.rightPadTouch != 0)
+        s.touch0 = Self.pad(r, at: L.leftPad, id: 0, touched: touch & L.leftPadTouch != 0, pressureAt: L.padPressure)
+        s.touch1 = Self.pad(r, at: L.rightPad, id: 1, touched: touch & L.rightPadTouch != 0, pressureAt: L.padPressure + 2)
         let gyro = ReportFields.vector(r, at: L.gyro), accel = ReportFields.vector(r, at: L.accel)
         s.hasMotion = true
         s.motion.first = MotionSample(gyro: Self.dualSenseAxes(gyro), accel: Self.dualSenseAxes(accel))
@@ -172,11 +172,16 @@ public struct SteamDeckInputCodec: PadInputCodec {
     /// A trackpad as one touch point over the whole touch space (`TouchPoint.width` × `height`,
     /// +y down), its id saying which pad: the pad's signed ±32767 (+y up) scaled into it.
     @inline(__always)
-    static func pad(_ r: UnsafeRawBufferPointer, at o: Int, id: UInt8, touched: Bool) -> TouchPoint {
-        guard touched else { return TouchPoint(id: id) }
+    /// Its pressure (u16 at `pressureAt`, 0...32767: SDL divides by 32768) to the full 16 bits.
+    static func pad(_ r: UnsafeRawBufferPointer, at o: Int, id: UInt8, touched: Bool, pressureAt p: Int) -> TouchPoint {
+        guard touched else { return TouchPoint(id: id, pressure: 0) }
         let x = Int32(r.loadLittleEndianInt16(at: o)), y = Int32(r.loadLittleEndianInt16(at: o + 2))
-        return TouchPoint(id: id, active: true, x: scaled(x + 32768, TouchPoint.width), y: scaled(32767 - y, TouchPoint.height))
+        return TouchPoint(id: id, active: true, x: scaled(x + 32768, TouchPoint.width), y: scaled(32767 - y, TouchPoint.height),
+                          pressure: min(r.loadLittleEndianUInt16(at: p), Self.fullPressure) * 2)
     }
+
+    /// A Valve trackpad's full press, as its reports give it.
+    public static let fullPressure: UInt16 = 32767
 
     /// 0...65535 to 0..<`size`.
     @inline(__always)

@@ -24,6 +24,8 @@ public enum SteamDeckReports {
         /// nil: not touched.
         public var leftPad: (x: Int16, y: Int16)? = nil
         public var rightPad: (x: Int16, y: Int16)? = nil
+        /// The pads' pressure, 0...32767 (`SteamDeckInputCodec.fullPressure`).
+        public var padPressure: (left: UInt16, right: UInt16) = (0, 0)
         public var accel: Vector3 = Vector3(x: 0, y: 0, z: Int16(SteamDeckLayout.accelPerG))
         public var gyro: Vector3 = .zero
         public init() {}
@@ -31,6 +33,7 @@ public enum SteamDeckReports {
             a.buttons == b.buttons && a.dpad == b.dpad && a.leftStick == b.leftStick && a.rightStick == b.rightStick
                 && a.triggers == b.triggers && a.leftPad.map { [$0.x, $0.y] } == b.leftPad.map { [$0.x, $0.y] }
                 && a.rightPad.map { [$0.x, $0.y] } == b.rightPad.map { [$0.x, $0.y] } && a.accel == b.accel && a.gyro == b.gyro
+                && a.padPressure == b.padPressure
         }
     }
 
@@ -52,6 +55,8 @@ public enum SteamDeckReports {
         put16(min(c.triggers.left, 32767), at: L.triggers); put16(min(c.triggers.right, 32767), at: L.triggers + 2)
         put(c.leftStick.x, at: L.leftStick); put(c.leftStick.y, at: L.leftStick + 2)
         put(c.rightStick.x, at: L.rightStick); put(c.rightStick.y, at: L.rightStick + 2)
+        put16(min(c.padPressure.left, SteamDeckInputCodec.fullPressure), at: L.padPressure)
+        put16(min(c.padPressure.right, SteamDeckInputCodec.fullPressure), at: L.padPressure + 2)
         return r
     }
 

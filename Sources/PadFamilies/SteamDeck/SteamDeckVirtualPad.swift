@@ -93,10 +93,17 @@ public final class SteamDeckVirtualPad: VirtualPad {
         var next = controls
         next.leftPad = nil
         next.rightPad = nil
+        next.padPressure = (0, 0)
         // Contact id 0 is the left pad, 1 the right (docs/wire.md); another pad's two fingers land
-        // on the two pads the same way.
+        // on the two pads the same way, the first on each pad giving its pressure.
         func place(_ contact: WireTouchContact) {
-            if contact.id & 1 == 0 { next.leftPad = next.leftPad ?? Self.pad(contact) } else { next.rightPad = next.rightPad ?? Self.pad(contact) }
+            guard let at = Self.pad(contact) else { return }
+            let pressure = (contact.pressure ?? 0) / 2
+            if contact.id & 1 == 0 {
+                if next.leftPad == nil { next.leftPad = at; next.padPressure.left = pressure }
+            } else if next.rightPad == nil {
+                next.rightPad = at; next.padPressure.right = pressure
+            }
         }
         // Each contact by itself: no array per touch snapshot on the input path.
         place(touch.first)
