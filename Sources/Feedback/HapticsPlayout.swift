@@ -98,10 +98,13 @@ public struct HapticsPlayout: Sendable {
     private var timeline = PlayoutTimeline(rate: sampleRate, blockFrames: blockFrames)
     /// The stream's first block and when it arrived.
     private var firstArrival: (number: Int64, at: MonotonicInstant)?
-    /// The last frames of real signal (`history`, a ring of `historyFrames`), where they end, and
+    /// The last frames of real signal (`history`, a ring of `historyFrames`), where they end, how
+    /// many of them belong to the burst playing now (`remembered`: concealment never repeats a
+    /// burst before it, whose sound would come back inside this one), and
     /// the period concealment repeats (found once per gap).
     private var history: [Int8]
     private var historyEnd = 0
+    private var remembered = 0
     private var lastRealFrame: Int64?
     private var concealPeriod = 0
     /// 21 ms: periods up to 32 frames (94 Hz) are found.
@@ -155,6 +158,7 @@ public struct HapticsPlayout: Sendable {
             allowance = baseAllowance
             timeline.start(number, playsAt: now + delay)
             lastRealFrame = nil
+            forgetHistory()
             firstArrival = (number, now)
             counters.worstLateness = .zero
             for i in slotBlock.indices { slotBlock[i] = -1 }
@@ -167,6 +171,7 @@ public struct HapticsPlayout: Sendable {
             baseAllowance = jitter.allowance(at: now)
             allowance = baseAllowance
             timeline.start(number, playsAt: now + delay)
+            forgetHistory()
             firstArrival = (number, now)
         }
         jitter.observe(number, at: now)
@@ -270,6 +275,13 @@ public struct HapticsPlayout: Sendable {
         history[2 * historyEnd] = left
         history[2 * historyEnd + 1] = right
         historyEnd = (historyEnd + 1) % Self.historyFrames
+        remembered = min(remembered + 1, Self.historyFrames)
+    }
+
+    /// A new stream or burst: what played before it is no signal to conceal with.
+    private mutating func forgetHistory() {
+        remembered = 0
+        concealPeriod = 0
     }
 
     /// A frame of concealment: the last real signal's period repeated, fading linearly to zero
@@ -294,25 +306,27 @@ public struct HapticsPlayout: Sendable {
         out[2 * i + 1] = Int8((Double(history[2 * index + 1]) * gain).rounded())
     }
 
-    /// Whether the last block's worth of real signal was silence.
+    /// Whether the last block's worth of real signal was silence (frames from before this burst count as silence).
     private func lastBlockSilent() -> Bool {
         let n = Self.historyFrames
-        for age in 1...Self.blockFrames {
+        for age in stride(from: 1, through: min(Self.blockFrames, remembered), by: 1) {
             let index = ((historyEnd - age) % n + n) % n
             if history[2 * index] != 0 || history[2 * index + 1] != 0 { return false }
         }
         return true
     }
 
-    /// The period (in frames, 2 to half the history) whose shift best matches the last real
-    /// signal: the lag of least mean difference. A signal with no period repeats the whole history.
+    /// The period (in frames, 2 to half of what this burst has played) whose shift best matches
+    /// the last real signal: the lag of least mean difference; -1 (nothing to repeat) before the
+    /// burst has played four frames.
     private func findPeriod() -> Int {
-        let n = Self.historyFrames
+        let n = remembered, ring = Self.historyFrames
+        guard n >= 4 else { return -1 }
         func sample(_ age: Int) -> Int {  // age 1: the newest frame; left and right summed
-            let index = ((historyEnd - age) % n + n) % n
+            let index = ((historyEnd - age) % ring + ring) % ring
             return Int(history[2 * index]) + Int(history[2 * index + 1])
         }
-        var best = n, bestScore = Int.max
+        var best = n / 2, bestScore = Int.max
         for lag in 2...(n / 2) {
             var score = 0
             for age in 1...(n - lag) { score += abs(sample(age) - sample(age + lag)) }
