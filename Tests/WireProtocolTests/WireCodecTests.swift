@@ -140,9 +140,7 @@ final class WireCodecTests: XCTestCase {
         XCTAssertEqual(Array(bytes.suffix(4)), [0x80, 0x40, 0x00, 0x40])
         XCTAssertEqual(decode(bytes).0, [.state(fine)])
         // What a receiver before the fine fields reads: the message up to r2.
-        var older = bytes
-        older.removeLast(4)
-        older[3] -= 4
+        let older = Self.withoutTrailing(bytes, 4)
         var coarse = fine
         coarse.l2Fine = nil; coarse.r2Fine = nil
         XCTAssertEqual(decode(older).0, [.state(coarse)])
@@ -156,6 +154,13 @@ final class WireCodecTests: XCTestCase {
         XCTAssertEqual(counters.malformed, 1)
     }
 
+    /// One message as a sender before its last `count` trailing bytes wrote it (its length less them).
+    static func withoutTrailing(_ bytes: [UInt8], _ count: Int) -> [UInt8] {
+        var older = Array(bytes.dropLast(count))
+        older[3] -= UInt8(count)
+        return older
+    }
+
     /// A trackpad's pressure rides after the two contacts, only for pads that sense it (Valve's):
     /// a DualSense's touch message stays byte for byte, a receiver before it stops at the
     /// contacts, and pressure on a lifted finger is refused.
@@ -167,9 +172,7 @@ final class WireCodecTests: XCTestCase {
         XCTAssertEqual(Array(bytes[2...3]), [0, 19], "slot, sequence, two contacts of 6, then two u16")
         XCTAssertEqual(Array(bytes.suffix(4)), [0x00, 0x00, 0xBE, 0xEF])
         XCTAssertEqual(decode(bytes).0, [.touch(pressed)])
-        var older = bytes
-        older.removeLast(4)
-        older[3] -= 4
+        let older = Self.withoutTrailing(bytes, 4)
         var unpressed = pressed
         unpressed.first.pressure = nil; unpressed.second.pressure = nil
         XCTAssertEqual(decode(older).0, [.touch(unpressed)])
