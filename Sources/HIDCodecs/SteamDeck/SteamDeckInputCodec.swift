@@ -170,9 +170,9 @@ public struct SteamDeckInputCodec: PadInputCodec {
     }
 
     /// A trackpad as one touch point over the whole touch space (`TouchPoint.width` × `height`,
-    /// +y down), its id saying which pad: the pad's signed ±32767 (+y up) scaled into it.
+    /// +y down), its id saying which pad: the pad's signed ±32767 (+y up) scaled into it; its
+    /// pressure (u16 at `pressureAt`, 0...32767: SDL divides by 32768) to the full 16 bits.
     @inline(__always)
-    /// Its pressure (u16 at `pressureAt`, 0...32767: SDL divides by 32768) to the full 16 bits.
     static func pad(_ r: UnsafeRawBufferPointer, at o: Int, id: UInt8, touched: Bool, pressureAt p: Int) -> TouchPoint {
         guard touched else { return TouchPoint(id: id, pressure: 0) }
         let x = Int32(r.loadLittleEndianInt16(at: o)), y = Int32(r.loadLittleEndianInt16(at: o + 2))
