@@ -29,24 +29,6 @@ public final class ALSAPlayback {
             snd_pcm_close(handle)
             throw Self.error(status, "set \(channels) channels of 16-bit at \(rate) Hz on \(device)")
         }
-        // What lies past the last write is silence, not what was written a buffer earlier: a
-        // late writer's card (an underrun) otherwise sends its stale ring to the coils before the
-        // kernel notices (snd-usb-audio fills its transfers ahead of the written data).
-        var software: OpaquePointer?
-        status = snd_pcm_sw_params_malloc(&software)
-        if status >= 0, let software {
-            defer { snd_pcm_sw_params_free(software) }
-            var boundary: snd_pcm_uframes_t = 0
-            status = snd_pcm_sw_params_current(handle, software)
-            if status >= 0 { status = snd_pcm_sw_params_get_boundary(software, &boundary) }
-            if status >= 0 { status = snd_pcm_sw_params_set_silence_threshold(handle, software, 0) }
-            if status >= 0 { status = snd_pcm_sw_params_set_silence_size(handle, software, boundary) }
-            if status >= 0 { status = snd_pcm_sw_params(handle, software) }
-        }
-        guard status >= 0 else {
-            snd_pcm_close(handle)
-            throw Self.error(status, "fill \(device) with silence past what is written")
-        }
         pcm = handle
     }
 
