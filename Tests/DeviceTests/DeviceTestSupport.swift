@@ -434,3 +434,15 @@ func playGameEffect(on gamepadNode: String, file: StaticString = #filePath, line
     XCTAssertEqual(String(decoding: played, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "played", file: file, line: line)
     return player
 }
+
+/// The evdev node of the input device named `name` whose phys is `phys` (/sys/class/input).
+func inputNode(named name: String, phys: String) -> String? {
+    let inputs = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/input")) ?? []
+    for event in inputs where event.hasPrefix("event") {
+        func read(_ file: String) -> String {
+            ((try? String(contentsOfFile: "/sys/class/input/\(event)/device/\(file)", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if read("name") == name && read("phys") == phys { return "/dev/input/\(event)" }
+    }
+    return nil
+}

@@ -11,7 +11,8 @@ import XCTest
 /// The 2026 Steam Controller against the running kernel: hid-generic binds the emulated one (no
 /// kernel driver has it on these lines) with its lizard mouse and keyboard nodes, padgate finds
 /// it by its hidraw node once, and `forward` turns its lizard mode off, carries its controls to the
-/// host and the host's rumble back as its own report.
+/// host's Deck (an Xbox 360 pad before 6.3) and the host's rumble and trackpad pulses back as its
+/// own reports.
 final class SteamControllerDeviceTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess() }
 
@@ -94,13 +95,25 @@ final class SteamControllerDeviceTests: XCTestCase {
         XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(10)) { settings($0) == [[9, 0]] }, "lizard mode off only once")
         XCTAssertLessThan(MonotonicInstant.now - first, .seconds(6), "within the 3 s it is re-sent at (and the 8 s the controller keeps it)")
 
-        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(60)) { udev.pads().first { $0.isHostVirtualPad && $0.gamepadNode != nil } },
-                                    "no host pad; serve said \(host.serve.output.suffix(1500))")
-        XCTAssertEqual(hostPad.name, "Microsoft X-Box 360 pad", "the host shows it as an Xbox 360 pad")
-        let gamepadNode = try XCTUnwrap(hostPad.gamepadNode?.path)
-        let reader = try LivePadReader(pad: Pad(id: gamepadNode, kind: .xbox, kernelBus: 3, vendorID: 0, productID: 0, name: "host pad", uniq: "",
-                                                phys: "", hidraw: nil, evdev: [EvdevNode(path: gamepadNode, role: .gamepad, name: "host pad")],
-                                                capabilities: []))
+        // The host shows it as a Steam Deck where hid-steam drives Decks (6.3 on), else as an
+        // Xbox 360 pad (and says why).
+        let hostShowsADeck = KernelVersion.running >= .hidSteamDrivesTheDeck
+        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(60)) {
+            udev.pads().first { $0.isHostVirtualPad && (hostShowsADeck ? $0.kind == .steamDeck : $0.gamepadNode != nil) }
+        }, "no host pad; serve said \(host.serve.output.suffix(1500))")
+        let gamepadNode: String
+        if hostShowsADeck {
+            XCTAssertEqual(hidDevice(of: try XCTUnwrap(hostPad.hidraw)).driver, "hid-steam", "kernel \(KernelVersion.running)")
+            gamepadNode = try XCTUnwrap(eventually(timeout: .seconds(30)) { inputNode(named: "Steam Deck", phys: PadPhys.hostVirtual) },
+                                        "hid-steam made no evdev node for the host's Deck")
+        } else {
+            XCTAssertEqual(hostPad.name, "Microsoft X-Box 360 pad", "before 6.3 the host shows an Xbox 360 pad (kernel \(KernelVersion.running))")
+            XCTAssertTrue(host.serve.output.contains("does not drive the Steam Deck"), "the host says why: \(host.serve.output.suffix(1500))")
+            gamepadNode = try XCTUnwrap(hostPad.gamepadNode?.path)
+        }
+        let reader = try LivePadReader(pad: Pad(id: gamepadNode, kind: hostShowsADeck ? .steamDeck : .xbox, kernelBus: 3, vendorID: 0, productID: 0,
+                                                name: "host pad", uniq: "", phys: "", hidraw: nil,
+                                                evdev: [EvdevNode(path: gamepadNode, role: .gamepad, name: "host pad")], capabilities: []))
         var controls = SteamControllerReports.Controls()
         controls.buttons = [.south, .r1, .leftStickTouch, .rightStickTouch]
         controls.leftStick = (32767, 32767)
@@ -111,18 +124,67 @@ final class SteamControllerDeviceTests: XCTestCase {
         XCTAssertNotNil(state, "the host's pad never showed A and RB; serve said \(host.serve.output.suffix(1500))")
         XCTAssertGreaterThan(state?.left_stick[0] ?? 0, 30000, "\(String(describing: state))")
         XCTAssertLessThan(state?.left_stick[1] ?? 0, -30000, "its up is the host's up: \(String(describing: state))")
-        XCTAssertGreaterThan(state?.r2 ?? 0, 250, "\(String(describing: state))")
+        // xpad's triggers are 0...255; hid-steam's are axes of their own, not read here.
+        if !hostShowsADeck { XCTAssertGreaterThan(state?.r2 ?? 0, 250, "\(String(describing: state))") }
         try controller.send(SteamControllerReports.Controls())
         XCTAssertNotNil(try waitForState(reader, timeout: .seconds(10)) { $0.buttons.isEmpty }, "released on the host")
 
-        // A game's rumble on the host's pad comes back as the controller's own report, then stops.
         let rumble = { (report: [UInt8]) in SteamControllerCommands.rumbleSpeeds(report) }
-        let player = try playGameEffect(on: gamepadNode)
-        defer { player.terminate(); player.waitUntilExit() }
+        guard hostShowsADeck else {
+            // A game's rumble on the host's pad comes back as the controller's own report, then stops.
+            let player = try playGameEffect(on: gamepadNode)
+            defer { player.terminate(); player.waitUntilExit() }
+            XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(5)) { rumble($0)?.low == 192 * 257 },
+                            "the game's rumble never reached the controller; forward said \(forward.output.suffix(1500))")
+            XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(3)) { rumble($0).map { $0.low == 0 && $0.high == 0 } == true },
+                            "the 300 ms effect's end never reached the controller; forward said \(forward.output.suffix(1500))")
+            return
+        }
+        // SDL 3's Steam Deck driver on the host's Deck: a grip held and the IMU, numerically. The
+        // controller's 1440 gyro counts about x are 90 deg/s (16 a deg/s); the host's Deck says
+        // 90 deg/s in its own counts (2000/32768 deg/s), which SDL reads; the x axis is x on both.
+        let sdl = try SDLProbe(.sdl3, hidapi: true, path: try XCTUnwrap(hostPad.hidraw))
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["product"] as? Int, 0x1205, "\(sdl.info)")
+        var moved = SteamControllerReports.Controls()
+        moved.buttons = [.east, .paddleLeft]
+        moved.gyro = Vector3(x: 1440, y: 0, z: 0)
+        try controller.send(moved)
+        let seen = sdl.waitForState(timeout: .seconds(10)) { state in
+            let gyro = state["gyro"] as? [Double] ?? []
+            return (state["buttons"] as? [String] ?? []).contains("b") && abs((gyro.first ?? 0) - Double.pi / 2) < 0.01
+        }
+        XCTAssertNotNil(seen, "SDL never saw B and 90 deg/s about x: \(sdl.lastState)")
+        XCTAssertEqual(Set(seen?["buttons"] as? [String] ?? []).filter { $0.hasPrefix("paddle") }.count, 1, "one grip held: \(seen ?? [:])")
+
+        // SDL's rumble comes back as the controller's own report 0x80; the game stops it itself.
+        _ = controller.takeOutputs()
+        XCTAssertEqual(sdl.command("rumble 49152 0 5000")["rc"] as? Int, 0, "\(sdl.info)")
         XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(5)) { rumble($0)?.low == 192 * 257 },
-                        "the game's rumble never reached the controller; forward said \(forward.output.suffix(1500))")
-        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(3)) { rumble($0).map { $0.low == 0 && $0.high == 0 } == true },
-                        "the 300 ms effect's end never reached the controller; forward said \(forward.output.suffix(1500))")
+                        "SDL's rumble never reached the controller; forward said \(forward.output.suffix(1500))")
+        XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.low == 0 && $0.high == 0 } == true },
+                        "the rumble's stop never reached the controller; forward said \(forward.output.suffix(1500))")
+        // A trackpad's pulse train, as Steam sends one through the Deck's hidraw node, plays on the
+        // controller as its own report 0x81: the pad, µs on and off and the count kept.
+        let game = try HIDRawDevice(path: try XCTUnwrap(hostPad.hidraw))
+        try game.sendFeatureReport(SteamDeckCommands.pulse(.init(pad: .left, onMicros: 300, offMicros: 700, count: 5, gain: -3)))
+        let pulse = controller.channel.waitForOutput(timeout: .seconds(5)) { SteamControllerCommands.pulse($0) != nil }
+        let played = pulse.flatMap { SteamControllerCommands.pulse($0) }
+        XCTAssertEqual(played?.pad, .left, "the pulse never reached the controller; forward said \(forward.output.suffix(1500))")
+        XCTAssertEqual(played.map { [$0.onMicros, $0.offMicros, $0.count] }, [300, 700, 5])
+        XCTAssertEqual(pulse?.count, SteamControllerCommands.pulseLength)
+        // The right pad pressed at 23456 reaches the host's Deck where Steam and SDL read it (u16
+        // at 58 of its report). (Its hidraw node open, hid-steam hands reports to it alone.)
+        var pressed = SteamControllerReports.Controls()
+        pressed.rightPad = (1000, 1000)
+        pressed.padPressure = (0, 23456)
+        try controller.send(pressed)
+        let report = eventually(timeout: .seconds(10)) { () -> [UInt8]? in
+            guard let r = try? game.read(timeout: .milliseconds(200)), r.count >= SteamDeckLayout.fieldsEnd else { return nil }
+            return r[SteamDeckLayout.padPressure + 2] == 0xa0 && r[SteamDeckLayout.padPressure + 3] == 0x5b ? r : nil
+        }
+        XCTAssertNotNil(report, "the host's Deck never pressed its right pad with 23456 (0x5ba0); forward said \(forward.output.suffix(800))")
     }
 
     /// A puck's slot is a pad on the host only while a controller is on it: none while it is
@@ -139,7 +201,8 @@ final class SteamControllerDeviceTests: XCTestCase {
         XCTAssertTrue(forward.waitFor("connected to", timeout: .seconds(60)), forward.output)
         // forward has the slot open (its lizard mode off went out); the host has no pad for it.
         XCTAssertNotNil(slot.channel.waitForOutput(timeout: .seconds(10)) { SteamControllerCommands.settingValues($0) != nil }, forward.output)
-        let hostPad = { udev.pads().first { $0.isHostVirtualPad && $0.gamepadNode != nil } }
+        // The host's pad: a Deck (found by its hidraw node) or an Xbox 360 pad.
+        let hostPad = { udev.pads().first { $0.isHostVirtualPad && ($0.gamepadNode != nil || $0.kind == .steamDeck) } }
         XCTAssertNil(eventually(timeout: .seconds(2), expiryIsExpected: true, hostPad), "an empty slot made a host pad")
 
         try slot.setConnected(true)

@@ -15,18 +15,6 @@ import XCTest
 final class SteamDeckDeviceTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess() }
 
-    /// The evdev node of the input device named `name` whose phys is `phys` (/sys/class/input).
-    static func inputNode(named name: String, phys: String) -> String? {
-        let inputs = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/input")) ?? []
-        for event in inputs where event.hasPrefix("event") {
-            func read(_ file: String) -> String {
-                ((try? String(contentsOfFile: "/sys/class/input/\(event)/device/\(file)", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            if read("name") == name && read("phys") == phys { return "/dev/input/\(event)" }
-        }
-        return nil
-    }
-
     /// The driver bound to a hidraw node's HID device.
     func driver(of hidraw: String) -> String? {
         let link = "/sys/class/hidraw/\((hidraw as NSString).lastPathComponent)/device/driver"
@@ -150,7 +138,7 @@ final class SteamDeckDeviceTests: XCTestCase {
             // Deck SDL opens (found as a Deck, and the host's own), and its evdev node is the gamepad
             // other games read (named and placed as the host's pad).
             XCTAssertEqual(driver(of: try XCTUnwrap(hostPad.hidraw)), "hid-steam", "kernel \(KernelVersion.running)")
-            gamepadNode = try XCTUnwrap(eventually(timeout: .seconds(30)) { Self.inputNode(named: "Steam Deck", phys: PadPhys.hostVirtual) },
+            gamepadNode = try XCTUnwrap(eventually(timeout: .seconds(30)) { inputNode(named: "Steam Deck", phys: PadPhys.hostVirtual) },
                                         "hid-steam made no evdev node for the host's Deck: \((try? shell("cat /proc/bus/input/devices")) ?? "")")
         } else {
             XCTAssertEqual(hostPad.name, "Microsoft X-Box 360 pad", "before 6.3 the host shows a Deck as an Xbox 360 pad (kernel \(KernelVersion.running))")

@@ -101,6 +101,25 @@ final class SteamControllerTests: XCTestCase {
         XCTAssertNil(SteamControllerCommands.rumbleSpeeds([0x81, 0, 0, 0, 0, 0, 0, 0, 0, 0]))
     }
 
+    /// Report 0x81 as the 2026 hid-steam's `steam_haptic_pulse` lays it out for this controller:
+    /// the pad numbered as the Deck's (0 the right, 1 the left), µs on, µs off, the count; its size
+    /// is the real interface's output 0x81 (7 bytes after the id in the 372-byte descriptor).
+    func testThePulseReportIsTheKernelsLayoutAtTheDescriptorsSize() throws {
+        let report = SteamControllerCommands.pulse(pad: .left, onMicros: 0x0190, offMicros: 700, count: 5)
+        XCTAssertEqual(report, [0x81, 0x01, 0x90, 0x01, 0xbc, 0x02, 0x05, 0x00])
+        XCTAssertEqual(SteamControllerCommands.pulse(pad: .right, onMicros: 1, offMicros: 2, count: 3)[1], 0)
+        XCTAssertEqual(SteamControllerCommands.pulse(pad: .both, onMicros: 1, offMicros: 2, count: 3)[1], 2)
+        let real = try ReportDescriptor(bytes: [UInt8](try Fixture.data("valve/steam_controller_2026_triton_rdesc_372.bin")))
+        let declared = real.reports(.output).first { $0.id?.rawValue == SteamControllerCommands.pulseReport }?.sizeBytes
+        XCTAssertEqual(declared, report.count, "the descriptor's size (with the id, as `sizeBytes` counts it)")
+        let back = try XCTUnwrap(SteamControllerCommands.pulse(report))
+        XCTAssertEqual(back.pad, .left)
+        XCTAssertEqual([back.onMicros, back.offMicros, back.count], [400, 700, 5])
+        XCTAssertNil(SteamControllerCommands.pulse(Array(report.dropLast())), "too short")
+        XCTAssertNil(SteamControllerCommands.pulse([0x81, 3, 0, 0, 0, 0, 0, 0]), "no fourth pad")
+        XCTAssertNil(SteamControllerCommands.pulse(SteamControllerCommands.rumble(.silent)), "another report")
+    }
+
     /// padgate's descriptor (written from the ids and sizes) declares every report the real
     /// interface's does, each at its size and kind, the lizard mouse and keyboard in collections of
     /// their own (Fixtures/valve: the 372-byte descriptor, README there).

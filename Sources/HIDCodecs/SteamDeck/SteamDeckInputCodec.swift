@@ -72,9 +72,8 @@ public enum SteamDeckCommands {
     }
 
     /// A pulse train on a trackpad (0x8F), as hid-steam's `steam_haptic_pulse` lays it out: the pad
-    /// (the command's numbers are swapped, "for legacy reasons": 0 is the right pad, 1 the left,
-    /// 2 both), each pulse's time on and off in µs, the count, the gain in dB. 65 bytes, report
-    /// number 0 first.
+    /// (`Trackpad.pulseNumber`), each pulse's time on and off in µs, the count, the gain in dB.
+    /// 65 bytes, report number 0 first.
     public struct Pulse: Equatable, Sendable {
         public var pad: Trackpad
         public var onMicros: UInt16, offMicros: UInt16, count: UInt16
@@ -85,9 +84,8 @@ public enum SteamDeckCommands {
     }
 
     public static func pulse(_ p: Pulse) -> [UInt8] {
-        let which: UInt8 = switch p.pad { case .right: 0; case .left: 1; case .both: 2 }
         var report = [UInt8](repeating: 0, count: featureLength + 1)
-        let body: [UInt8] = [hapticPulse, 8, which, UInt8(p.onMicros & 0xff), UInt8(p.onMicros >> 8), UInt8(p.offMicros & 0xff),
+        let body: [UInt8] = [hapticPulse, 8, p.pad.pulseNumber, UInt8(p.onMicros & 0xff), UInt8(p.onMicros >> 8), UInt8(p.offMicros & 0xff),
                              UInt8(p.offMicros >> 8), UInt8(p.count & 0xff), UInt8(p.count >> 8), UInt8(bitPattern: p.gain)]
         report.replaceSubrange(1...body.count, with: body)
         return report
@@ -97,14 +95,7 @@ public enum SteamDeckCommands {
     /// one too short. SDL's `MsgFireHapticPulse` has a 16-bit gain where hid-steam has 8 bits: its
     /// low byte is read, the same for the gains either sends (a few dB either way).
     public static func pulse(_ command: [UInt8]) -> Pulse? {
-        guard command.count >= 10, command[0] == hapticPulse else { return nil }
-        let pad: Trackpad
-        switch command[2] {
-        case 0: pad = .right
-        case 1: pad = .left
-        case 2: pad = .both
-        default: return nil
-        }
+        guard command.count >= 10, command[0] == hapticPulse, let pad = Trackpad(pulseNumber: command[2]) else { return nil }
         func u16(_ o: Int) -> UInt16 { UInt16(command[o]) | UInt16(command[o + 1]) << 8 }
         return Pulse(pad: pad, onMicros: u16(3), offMicros: u16(5), count: u16(7), gain: Int8(bitPattern: command[9]))
     }
@@ -204,4 +195,19 @@ public struct SteamDeckInputCodec: PadInputCodec {
 
 /// Which of a pad's trackpads (a Steam Deck's two): the wire's numbers (docs/wire.md), each
 /// family's command its own.
-public enum Trackpad: UInt8, Sendable, Equatable { case left = 0, right = 1, both = 2 }
+public enum Trackpad: UInt8, Sendable, Equatable {
+    case left = 0, right = 1, both = 2
+
+    /// The number Valve's pulse commands give the pad (the Deck's 0x8F, the Steam Controller's
+    /// 0x81): swapped, "for legacy reasons" (hid-steam), 0 the right pad, 1 the left, 2 both.
+    public var pulseNumber: UInt8 { switch self { case .right: 0; case .left: 1; case .both: 2 } }
+
+    public init?(pulseNumber: UInt8) {
+        switch pulseNumber {
+        case 0: self = .right
+        case 1: self = .left
+        case 2: self = .both
+        default: return nil
+        }
+    }
+}

@@ -5,9 +5,9 @@ import WireProtocol
 
 /// The Steam Controller (2026; 28de:1302-1305): no kernel driver before 7.3 (hid-generic), so it is
 /// read through its vendor interface's hidraw node with its own codec, as the Deck is. Its reports
-/// decode (`inspect`, `record`, `calibrate FILE.hid`), and the host's rumble plays as its own
-/// report 0x80; the host shows an Xbox 360 pad; the trackpads' pulses are not built yet
-/// (docs/pad-families.md).
+/// decode (`inspect`, `record`, `calibrate FILE.hid`); the host's rumble plays as its own report
+/// 0x80 and its trackpads' pulses as 0x81. The host shows it as a Steam Deck, the nearest pad with
+/// the same controls that the kernel and SDL drive today (docs/pad-families.md).
 public struct SteamControllerDriver: PadDriver {
     public init() {}
     public var kinds: [PadKind] { [.steamController] }
@@ -31,7 +31,18 @@ public struct SteamControllerDriver: PadDriver {
     /// Its hardware stops a level within about 50 ms (SDL re-sends every 40, hid-steam every 50).
     public var rumbleHold: Duration? { .milliseconds(50) }
 
-    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? { nil }
+    /// The host's trackpad pulses (a game's or Steam's, to the host's Deck) as its own report 0x81.
+    public func trackpadPulses(for pad: Pad) throws -> (any TrackpadPulseOutput)? {
+        guard let hidraw = pad.hidraw else { return nil }
+        return try SteamControllerPulses(hidraw: hidraw)
+    }
+
+    /// A Steam Deck's controls: the same buttons, grips, sticks with touch, trackpads with pressure
+    /// and IMU, which hid-steam (6.3 on) and SDL's Deck driver (2.26 on) open; SDL's own driver for
+    /// this controller is in 3.4 only. Where hid-steam does not drive Decks, an Xbox 360 pad.
+    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+        try SteamDeckVirtualPad(arrival: arrival)
+    }
 
     /// Lizard mode off (its state reports come only then) and the IMU on as it is opened, lizard
     /// mode off again every 3 s (it falls back 8 s after the last), as SDL and Steam do. When
@@ -51,6 +62,9 @@ public struct SteamControllerDriver: PadDriver {
     /// A report a program sent the controller (its id first).
     public func describeOutput(_ report: [UInt8]) -> String {
         if let speeds = SteamControllerCommands.rumbleSpeeds(report) { return "rumble strong \(speeds.low) weak \(speeds.high) (of 65535)" }
+        if let p = SteamControllerCommands.pulse(report) {
+            return "pulses on the \(p.pad) trackpad: \(p.count) × \(p.onMicros) µs on, \(p.offMicros) µs off"
+        }
         if let values = SteamControllerCommands.settingValues(report) {
             return "settings " + values.map { "\($0.setting)=0x\(String($0.value, radix: 16))" }.joined(separator: " ")
         }
@@ -59,6 +73,6 @@ public struct SteamControllerDriver: PadDriver {
     }
 
     public func readingNote(for pad: Pad) -> String? {
-        "read from its HID interface through hidraw (hid-generic gives it only a lizard mouse and keyboard), lizard mode off while forwarded; rumble comes back; its host pad is an Xbox 360 pad"
+        "read from its HID interface through hidraw (hid-generic gives it only a lizard mouse and keyboard), lizard mode off while forwarded; rumble and trackpad pulses come back; its host pad is a Steam Deck where the host's kernel drives one (6.3 on)"
     }
 }
