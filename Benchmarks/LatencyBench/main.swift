@@ -51,6 +51,8 @@ func eventually<T>(timeout: Duration, _ condition: () -> T?) -> T? {
 struct Series {
     let name: String
     var latencies: [Duration] = []
+    /// Each counted sample's write and arrival.
+    var spans: [(sent: MonotonicInstant, arrived: MonotonicInstant)] = []
     var lost = 0
 
     /// Microseconds at quantile `q` (1: the maximum).
@@ -102,18 +104,18 @@ final class EvdevWatcher {
 
 /// `samples` changes (after `warmUp` uncounted ones): `write` makes change i and returns the value
 /// the node must show for it; the clock starts just before the write.
-func measureChanges(_ name: String, on watcher: EvdevWatcher, type: UInt32, code: UInt32,
+func measureChanges(_ name: String, on watcher: EvdevWatcher, type: UInt32, code: UInt32, count: Int = samples,
                     write: (Int) throws -> Int32) throws -> Series {
     var series = Series(name: name)
-    series.latencies.reserveCapacity(samples)
-    for i in 0..<(warmUp + samples) {
+    series.latencies.reserveCapacity(count)
+    for i in 0..<(warmUp + count) {
         usleep(pacing)
         try watcher.drain()
         let sent = MonotonicInstant.now
         let expected = try write(i)
         let arrived = try watcher.arrival(type: type, code: code, value: expected, timeout: sampleTimeout)
         guard i >= warmUp else { continue }
-        if let arrived { series.latencies.append(arrived - sent) } else { series.lost += 1 }
+        if let arrived { series.latencies.append(arrived - sent); series.spans.append((sent, arrived)) } else { series.lost += 1 }
     }
     return series
 }
@@ -149,9 +151,9 @@ final class SweptDualSense {
     }
 
     /// Writes the reports one per sample; the host side or the pad's own node shows each X.
-    func measure(_ name: String, on watcher: EvdevWatcher) throws -> Series {
-        let reports = reports(warmUp + samples)
-        return try measureChanges(name, on: watcher, type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X) { i in
+    func measure(_ name: String, on watcher: EvdevWatcher, count: Int = samples) throws -> Series {
+        let reports = reports(warmUp + count)
+        return try measureChanges(name, on: watcher, type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X, count: count) { i in
             try device.send(reports[i].report)
             return reports[i].x
         }
@@ -283,6 +285,7 @@ func usbHostPad(uhidFloor: Series, udev: Udev) {
         let series = try usb.measure("floor_usbip_usb", on: try EvdevWatcher(path: usb.gamepadNode))
         series.printLine("host side: a report to the USB DualSense on vhci-hcd (USB/IP) -> its evdev node")
         print(String(format: "usbip_vs_uhid p50_ratio=%.2f p99_ratio=%.2f", series.p50 / uhidFloor.p50, series.p99 / uhidFloor.p99))
+        usbStages(usb)
         for (name, pad) in [("usbip", usb)] {
             let reports = pad.reports(2000)
             for r in reports.prefix(1000) { try pad.device.send(r.report); usleep(500) }   // warm up
@@ -296,6 +299,45 @@ func usbHostPad(uhidFloor: Series, udev: Udev) {
     }
 }
 
+
+/// The USB pad's series again with the kernel's timestamps on (`KernelStages`): each stage's p50
+/// and p99, how many reports waited for usbhid's next transfer, and which stage was the largest
+/// in the slowest 1 % of samples. Tracing costs time of its own: these samples are not the
+/// series above.
+func usbStages(_ usb: SweptDualSense) {
+    if let reason = KernelStages.unavailableReason() { print("usbip_stages: not measured (\(reason))"); return }
+    do {
+        let watcher = try EvdevWatcher(path: usb.gamepadNode)
+        let count = min(samples, 3000)
+        try KernelStages.start(samples: count)
+        let series: Series
+        do { series = try usb.measure("usbip_traced", on: watcher, count: count) } catch { _ = try? KernelStages.stop(); throw error }
+        let events = try KernelStages.stop()
+        let all = KernelStages.stages(of: series.spans, events: events)
+        let staged = all.compactMap { $0 }
+        series.printLine("the same, traced (\(staged.count) of \(all.count) samples with every event)")
+        guard !staged.isEmpty else { return }
+        func percentile(_ values: [Int64], _ q: Double) -> Double {
+            let sorted = values.sorted()
+            return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]) / 1000
+        }
+        let waited = staged.filter { $0[0] > 0 }.count
+        print("usbip_stages: \(waited) of \(staged.count) reports waited for usbhid's next transfer")
+        for (k, name) in KernelStages.stageNames.enumerated() {
+            let values = staged.map { $0[k] }
+            print(String(format: "usbip_stage %d p50_us=%.1f p99_us=%.1f max_us=%.1f  (%@)", k, percentile(values, 0.5), percentile(values, 0.99),
+                         percentile(values, 1), name))
+        }
+        // The slowest 1 %: which stage took the most of each.
+        let slowest = staged.sorted { $0.reduce(0, +) > $1.reduce(0, +) }.prefix(max(1, staged.count / 100))
+        var largest = [Int](repeating: 0, count: KernelStages.stageNames.count)
+        for sample in slowest { largest[sample.indices.max { sample[$0] < sample[$1] }!] += 1 }
+        print("usbip_slowest_1pct: \(slowest.count) samples; the largest stage: "
+              + largest.enumerated().filter { $0.element > 0 }.map { "stage \($0.offset) in \($0.element)" }.joined(separator: ", "))
+    } catch {
+        print("usbip_stages: failed (\(error))")
+    }
+}
 
 let udev = try Udev()
 // The client's physical pad: its floor first, then the same device is forwarded.

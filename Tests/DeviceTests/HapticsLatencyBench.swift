@@ -69,22 +69,58 @@ final class HapticsLatencyBench: XCTestCase {
         return onsets
     }
 
-    func testAGamesClickReachesThePadWithinItsBoundsBesideTheKernelsFloor() throws {
-        let udev = try Udev()
-        // Floor, audio: the game straight into a USB pad's card.
+    /// Floor, audio: the game straight into a USB pad's card, each click timed to the pad's
+    /// isochronous OUT packet.
+    func audioFloor(_ udev: Udev) throws -> [Duration] {
         let floorEvents = LockedBox<[(at: MonotonicInstant, sound: Bool)]>([])
         let usbPad = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
             let sound = packet.contains { $0 != 0 }
             floorEvents.update { if $0.count < 100_000 { $0.append((.now, sound)) } }
         })
+        defer { usbPad.stop() }
         let usbNode = try XCTUnwrap(padFor(usbPad, udev: udev))
         let usbCard = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.soundCard(of: usbNode) })
-        defer { usbPad.stop() }
         let floorWrites = try playClicks(card: usbCard)
         usbPad.stop()
         let floorOnsets = onsets(floorEvents.value)
         XCTAssertEqual(floorOnsets.count, Self.clicks, "the floor's clicks")
-        let audioFloor = zip(floorWrites, floorOnsets).map { $1 - $0 }
+        return zip(floorWrites, floorOnsets).map { $1 - $0 }
+    }
+
+    /// The game's clicks into the host's USB DualSense while `physicalPad` is forwarded to it;
+    /// each click's arrival at the pad is an onset in `events`. Prints the total, the added part
+    /// (the total less `floor`) and the stages.
+    func clicksAcrossPadgate(_ physicalPad: Pad, events: LockedBox<[(at: MonotonicInstant, sound: Bool)]>, floor: Duration, floorName: String) throws {
+        let udev = try Udev()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-hlat-\(UUID())")
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        defer { unsetenv("PADGATE_STATE_DIR") }
+        let port = String(28_200 + Int.random(in: 0..<100))
+        let serve = try startPairedServe(["--virtual", "usb", "--log-level", "debug"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet", "--log-level", "debug"],
+                                         includeStandardError: true)
+        defer { forward.interrupt() }
+        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.pads().first { $0.isHostVirtualPad && $0.bus == .usb } })
+        let card = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.soundCard(of: hostPad) })
+        events.update { $0.removeAll() }
+        let writes = try playClicks(card: card)
+        _ = eventually(timeout: .seconds(3), expiryIsExpected: true) { onsets(events.value).count >= Self.clicks ? true : nil }
+        let arrivals = onsets(events.value)
+        XCTAssertEqual(arrivals.count, Self.clicks, "every click arrives, once")
+        // In order: every click arrives once (above), so the n-th arrival is the n-th write's.
+        let totals = zip(writes, arrivals).map { $1 - $0 }
+        guard !totals.isEmpty else { return XCTFail("no click arrived") }
+        let added = totals.map { $0 - floor }
+        print("haptics latency (game's write to the pad, \(totals.count) clicks): p50 \(ms(percentile(totals, 0.5))), p99 \(ms(percentile(totals, 0.99)))")
+        print("haptics latency floor: \(floorName): \(ms(floor))")
+        print("haptics latency added by padgate: p50 \(ms(percentile(added, 0.5))), p99 \(ms(percentile(added, 0.99)))")
+        stages(serve: serve, forward: forward, arrivals: arrivals)
+    }
+
+    func testAGamesClickReachesThePadWithinItsBoundsBesideTheKernelsFloor() throws {
+        let udev = try Udev()
+        let audioFloor = try audioFloor(udev)
 
         // Across padgate, to a Bluetooth pad.
         let reports = LockedBox<[(at: MonotonicInstant, sound: Bool)]>([])
@@ -110,31 +146,34 @@ final class HapticsLatencyBench: XCTestCase {
             try device.write(stream.report([]))
             usleep(20_000)
         }
-        reports.update { $0.removeAll() }
+        print("haptics latency floor parts: audio (write to a USB pad's packet) p50 \(ms(percentile(audioFloor, 0.5))), p99 \(ms(percentile(audioFloor, 0.99))); report (hidraw to the pad) p50 \(ms(percentile(reportFloor, 0.5))), p99 \(ms(percentile(reportFloor, 0.99)))")
+        try clicksAcrossPadgate(physicalPad, events: reports, floor: percentile(audioFloor, 0.5) + percentile(reportFloor, 0.5),
+                                floorName: "Bluetooth pad: audio p50 + report p50")
+    }
 
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-hlat-\(UUID())")
-        setenv("PADGATE_STATE_DIR", state.path, 1)
-        defer { unsetenv("PADGATE_STATE_DIR") }
-        let port = String(28_200 + Int.random(in: 0..<100))
-        let serve = try startPairedServe(["--virtual", "usb", "--log-level", "debug"], host: "127.0.0.1", port: port)
-        defer { serve.interrupt() }
-        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet", "--log-level", "debug"],
-                                         includeStandardError: true)
-        defer { forward.interrupt() }
-        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.pads().first { $0.isHostVirtualPad && $0.bus == .usb } })
-        let card = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.soundCard(of: hostPad) })
-        let writes = try playClicks(card: card)
-        _ = eventually(timeout: .seconds(3), expiryIsExpected: true) { onsets(reports.value).count >= Self.clicks ? true : nil }
-        let arrivals = onsets(reports.value)
-        XCTAssertEqual(arrivals.count, Self.clicks, "every click arrives, once")
-        // In order: every click arrives once (above), so the n-th arrival is the n-th write's.
-        let totals = zip(writes, arrivals).map { $1 - $0 }
-        guard !totals.isEmpty else { return XCTFail("no click arrived") }
-        let added = totals.map { $0 - percentile(audioFloor, 0.5) - percentile(reportFloor, 0.5) }
-        print("haptics latency (game's write to the pad's report, \(totals.count) clicks): p50 \(ms(percentile(totals, 0.5))), p99 \(ms(percentile(totals, 0.99)))")
-        print("haptics latency floor: audio (write to a USB pad's packet) p50 \(ms(percentile(audioFloor, 0.5))), p99 \(ms(percentile(audioFloor, 0.99))); report (hidraw to the pad) p50 \(ms(percentile(reportFloor, 0.5))), p99 \(ms(percentile(reportFloor, 0.99)))")
-        print("haptics latency added by padgate: p50 \(ms(percentile(added, 0.5))), p99 \(ms(percentile(added, 0.99)))")
-        stages(serve: serve, forward: forward, arrivals: arrivals)
+    /// The same to a USB pad, whose coils are its own card's channels 2-3: each click's arrival in
+    /// the pad's isochronous OUT packets (the client keeps the pad's stream open and silent while
+    /// the session is up). The floor is the audio floor twice: the game's card on the host and the
+    /// pad's card on the client.
+    func testAGamesClickReachesAUSBPadsOwnCoilsBesideTheKernelsFloor() throws {
+        let udev = try Udev()
+        let audioFloor = try audioFloor(udev)
+        let events = LockedBox<[(at: MonotonicInstant, sound: Bool)]>([])
+        let physical = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
+            // Frames of 4 channels of 16 bits: the coils are bytes 4-7 of each.
+            var sound = false
+            var i = 4
+            while !sound && i + 3 < packet.count {
+                sound = packet[i] != 0 || packet[i + 1] != 0 || packet[i + 2] != 0 || packet[i + 3] != 0
+                i += 8
+            }
+            events.update { if $0.count < 200_000 { $0.append((.now, sound)) } }
+        })
+        defer { physical.stop() }
+        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
+        XCTAssertNotNil(eventually(timeout: .seconds(20)) { udev.soundCard(of: physicalPad) }, "snd-usb-audio made no card for the physical pad")
+        print("haptics latency floor parts: audio (write to a USB pad's packet) p50 \(ms(percentile(audioFloor, 0.5))), p99 \(ms(percentile(audioFloor, 0.99)))")
+        try clicksAcrossPadgate(physicalPad, events: events, floor: percentile(audioFloor, 0.5) * 2, floorName: "USB pad: audio p50 twice")
     }
 
     /// padgate's part stage by stage, each timed directly on the guest's one monotonic clock: the

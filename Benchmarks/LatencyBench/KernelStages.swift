@@ -1,0 +1,131 @@
+// Where a report to the host's USB DualSense waits on its way to the evdev node, told by the
+// kernel's own timestamps (ftrace on CLOCK_MONOTONIC, the clock the bench reads): the write
+// completes usbhid's interrupt IN transfer through vhci-hcd's socket, vhci-hcd's receive thread
+// (vhci_rx) wakes and gives the transfer back, usbhid's completion (hid_irq_in) hands the report
+// to the HID core and evdev, and the reader wakes. usbhid then queues its next transfer, which
+// vhci-hcd's send thread (vhci_tx) writes to padgate's serving thread (padgate-usbip): a report
+// written before that arrives waits for it. Needs a writable tracefs (root in the test guest).
+import Foundation
+import Glibc
+import MonotonicTime
+
+enum KernelStages {
+    static let root = "/sys/kernel/tracing"
+
+    /// Why the kernel's timestamps cannot be had here, or nil.
+    static func unavailableReason() -> String? {
+        if access(root + "/trace", W_OK) != 0 {
+            _ = root.withCString { mount("nodev", $0, "tracefs", 0, nil) }
+        }
+        return access(root + "/kprobe_events", W_OK) == 0 ? nil : "\(root) is not writable (tracefs as root)"
+    }
+
+    static func write(_ value: String, to file: String) throws {
+        let path = root + "/" + file
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw KernelStagesError.cannotWrite(path) }
+        defer { try? handle.close() }
+        do { try handle.write(contentsOf: Data((value + "\n").utf8)) } catch { throw KernelStagesError.cannotWrite("\(path): \(error) (\(value))") }
+    }
+
+    /// The threads a report passes through; the events that tell when each woke and ran.
+    static let threads = ["vhci_rx", "vhci_tx", "padgate-usbip"]
+
+    /// Tracing on: the scheduler's wake-ups and switches of those threads, and probes at usbhid's
+    /// completion and the HID core's entry. The buffer holds `samples` of them.
+    static func start(samples: Int) throws {
+        try write("0", to: "tracing_on")
+        try write("", to: "set_event")
+        try write("", to: "kprobe_events")
+        try write("mono", to: "trace_clock")
+        try write(String(max(4096, samples * 4)), to: "buffer_size_kb")
+        try write("p:padgate/usbhid_in hid_irq_in", to: "kprobe_events")
+        try FileHandle(forWritingAtPath: root + "/kprobe_events").map { handle in
+            defer { try? handle.close() }
+            handle.seekToEndOfFile()
+            try handle.write(contentsOf: Data("p:padgate/hid_report hid_input_report\n".utf8))
+        }
+        let names = threads.map { "comm == \"\($0)\"" }.joined(separator: " || ")
+        try write(names, to: "events/sched/sched_wakeup/filter")
+        try write(threads.map { "next_comm == \"\($0)\"" }.joined(separator: " || "), to: "events/sched/sched_switch/filter")
+        for event in ["sched/sched_wakeup", "sched/sched_switch", "padgate/usbhid_in", "padgate/hid_report"] {
+            try write("1", to: "events/\(event)/enable")
+        }
+        try write("", to: "trace")
+        try write("1", to: "tracing_on")
+    }
+
+    /// Tracing off; the events, oldest first.
+    static func stop() throws -> [Event] {
+        try write("0", to: "tracing_on")
+        let text = (try? String(contentsOfFile: root + "/trace", encoding: .utf8)) ?? ""
+        try write("", to: "set_event")
+        try write("", to: "kprobe_events")
+        return text.split(separator: "\n").compactMap(Event.init)
+    }
+
+    struct Event {
+        enum Kind: Equatable { case woken(String), running(String), usbhidIn, hidReport }
+        let at: Int64   // ns, CLOCK_MONOTONIC
+        let kind: Kind
+
+        /// A line of the trace: `  comm-pid  [cpu] flags  SECONDS.MICROS: event: fields`.
+        init?(_ line: Substring) {
+            guard !line.hasPrefix("#"), let colon = line.range(of: ": ") else { return nil }
+            let head = line[..<colon.lowerBound]
+            guard let stamp = head.split(separator: " ").last, let dot = stamp.firstIndex(of: "."),
+                  let seconds = Int64(stamp[..<dot]), let micros = Int64(stamp[stamp.index(after: dot)...]) else { return nil }
+            at = seconds * 1_000_000_000 + micros * 1_000
+            let rest = line[colon.upperBound...]
+            func field(_ name: String) -> String? {
+                rest.split(separator: " ").first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
+            }
+            if rest.hasPrefix("sched_wakeup:"), let comm = field("comm") { kind = .woken(comm) }
+            else if rest.hasPrefix("sched_switch:"), let comm = field("next_comm") { kind = .running(comm) }
+            else if rest.hasPrefix("usbhid_in:") { kind = .usbhidIn }
+            else if rest.hasPrefix("hid_report:") { kind = .hidReport }
+            else { return nil }
+        }
+    }
+
+    static let stageNames = [
+        "waited for usbhid's next transfer (vhci_tx → padgate-usbip)",
+        "padgate's write → vhci_rx woken",
+        "vhci_rx woken → running",
+        "vhci_rx running → usbhid's completion",
+        "usbhid → the HID core",
+        "the HID core → the reader awake",
+    ]
+
+    /// Each sample's stages in ns (as `stageNames`), from the sample's write to its arrival; nil
+    /// for a sample whose events are not all in the trace (the buffer overran).
+    static func stages(of spans: [(sent: MonotonicInstant, arrived: MonotonicInstant)], events: [Event]) -> [[Int64]?] {
+        var cursor = 0
+        return spans.map { span in
+            let start = span.sent.nanoseconds, end = span.arrived.nanoseconds
+            while cursor < events.count && events[cursor].at < start { cursor += 1 }
+            var i = cursor
+            func next(from t: Int64, _ match: (Event.Kind) -> Bool) -> Int64? {
+                while i < events.count && events[i].at <= end {
+                    defer { i += 1 }
+                    if events[i].at >= t && match(events[i].kind) { return events[i].at }
+                }
+                return nil
+            }
+            // Did padgate's serving thread run in the window (usbhid's next transfer arriving)?
+            // (It runs in a window either way: usbhid queues the next transfer as it completes this
+            // one. Only a run before vhci_rx's wake means the report waited for it.)
+            var ready = start
+            if let served = next(from: start, { $0 == .running("padgate-usbip") }), next(from: served, { $0 == .woken("vhci_rx") }) != nil {
+                ready = served
+            }
+            i = cursor
+            guard let woken = next(from: ready, { $0 == .woken("vhci_rx") }),
+                  let running = next(from: woken, { $0 == .running("vhci_rx") }),
+                  let completed = next(from: running, { $0 == .usbhidIn }),
+                  let reported = next(from: completed, { $0 == .hidReport }) else { return nil }
+            return [ready - start, woken - ready, running - woken, completed - running, reported - completed, end - reported]
+        }
+    }
+}
+
+enum KernelStagesError: Error { case cannotWrite(String) }
