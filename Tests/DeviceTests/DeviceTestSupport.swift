@@ -1,7 +1,7 @@
 import Foundation
 import HIDCodecs
 import MonotonicTime
-import PadDevices
+@testable import PadDevices
 @testable import PadFamilies
 import PadSystem
 import PadgateRunner
@@ -445,4 +445,38 @@ func inputNode(named name: String, phys: String) -> String? {
         if read("name") == name && read("phys") == phys { return "/dev/input/\(event)" }
     }
     return nil
+}
+
+/// The host's pad for a forwarded Valve pad (a Deck's controls, a Steam Controller) and a reader
+/// of its gamepad node: a Steam Deck where hid-steam drives Decks (6.3 on; bound by hid-steam,
+/// its hidraw node the Deck SDL opens, its evdev node named and placed as the host's pad), else an
+/// Xbox 360 pad, and the host says why.
+struct ValveHostPad {
+    let pad: Pad
+    let gamepadNode: String
+    let reader: LivePadReader
+    let isDeck: Bool
+
+    init(_ udev: Udev, host: ScratchHost, file: StaticString = #filePath, line: UInt = #line) throws {
+        isDeck = KernelVersion.running >= .hidSteamDrivesTheDeck
+        let isDeck = isDeck
+        pad = try XCTUnwrap(eventually(timeout: .seconds(60)) {
+            udev.pads().first { $0.isHostVirtualPad && (isDeck ? $0.kind == .steamDeck : $0.gamepadNode != nil) }
+        }, "no host pad; serve said \(host.serve.output.suffix(1500))", file: file, line: line)
+        if isDeck {
+            let link = "/sys/class/hidraw/\((try XCTUnwrap(pad.hidraw) as NSString).lastPathComponent)/device/driver"
+            let driver = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { ($0 as NSString).lastPathComponent }
+            XCTAssertEqual(driver, "hid-steam", "kernel \(KernelVersion.running)", file: file, line: line)
+            gamepadNode = try XCTUnwrap(eventually(timeout: .seconds(30)) { inputNode(named: "Steam Deck", phys: PadPhys.hostVirtual) },
+                                        "hid-steam made no evdev node for the host's Deck: \((try? shell("cat /proc/bus/input/devices")) ?? "")",
+                                        file: file, line: line)
+        } else {
+            XCTAssertEqual(pad.name, "Microsoft X-Box 360 pad", "before 6.3 the host shows an Xbox 360 pad (kernel \(KernelVersion.running))", file: file, line: line)
+            XCTAssertTrue(host.serve.output.contains("does not drive the Steam Deck"), "the host says why: \(host.serve.output.suffix(1500))", file: file, line: line)
+            gamepadNode = try XCTUnwrap(pad.gamepadNode?.path, file: file, line: line)
+        }
+        reader = try LivePadReader(pad: Pad(id: gamepadNode, kind: isDeck ? .steamDeck : .xbox, kernelBus: 3, vendorID: 0, productID: 0,
+                                            name: "host pad", uniq: "", phys: "", hidraw: nil,
+                                            evdev: [EvdevNode(path: gamepadNode, role: .gamepad, name: "host pad")], capabilities: []))
+    }
 }

@@ -97,23 +97,8 @@ final class SteamControllerDeviceTests: XCTestCase {
 
         // The host shows it as a Steam Deck where hid-steam drives Decks (6.3 on), else as an
         // Xbox 360 pad (and says why).
-        let hostShowsADeck = KernelVersion.running >= .hidSteamDrivesTheDeck
-        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(60)) {
-            udev.pads().first { $0.isHostVirtualPad && (hostShowsADeck ? $0.kind == .steamDeck : $0.gamepadNode != nil) }
-        }, "no host pad; serve said \(host.serve.output.suffix(1500))")
-        let gamepadNode: String
-        if hostShowsADeck {
-            XCTAssertEqual(hidDevice(of: try XCTUnwrap(hostPad.hidraw)).driver, "hid-steam", "kernel \(KernelVersion.running)")
-            gamepadNode = try XCTUnwrap(eventually(timeout: .seconds(30)) { inputNode(named: "Steam Deck", phys: PadPhys.hostVirtual) },
-                                        "hid-steam made no evdev node for the host's Deck")
-        } else {
-            XCTAssertEqual(hostPad.name, "Microsoft X-Box 360 pad", "before 6.3 the host shows an Xbox 360 pad (kernel \(KernelVersion.running))")
-            XCTAssertTrue(host.serve.output.contains("does not drive the Steam Deck"), "the host says why: \(host.serve.output.suffix(1500))")
-            gamepadNode = try XCTUnwrap(hostPad.gamepadNode?.path)
-        }
-        let reader = try LivePadReader(pad: Pad(id: gamepadNode, kind: hostShowsADeck ? .steamDeck : .xbox, kernelBus: 3, vendorID: 0, productID: 0,
-                                                name: "host pad", uniq: "", phys: "", hidraw: nil,
-                                                evdev: [EvdevNode(path: gamepadNode, role: .gamepad, name: "host pad")], capabilities: []))
+        let shown = try ValveHostPad(udev, host: host)
+        let (hostPad, gamepadNode, reader, hostShowsADeck) = (shown.pad, shown.gamepadNode, shown.reader, shown.isDeck)
         var controls = SteamControllerReports.Controls()
         controls.buttons = [.south, .r1, .leftStickTouch, .rightStickTouch]
         controls.leftStick = (32767, 32767)

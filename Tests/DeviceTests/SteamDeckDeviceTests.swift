@@ -128,26 +128,10 @@ final class SteamDeckDeviceTests: XCTestCase {
         let forward = try RunningPadgate(["forward", "127.0.0.1:\(host.port)", "--pad", try XCTUnwrap(pad.hidraw)], environment: client.environment)
         defer { _ = forward.stopOutcome(after: SIGTERM) }
         XCTAssertTrue(forward.waitFor("through hidraw", timeout: .seconds(60)), forward.output)
-        let hidSteamDrivesDecks = KernelVersion.running >= .hidSteamDrivesTheDeck
-        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(60)) {
-            udev.pads().first { $0.isHostVirtualPad && (hidSteamDrivesDecks ? $0.kind == .steamDeck : $0.gamepadNode != nil) }
-        }, "no host pad; serve said \(host.serve.output.suffix(1500))")
-        let gamepadNode: String
-        if hidSteamDrivesDecks {
-            // The host's pad is a Deck: hid-steam binds it, its client device's hidraw node is the
-            // Deck SDL opens (found as a Deck, and the host's own), and its evdev node is the gamepad
-            // other games read (named and placed as the host's pad).
-            XCTAssertEqual(driver(of: try XCTUnwrap(hostPad.hidraw)), "hid-steam", "kernel \(KernelVersion.running)")
-            gamepadNode = try XCTUnwrap(eventually(timeout: .seconds(30)) { inputNode(named: "Steam Deck", phys: PadPhys.hostVirtual) },
-                                        "hid-steam made no evdev node for the host's Deck: \((try? shell("cat /proc/bus/input/devices")) ?? "")")
-        } else {
-            XCTAssertEqual(hostPad.name, "Microsoft X-Box 360 pad", "before 6.3 the host shows a Deck as an Xbox 360 pad (kernel \(KernelVersion.running))")
-            XCTAssertTrue(host.serve.output.contains("does not drive the Steam Deck"), "the host says why: \(host.serve.output.suffix(1500))")
-            gamepadNode = try XCTUnwrap(hostPad.gamepadNode?.path)
-        }
-        let reader = try LivePadReader(pad: Pad(id: gamepadNode, kind: hidSteamDrivesDecks ? .steamDeck : .xbox, kernelBus: 3, vendorID: 0, productID: 0,
-                                                name: "host pad", uniq: "", phys: "", hidraw: nil,
-                                                evdev: [EvdevNode(path: gamepadNode, role: .gamepad, name: "host pad")], capabilities: []))
+        // The host's pad is a Deck where hid-steam drives one: its client device's hidraw node is
+        // the Deck SDL opens, its evdev node the gamepad other games read.
+        let shown = try ValveHostPad(udev, host: host)
+        let (hostPad, gamepadNode, reader, hidSteamDrivesDecks) = (shown.pad, shown.gamepadNode, shown.reader, shown.isDeck)
         var controls = SteamDeckReports.Controls()
         // Thumbs on both sticks (their touch bits, in nearly every report of a Deck in hand) and
         // on the right trackpad's corner: all of it crosses (the host refused the whole state while
