@@ -90,35 +90,65 @@ final class HapticsLatencyBench: XCTestCase {
     /// The game's clicks into the host's USB DualSense while `physicalPad` is forwarded to it;
     /// each click's arrival at the pad is an onset in `events`. Prints the total, the added part
     /// (the total less `floor`) and the stages.
-    func clicksAcrossPadgate(_ physicalPad: Pad, events: LockedBox<[(at: MonotonicInstant, sound: Bool)]>, floor: Duration, floorName: String) throws {
+    /// - Parameter loss: host and client in two network namespaces, the host's side (the haptics'
+    ///   direction) under this netem loss once the pad is up; nil: loopback.
+    func clicksAcrossPadgate(_ physicalPad: Pad, events: LockedBox<[(at: MonotonicInstant, sound: Bool)]>, floor: Duration, floorName: String,
+                             loss: String? = nil) throws {
         let udev = try Udev()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-hlat-\(UUID())")
         setenv("PADGATE_STATE_DIR", state.path, 1)
         defer { unsetenv("PADGATE_STATE_DIR") }
+        let link = try loss.map { _ in try NamespacePair(tag: "pb", prefix: "10.79.0") }
+        defer { link?.remove() }
+        let address = link?.hostAddress ?? "127.0.0.1"
         let port = String(28_200 + Int.random(in: 0..<100))
-        let serve = try startPairedServe(["--virtual", "usb", "--log-level", "debug"], host: "127.0.0.1", port: port)
+        let serve = try startPairedServe(["--virtual", "usb", "--log-level", "debug"], host: address, port: port,
+                                         serveNamespace: link?.host, clientNamespace: link?.client)
         defer { serve.interrupt() }
-        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet", "--log-level", "debug"],
-                                         includeStandardError: true)
+        let forward = try PadgateProcess(["forward", "\(address):\(port)", "--pad", physicalPad.evdev[0].path, "--quiet", "--log-level", "debug"],
+                                         namespace: link?.client, includeStandardError: true)
         defer { forward.interrupt() }
         let hostPad = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.pads().first { $0.isHostVirtualPad && $0.bus == .usb } })
         let card = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.soundCard(of: hostPad) })
+        if let link, let loss { try link.netem(.host, loss) }
         events.update { $0.removeAll() }
         let writes = try playClicks(card: card)
         _ = eventually(timeout: .seconds(3), expiryIsExpected: true) { onsets(events.value).count >= Self.clicks ? true : nil }
         let arrivals = onsets(events.value)
-        XCTAssertEqual(arrivals.count, Self.clicks, "every click arrives, once")
-        // In order: every click arrives once (above), so the n-th arrival is the n-th write's.
-        let totals = zip(writes, arrivals).map { $1 - $0 }
+        let totals: [Duration]
+        if loss == nil {
+            XCTAssertEqual(arrivals.count, Self.clicks, "every click arrives, once")
+            // In order: every click arrives once (above), so the n-th arrival is the n-th write's.
+            totals = zip(writes, arrivals).map { $1 - $0 }
+        } else {
+            // A click is one or two 5 ms blocks: one whose blocks were all lost has nothing to
+            // conceal it with (concealment repeats the burst playing), so it does not arrive.
+            // Each arrival is the latest click written before it (they are 100 ms apart).
+            totals = arrivals.compactMap { arrival in writes.last { $0 < arrival }.map { arrival - $0 } }
+            print("haptics latency under \(loss ?? ""): \(arrivals.count) of \(Self.clicks) clicks arrived")
+            XCTAssertGreaterThanOrEqual(arrivals.count, Self.clicks / 2, "most clicks arrive")
+        }
         guard !totals.isEmpty else { return XCTFail("no click arrived") }
         let added = totals.map { $0 - floor }
         print("haptics latency (game's write to the pad, \(totals.count) clicks): p50 \(ms(percentile(totals, 0.5))), p99 \(ms(percentile(totals, 0.99)))")
         print("haptics latency floor: \(floorName): \(ms(floor))")
         print("haptics latency added by padgate: p50 \(ms(percentile(added, 0.5))), p99 \(ms(percentile(added, 0.99)))")
+        if let link { print("haptics latency under \(loss ?? ""): \(try link.dropped(.host).count) datagrams dropped by netem") }
         stages(serve: serve, forward: forward, arrivals: arrivals)
     }
 
     func testAGamesClickReachesThePadWithinItsBoundsBesideTheKernelsFloor() throws {
+        try bluetoothClicks(loss: nil)
+    }
+
+    /// The same under 5 % loss on the haptics' direction: every click still arrives (concealed
+    /// where its first block was lost), and the figures sit beside the lossless ones.
+    func testAGamesClickUnderFivePercentLoss() throws {
+        if let reason = NamespacePair.unavailableReason { try skipLoudly(reason) }
+        try bluetoothClicks(loss: "loss 5%")
+    }
+
+    func bluetoothClicks(loss: String?) throws {
         let udev = try Udev()
         let audioFloor = try audioFloor(udev)
 
@@ -148,7 +178,7 @@ final class HapticsLatencyBench: XCTestCase {
         }
         print("haptics latency floor parts: audio (write to a USB pad's packet) p50 \(ms(percentile(audioFloor, 0.5))), p99 \(ms(percentile(audioFloor, 0.99))); report (hidraw to the pad) p50 \(ms(percentile(reportFloor, 0.5))), p99 \(ms(percentile(reportFloor, 0.99)))")
         try clicksAcrossPadgate(physicalPad, events: reports, floor: percentile(audioFloor, 0.5) + percentile(reportFloor, 0.5),
-                                floorName: "Bluetooth pad: audio p50 + report p50")
+                                floorName: "Bluetooth pad: audio p50 + report p50", loss: loss)
     }
 
     /// The same to a USB pad, whose coils are its own card's channels 2-3: each click's arrival in
