@@ -129,3 +129,37 @@ enum KernelStages {
 }
 
 enum KernelStagesError: Error { case cannotWrite(String) }
+
+/// A diagnostic, not a setting padgate makes: this process's threads and vhci-hcd's kernel
+/// threads on one CPU, so a report's hand-over to vhci_rx never crosses to the other (emulated)
+/// CPU. Root only (another process's affinity).
+enum OneCPU {
+    static func threads(named names: Set<String>) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { pid_t($0) }.filter { pid in
+            let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            return comm.map(names.contains) ?? false
+        }
+    }
+
+    static var ownThreads: [pid_t] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { pid_t($0) }
+    }
+
+    /// Every listed thread on `cpus` (bit i: CPU i), through taskset(1); the threads it could not move.
+    @discardableResult
+    static func set(_ threads: [pid_t], cpus: UInt64) -> [pid_t] {
+        threads.filter { tid in
+            let taskset = Process()
+            taskset.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+            taskset.arguments = ["-p", String(cpus, radix: 16), String(tid)]
+            taskset.standardOutput = FileHandle.nullDevice
+            taskset.standardError = FileHandle.nullDevice
+            guard (try? taskset.run()) != nil else { return true }
+            taskset.waitUntilExit()
+            return taskset.terminationStatus != 0
+        }
+    }
+
+    static var all: UInt64 { let n = sysconf(Int32(_SC_NPROCESSORS_ONLN)); return n >= 64 ? .max : (1 << UInt64(n)) - 1 }
+}

@@ -161,8 +161,8 @@ final class SweptDualSense {
 }
 
 /// The floor: the pad's own evdev node, read in this process right after the write.
-func uhidFloor(_ pad: SweptDualSense, name: String) throws -> Series {
-    try pad.measure(name, on: try EvdevWatcher(path: pad.gamepadNode))
+func uhidFloor(_ pad: SweptDualSense, name: String, count: Int = samples) throws -> Series {
+    try pad.measure(name, on: try EvdevWatcher(path: pad.gamepadNode), count: count)
 }
 
 func uinputFloor() throws -> Series {
@@ -285,7 +285,7 @@ func usbHostPad(uhidFloor: Series, udev: Udev) {
         let series = try usb.measure("floor_usbip_usb", on: try EvdevWatcher(path: usb.gamepadNode))
         series.printLine("host side: a report to the USB DualSense on vhci-hcd (USB/IP) -> its evdev node")
         print(String(format: "usbip_vs_uhid p50_ratio=%.2f p99_ratio=%.2f", series.p50 / uhidFloor.p50, series.p99 / uhidFloor.p99))
-        usbStages(usb)
+        usbStages(usb, udev: udev)
         for (name, pad) in [("usbip", usb)] {
             let reports = pad.reports(2000)
             for r in reports.prefix(1000) { try pad.device.send(r.report); usleep(500) }   // warm up
@@ -304,7 +304,7 @@ func usbHostPad(uhidFloor: Series, udev: Udev) {
 /// and p99, how many reports waited for usbhid's next transfer, and which stage was the largest
 /// in the slowest 1 % of samples. Tracing costs time of its own: these samples are not the
 /// series above.
-func usbStages(_ usb: SweptDualSense) {
+func usbStages(_ usb: SweptDualSense, udev: Udev) {
     if let reason = KernelStages.unavailableReason() { print("usbip_stages: not measured (\(reason))"); return }
     do {
         let watcher = try EvdevWatcher(path: usb.gamepadNode)
@@ -334,6 +334,22 @@ func usbStages(_ usb: SweptDualSense) {
         for sample in slowest { largest[sample.indices.max { sample[$0] < sample[$1] }!] += 1 }
         print("usbip_slowest_1pct: \(slowest.count) samples; the largest stage: "
               + largest.enumerated().filter { $0.element > 0 }.map { "stage \($0.offset) in \($0.element)" }.joined(separator: ", "))
+
+        // The same without the hand-over between CPUs: this process and vhci-hcd's threads on
+        // CPU 0 (a diagnostic; padgate pins nothing). The floor beside it, pinned the same way.
+        let kernelThreads = OneCPU.threads(named: ["vhci_rx", "vhci_tx"])
+        let pinned = kernelThreads + OneCPU.ownThreads
+        let refused = OneCPU.set(pinned, cpus: 1)
+        defer { OneCPU.set(pinned, cpus: OneCPU.all) }
+        guard refused.isEmpty, !kernelThreads.isEmpty else { return print("usbip_pinned: not measured (\(kernelThreads.count) vhci threads, \(refused.count) refused)") }
+        let onOne = try usb.measure("floor_usbip_usb_one_cpu", on: watcher, count: count)
+        onOne.printLine("the USB pad with this process and vhci-hcd's threads on one CPU (a diagnostic)")
+        let bluetooth = try SweptDualSense(bus: EmulatedPlayStationPad.busPresentedToGames, udev: udev)
+        defer { bluetooth.device.stop() }
+        OneCPU.set(OneCPU.ownThreads, cpus: 1)
+        let uhidOnOne = try uhidFloor(bluetooth, name: "floor_uhid_bt_one_cpu", count: count)
+        uhidOnOne.printLine("the uhid floor, the same way")
+        print(String(format: "usbip_vs_uhid_one_cpu p50_ratio=%.2f p99_ratio=%.2f", onOne.p50 / uhidOnOne.p50, onOne.p99 / uhidOnOne.p99))
     } catch {
         print("usbip_stages: failed (\(error))")
     }
