@@ -77,15 +77,16 @@ public enum SteamControllerCommands {
     }
 
     /// Report 0x81: a pulse train on a trackpad: the pad (`Trackpad.pulseNumber`, as the Deck's
-    /// 0x8F: the 2026 hid-steam's `steam_haptic_pulse` numbers both families' alike), each pulse's time on and off in µs and the count, u16 each. No gain: SDL's
-    /// 10-byte form with one was a bug it fixed (docs/research/valve-pads.md §5.5). 8 bytes with the
-    /// id, the size the controller's descriptor gives the report.
+    /// 0x8F: the 2026 hid-steam's `steam_haptic_pulse` numbers both families' alike), each pulse's
+    /// time on and off in µs and the count, u16 each. No gain: SDL's 10-byte form with one was a
+    /// bug it fixed (docs/research/valve-pads.md §5.5). 8 bytes with the id, the size the
+    /// controller's descriptor gives the report.
     public static let pulseReport: UInt8 = 0x81
     public static let pulseLength = 8
 
     public static func pulse(pad: Trackpad, onMicros: UInt16, offMicros: UInt16, count: UInt16) -> [UInt8] {
-        return [pulseReport, pad.pulseNumber, UInt8(onMicros & 0xff), UInt8(onMicros >> 8), UInt8(offMicros & 0xff), UInt8(offMicros >> 8),
-                UInt8(count & 0xff), UInt8(count >> 8)]
+        [pulseReport, pad.pulseNumber, UInt8(onMicros & 0xff), UInt8(onMicros >> 8), UInt8(offMicros & 0xff), UInt8(offMicros >> 8),
+         UInt8(count & 0xff), UInt8(count >> 8)]
     }
 
     /// The pulse train a report 0x81 asks for; nil for another report, one too short or a pad

@@ -38,7 +38,7 @@ public struct SteamControllerDriver: PadDriver {
     }
 
     /// A Steam Deck's controls: the same buttons, grips, sticks with touch, trackpads with pressure
-    /// and IMU, which hid-steam (6.3 on) and SDL's Deck driver (2.26 on) open; SDL's own driver for
+    /// and IMU, which hid-steam (6.3 on), Steam and SDL 3's Deck driver open; SDL's own driver for
     /// this controller is in 3.4 only. Where hid-steam does not drive Decks, an Xbox 360 pad.
     public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
         try SteamDeckVirtualPad(arrival: arrival)
