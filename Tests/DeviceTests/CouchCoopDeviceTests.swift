@@ -4,6 +4,7 @@ import MonotonicTime
 @testable import PadFamilies
 import PadSystem
 import PadgateRunner
+import WireProtocol
 import XCTest
 @testable import PadDevices
 
@@ -66,6 +67,44 @@ final class CouchCoopDeviceTests: XCTestCase {
         guard let event = pad.gamepadNode?.path.split(separator: "/").last else { return nil }
         let device = "/sys/class/input/\(event)/device"
         return (try? FileManager.default.contentsOfDirectory(atPath: device))?.first { $0.hasPrefix("js") }
+    }
+
+    /// The joystick number (`jsN`) of the input device a driver registered with `uniq`.
+    func joystick(uniq: String) -> Int? {
+        let root = "/sys/class/input"
+        for input in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] where input.hasPrefix("input") {
+            let own = (try? String(contentsOfFile: "\(root)/\(input)/uniq", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard own?.lowercased() == uniq.lowercased() else { continue }
+            let js = ((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/\(input)")) ?? []).first { $0.hasPrefix("js") }
+            if let js, let number = Int(js.dropFirst(2)) { return number }
+        }
+        return nil
+    }
+
+    /// A host pad is made whole: when the host's maker returns it, its driver has registered its
+    /// input devices (hid-playstation and hid-nintendo open the pad, ask for its calibration,
+    /// then register them). So pads made one after another get joystick numbers in that order,
+    /// which is how a reconnecting client's pads get theirs back (the test below). Found by that
+    /// test once: a client's two DualSenses came back with their numbers swapped.
+    func testAHostPadIsMadeWithItsInputDevicesSoJoysticksAreNumberedInTheOrderPadsAreMade() throws {
+        var made: [any VirtualPad] = []
+        defer { made.forEach { $0.remove() } }
+        var numbers: [Int] = []
+        for i in 0..<4 {
+            var identity = PadIdentity(unit: try XCTUnwrap(FeatureReportBytes([0x10, 0x20, 0x30, 0x40, 0x50, UInt8(0x60 + i)])))
+            identity.client = try XCTUnwrap(FeatureReportBytes(Array("js-order".utf8)))
+            let kind: PadKind = i == 3 ? .switchPro : .dualSense
+            let ids = try XCTUnwrap(kind.canonicalIDs)
+            let arrival = PadArrival(slot: PadSlot(UInt8(i)), type: kind, vendorID: ids.vendor, productID: ids.product, capabilities: [],
+                                     name: "", identity: identity)
+            made.append(try PadDrivers.hostPad(for: arrival, presentation: .uhid))
+            let uniq = UHIDPadChannel.uniq(of: try XCTUnwrap(HostPadAddress.stable(for: arrival, kind: kind)))
+            // At once, no waiting: made means registered.
+            XCTAssertTrue(KernelDrivers.hasInputDevice(uniq: uniq), "host pad \(i) (\(kind.displayName), \(uniq)) was handed over before its driver registered it")
+            numbers.append(try XCTUnwrap(joystick(uniq: uniq), "host pad \(i) has no joystick node"))
+        }
+        XCTAssertEqual(numbers, numbers.sorted(), "joystick numbers in the order the pads were made: \(numbers)")
+        XCTAssertEqual(Set(numbers).count, 4, "\(numbers)")
     }
 
     func testTwoClientsWithTwoPadsEachAreFourPlayersWhoKeepTheirNumbersAcrossAReconnect() throws {
