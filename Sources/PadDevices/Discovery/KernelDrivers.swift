@@ -1,4 +1,5 @@
 import Foundation
+import MonotonicTime
 import Glibc
 
 /// Which of the running kernel's modules would bind a HID device, from the kernel's own alias
@@ -37,14 +38,38 @@ public enum KernelDrivers {
         }
     }
 
-    /// Whether a kernel driver has made an input device named `name` with `uniq` (sysfs:
-    /// /sys/class/input/inputN/name and uniq): how a host knows hid-steam has registered a Deck.
-    public static func hasInputDevice(named name: String, uniq: String) -> Bool {
+    /// Whether a kernel driver has made an input device with `uniq` (and named `name`, where
+    /// given; sysfs: /sys/class/input/inputN/name and uniq): how a host knows hid-steam has
+    /// registered a Deck. The address is compared without regard to case.
+    public static func hasInputDevice(named name: String? = nil, uniq: String) -> Bool {
+        inputDevices(named: name, uniq: uniq) > 0
+    }
+
+    /// How many input devices a kernel driver has made with `uniq` (and `name`, where given).
+    public static func inputDevices(named name: String? = nil, uniq: String) -> Int {
         let root = "/sys/class/input"
         let inputs = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         func read(_ path: String) -> String {
             ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        return inputs.contains { $0.hasPrefix("input") && read("\(root)/\($0)/name") == name && read("\(root)/\($0)/uniq") == uniq }
+        return inputs.filter {
+            $0.hasPrefix("input") && read("\(root)/\($0)/uniq").lowercased() == uniq.lowercased() && (name.map { read("\(root)/\($0)/name") == $0 } ?? true)
+        }.count
+    }
+
+    /// Waits (up to `timeout`) until a driver has registered `count` input devices with `uniq`;
+    /// whether it did. A HID driver opens its device before it registers the input devices
+    /// (hid-playstation asks for the calibration and firmware first), one after another, each
+    /// whole with its handlers (its `jsN` among them) before the next: the second there means the
+    /// first (the gamepad) is complete. The kernel numbers joysticks in the order they register,
+    /// so a host that makes a client's pads one at a time, each registered, gives the same pads
+    /// the same numbers when they come back.
+    public static func waitForInputDevices(uniq: String, count: Int, timeout: Duration) -> Bool {
+        let deadline = MonotonicInstant.now + timeout
+        while inputDevices(uniq: uniq) < count {
+            guard MonotonicInstant.now < deadline else { return false }
+            usleep(10_000)
+        }
+        return true
     }
 }

@@ -59,7 +59,17 @@ public final class PlayStationVirtualPad: VirtualPad {
             let driver = identity.kind == .dualShock4 ? "hid-sony (or hid-playstation on 6.2 and later)" : transport == .usb ? "usbhid and hid-playstation" : "hid-playstation"
             throw DeviceError.unsupported("\(driver) did not bind the virtual \(identity.kind.displayName): sudo modprobe \(identity.kind == .dualShock4 ? "hid-sony" : "hid-playstation")")
         }
+        // Made means its gamepad is registered (the driver opens the pad first, and the motion
+        // sensors follow the gamepad): the client's next pad is made after this one, so each
+        // keeps its joystick number across a reconnect.
+        if !KernelDrivers.waitForInputDevices(uniq: device.uniq, count: 2, timeout: Self.registration) {
+            Self.log.notice("slot \(arrival.slot.rawValue): the driver made no input device for the virtual \(identity.kind.displayName) within \(Self.registration)")
+        }
     }
+
+    /// How long a host pad's driver may take to register its input devices after opening it.
+    static let registration: Duration = .seconds(5)
+    private static let log = Logger(label: "padgate.host")
 
     /// `serve --virtual dualsense`: every pad as a DualSense, an Edge as itself.
     static func asDualSense(_ arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> PlayStationVirtualPad {

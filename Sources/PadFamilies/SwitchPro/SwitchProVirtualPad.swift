@@ -1,4 +1,5 @@
 import HIDCodecs
+import Logging
 import PadDevices
 import PadSystem
 import WireProtocol
@@ -31,6 +32,11 @@ public final class SwitchProVirtualPad: VirtualPad {
         guard device.waitUntilOpened(timeout: .seconds(10)) else {
             device.stop()
             throw DeviceError.unsupported("hid-nintendo did not bind the virtual Switch Pro: sudo modprobe hid-nintendo")
+        }
+        // Made means its pad is registered (hid-nintendo's handshake comes first, its IMU after
+        // the pad): see `PlayStationVirtualPad`.
+        if !KernelDrivers.waitForInputDevices(uniq: device.uniq, count: 2, timeout: PlayStationVirtualPad.registration) {
+            Logger(label: "padgate.host").notice("slot \(arrival.slot.rawValue): hid-nintendo made no input device for the virtual Switch Pro within \(PlayStationVirtualPad.registration)")
         }
         controls.left = (UInt16(clamping: sticks.leftX.center), UInt16(clamping: sticks.leftY.center))
         controls.right = (UInt16(clamping: sticks.rightX.center), UInt16(clamping: sticks.rightY.center))
