@@ -52,8 +52,9 @@ public enum KernelDrivers {
         func read(_ path: String) -> String {
             ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        return inputs.filter {
-            $0.hasPrefix("input") && read("\(root)/\($0)/uniq").lowercased() == uniq.lowercased() && (name.map { read("\(root)/\($0)/name") == $0 } ?? true)
+        return inputs.filter { input in
+            input.hasPrefix("input") && read("\(root)/\(input)/uniq").lowercased() == uniq.lowercased()
+                && (name.map { read("\(root)/\(input)/name") == $0 } ?? true)
         }.count
     }
 
