@@ -793,10 +793,12 @@ final class SDLProbe {
         process.standardError = errors
         try process.run()
         guard let first = readJSON(timeout: .seconds(wait + 10)) else {
+            let ended = !process.isRunning
             process.terminate()
             process.waitUntilExit()
             let stderr = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
-            throw NotFound(description: "\(library) (hidapi \(hidapi)) did not open \(path): \(stderr)")
+            let how = ended ? "it ended (\(process.terminationReason == .uncaughtSignal ? "signal" : "status") \(process.terminationStatus))" : "no answer"
+            throw NotFound(description: "\(library) (hidapi \(hidapi)) did not open \(path): \(how): \(stderr)")
         }
         info = first
         print("\(library): SDL \(first["sdl_version"] ?? "?") (hidapi \(hidapi)) opened \(path) as \(first["type"] ?? "?")")
