@@ -315,8 +315,17 @@ func usbStages(_ usb: SweptDualSense, udev: Udev) {
         let events = try KernelStages.stop()
         let all = KernelStages.stages(of: series.spans, events: events)
         let staged = all.compactMap { $0 }
-        series.printLine("the same, traced (\(staged.count) of \(all.count) samples with every event)")
-        guard !staged.isEmpty else { return }
+        series.printLine("the same, traced (\(staged.count) of \(all.count) samples with every event; \(events.count) events)")
+        guard !staged.isEmpty else {
+            // What the trace held around the first sample, to see which event is missing.
+            if let first = series.spans.dropFirst(10).first {
+                let near = events.filter { $0.at >= first.sent.nanoseconds - 1_000_000 && $0.at <= first.arrived.nanoseconds + 1_000_000 }
+                print("usbip_stages: a sample from \(first.sent.nanoseconds) to \(first.arrived.nanoseconds) ns; the events near it: "
+                      + near.prefix(20).map { "\($0.at):\($0.kind)" }.joined(separator: " ")
+                      + "; the trace's first and last: \(events.first.map { "\($0.at)" } ?? "-") \(events.last.map { "\($0.at)" } ?? "-")")
+            }
+            return
+        }
         func percentile(_ values: [Int64], _ q: Double) -> Double {
             let sorted = values.sorted()
             return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]) / 1000
