@@ -14,7 +14,7 @@ if [ -z "${PADGATE_BENCH_NO_GUEST:-}" ]; then
     log=$(mktemp)
     trap 'rm -f "$log"' EXIT
     rc=0
-    PADGATE_GUEST_KERNELS="${PADGATE_GUEST_KERNELS:-6.12}" PADGATE_DEVICE_CLASSES=HapticsLatencyBench tools/test-devices.sh > "$log" 2>&1 || rc=$?
+    PADGATE_GUEST_KERNELS="${PADGATE_GUEST_KERNELS:-6.12:all}" PADGATE_DEVICE_CLASSES=HapticsLatencyBench tools/test-devices.sh > "$log" 2>&1 || rc=$?
     grep -E "haptics latency|haptics stage|passed,|failed|error:" "$log" || tail -20 "$log"
     exit $rc
 fi

@@ -181,31 +181,6 @@ final class HapticsLatencyBench: XCTestCase {
                                 floorName: "Bluetooth pad: audio p50 + report p50", loss: loss)
     }
 
-    /// The same to a USB pad, whose coils are its own card's channels 2-3: each click's arrival in
-    /// the pad's isochronous OUT packets (the client keeps the pad's stream open and silent while
-    /// the session is up). The floor is the audio floor twice: the game's card on the host and the
-    /// pad's card on the client.
-    func testAGamesClickReachesAUSBPadsOwnCoilsBesideTheKernelsFloor() throws {
-        let udev = try Udev()
-        let audioFloor = try audioFloor(udev)
-        let events = LockedBox<[(at: MonotonicInstant, sound: Bool)]>([])
-        let physical = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
-            // Frames of 4 channels of 16 bits: the coils are bytes 4-7 of each.
-            var sound = false
-            var i = 4
-            while !sound && i + 3 < packet.count {
-                sound = packet[i] != 0 || packet[i + 1] != 0 || packet[i + 2] != 0 || packet[i + 3] != 0
-                i += 8
-            }
-            events.update { if $0.count < 200_000 { $0.append((.now, sound)) } }
-        })
-        defer { physical.stop() }
-        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
-        XCTAssertNotNil(eventually(timeout: .seconds(20)) { udev.soundCard(of: physicalPad) }, "snd-usb-audio made no card for the physical pad")
-        print("haptics latency floor parts: audio (write to a USB pad's packet) p50 \(ms(percentile(audioFloor, 0.5))), p99 \(ms(percentile(audioFloor, 0.99)))")
-        try clicksAcrossPadgate(physicalPad, events: events, floor: percentile(audioFloor, 0.5) * 2, floorName: "USB pad: audio p50 twice")
-    }
-
     /// padgate's part stage by stage, each timed directly on the guest's one monotonic clock: the
     /// host pad's first packet of a click to its block's send (the host's debug log), the send to
     /// the client's receipt (the client's), and the receipt to the pad's report (the client's log
