@@ -65,7 +65,10 @@ public enum KernelDrivers {
     /// first (the gamepad) is complete. The kernel numbers joysticks in the order they register,
     /// so a host that makes a client's pads one at a time, each registered, gives the same pads
     /// the same numbers when they come back.
-    public static func waitForInputDevices(uniq: String, count: Int, timeout: Duration) -> Bool {
+    /// How long a host pad's driver may take to register its input devices after opening it.
+    public static let inputRegistration: Duration = .seconds(5)
+
+    public static func waitForInputDevices(uniq: String, count: Int, timeout: Duration = inputRegistration) -> Bool {
         let deadline = MonotonicInstant.now + timeout
         while inputDevices(uniq: uniq) < count {
             guard MonotonicInstant.now < deadline else { return false }

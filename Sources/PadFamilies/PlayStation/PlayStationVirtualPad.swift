@@ -62,13 +62,11 @@ public final class PlayStationVirtualPad: VirtualPad {
         // Made means its gamepad is registered (the driver opens the pad first, and the motion
         // sensors follow the gamepad): the client's next pad is made after this one, so each
         // keeps its joystick number across a reconnect.
-        if !KernelDrivers.waitForInputDevices(uniq: device.uniq, count: 2, timeout: Self.registration) {
-            Self.log.notice("slot \(arrival.slot.rawValue): the driver made no input device for the virtual \(identity.kind.displayName) within \(Self.registration)")
+        if !KernelDrivers.waitForInputDevices(uniq: device.uniq, count: 2) {
+            Self.log.notice("slot \(arrival.slot.rawValue): the driver made no input device for the virtual \(identity.kind.displayName) within \(KernelDrivers.inputRegistration)")
         }
     }
 
-    /// How long a host pad's driver may take to register its input devices after opening it.
-    static let registration: Duration = .seconds(5)
     private static let log = Logger(label: "padgate.host")
 
     /// `serve --virtual dualsense`: every pad as a DualSense, an Edge as itself.

@@ -35,8 +35,8 @@ public final class SwitchProVirtualPad: VirtualPad {
         }
         // Made means its pad is registered (hid-nintendo's handshake comes first, its IMU after
         // the pad): see `PlayStationVirtualPad`.
-        if !KernelDrivers.waitForInputDevices(uniq: device.uniq, count: 2, timeout: PlayStationVirtualPad.registration) {
-            Logger(label: "padgate.host").notice("slot \(arrival.slot.rawValue): hid-nintendo made no input device for the virtual Switch Pro within \(PlayStationVirtualPad.registration)")
+        if !KernelDrivers.waitForInputDevices(uniq: device.uniq, count: 2) {
+            Logger(label: "padgate.host").notice("slot \(arrival.slot.rawValue): hid-nintendo made no input device for the virtual Switch Pro within \(KernelDrivers.inputRegistration)")
         }
         controls.left = (UInt16(clamping: sticks.leftX.center), UInt16(clamping: sticks.leftY.center))
         controls.right = (UInt16(clamping: sticks.rightX.center), UInt16(clamping: sticks.rightY.center))
