@@ -112,6 +112,14 @@ final class CouchCoopDeviceTests: XCTestCase {
             // At once, no waiting: made means registered.
             XCTAssertGreaterThanOrEqual(inputDevices(uniq: uniq).count, 2, "host pad \(i) (\(kind.displayName), \(uniq)) was handed over before its driver registered it")
             numbers.append(try XCTUnwrap(joystick(uniq: uniq), "host pad \(i) has no joystick node"))
+            // The host's view of "registered whole" (/proc/bus/input/devices) is the kernel's
+            // sysfs view: the same devices, with the same handlers.
+            let listed = KernelDrivers.registeredInputs(in: try String(contentsOfFile: "/proc/bus/input/devices", encoding: .utf8))
+                .filter { $0.uniq.lowercased() == uniq.lowercased() }.map { Set($0.handlers) }
+            let sysfs = inputDevices(uniq: uniq).map { input in
+                Set(((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []).filter { $0.hasPrefix("event") || $0.hasPrefix("js") })
+            }
+            XCTAssertEqual(Set(listed), Set(sysfs), "host pad \(i): /proc/bus/input/devices' handlers against sysfs")
         }
         XCTAssertEqual(numbers, numbers.sorted(), "joystick numbers in the order the pads were made: \(numbers)")
         XCTAssertEqual(Set(numbers).count, 4, "\(numbers)")

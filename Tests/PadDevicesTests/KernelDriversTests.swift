@@ -23,4 +23,40 @@ final class KernelDriversTests: XCTestCase {
         let older = KernelDrivers.parse(Self.table.split(separator: "\n").filter { !$0.contains("p00001205") }.joined(separator: "\n"))
         XCTAssertNil(KernelDrivers.module(for: "hid:b0003g0001v000028DEp00001205", in: older))
     }
+
+    /// /proc/bus/input/devices' blocks, in the layout input.c's seq_show writes: a DualSense's
+    /// gamepad and motion device, and a device without uniq or joystick.
+    func testRegisteredInputsAreReadFromTheKernelsList() {
+        let text = """
+            I: Bus=0005 Vendor=054c Product=0ce6 Version=8100
+            N: Name="Sony Interactive Entertainment DualSense Wireless Controller"
+            P: Phys=
+            S: Sysfs=/devices/virtual/misc/uhid/0005:054C:0CE6.0001/input/input7
+            U: Uniq=10:20:30:40:50:60
+            H: Handlers=event5 js0 
+            B: PROP=0
+
+            I: Bus=0005 Vendor=054c Product=0ce6 Version=8100
+            N: Name="Sony Interactive Entertainment DualSense Wireless Controller Motion Sensors"
+            P: Phys=
+            S: Sysfs=/devices/virtual/misc/uhid/0005:054C:0CE6.0001/input/input8
+            U: Uniq=10:20:30:40:50:60
+            H: Handlers=event6 
+            B: PROP=40
+
+            I: Bus=0019 Vendor=0000 Product=0001 Version=0000
+            N: Name="Power Button"
+            P: Phys=PNP0C0C/button/input0
+            S: Sysfs=/devices/LNXSYSTM:00/LNXPWRBN:00/input/input0
+            U: Uniq=
+            H: Handlers=kbd event0 
+
+            """
+        let inputs = KernelDrivers.registeredInputs(in: text)
+        XCTAssertEqual(inputs.map(\.name), ["Sony Interactive Entertainment DualSense Wireless Controller",
+                                            "Sony Interactive Entertainment DualSense Wireless Controller Motion Sensors", "Power Button"])
+        XCTAssertEqual(inputs.map(\.uniq), ["10:20:30:40:50:60", "10:20:30:40:50:60", ""])
+        XCTAssertEqual(inputs.map(\.handlers), [["event5", "js0"], ["event6"], ["kbd", "event0"]])
+        XCTAssertTrue(KernelDrivers.registeredInputs(in: "").isEmpty)
+    }
 }

@@ -38,36 +38,50 @@ public enum KernelDrivers {
         }
     }
 
-    /// Whether a kernel driver has made an input device with `uniq` (and named `name`, where
-    /// given; sysfs: /sys/class/input/inputN/name and uniq): how a host knows hid-steam has
-    /// registered a Deck. The address is compared without regard to case.
+    /// How long a host pad's driver may take to register its input devices after opening it.
+    public static let inputRegistration: Duration = .seconds(5)
+
+    /// Whether a kernel driver has registered an input device with `uniq` (and named `name`,
+    /// where given): how a host knows hid-steam has registered a Deck. The address is compared
+    /// without regard to case.
     public static func hasInputDevice(named name: String? = nil, uniq: String) -> Bool {
         inputDevices(named: name, uniq: uniq) > 0
     }
 
-    /// How many input devices a kernel driver has made with `uniq` (and `name`, where given).
+    /// How many input devices a kernel driver has registered whole with `uniq` (and `name`,
+    /// where given). Whole: /proc/bus/input/devices lists a device only once its handlers
+    /// (evdev's eventN, joydev's jsN) are attached, because the kernel adds it to that list and
+    /// attaches them under one lock (input_register_device). sysfs shows inputN earlier, at
+    /// device_add, before either handler.
     public static func inputDevices(named name: String? = nil, uniq: String) -> Int {
-        let root = "/sys/class/input"
-        let inputs = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        func read(_ path: String) -> String {
-            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        return inputs.filter { input in
-            input.hasPrefix("input") && read("\(root)/\(input)/uniq").lowercased() == uniq.lowercased()
-                && (name.map { read("\(root)/\(input)/name") == $0 } ?? true)
+        let text = (try? String(contentsOfFile: "/proc/bus/input/devices", encoding: .utf8)) ?? ""
+        return registeredInputs(in: text).filter { input in
+            input.uniq.lowercased() == uniq.lowercased() && (name.map { input.name == $0 } ?? true)
         }.count
     }
 
-    /// Waits (up to `timeout`) until a driver has registered `count` input devices with `uniq`;
-    /// whether it did. A HID driver opens its device before it registers the input devices
-    /// (hid-playstation asks for the calibration and firmware first), one after another, each
-    /// whole with its handlers (its `jsN` among them) before the next: the second there means the
-    /// first (the gamepad) is complete. The kernel numbers joysticks in the order they register,
-    /// so a host that makes a client's pads one at a time, each registered, gives the same pads
-    /// the same numbers when they come back.
-    /// How long a host pad's driver may take to register its input devices after opening it.
-    public static let inputRegistration: Duration = .seconds(5)
+    /// The name, uniq and handlers of each device in /proc/bus/input/devices' text (blocks
+    /// of `N: Name="…"`, `U: Uniq=…`, `H: Handlers=event5 js0` lines, a blank line apart).
+    static func registeredInputs(in text: String) -> [(name: String, uniq: String, handlers: [String])] {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .split(whereSeparator: { $0.trimmingCharacters(in: .whitespaces).isEmpty })
+            .map { block in
+                var name = "", uniq = "", handlers: [String] = []
+                for line in block {
+                    if let value = line.value(after: "N: Name=") { name = value.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+                    if let value = line.value(after: "U: Uniq=") { uniq = value }
+                    if let value = line.value(after: "H: Handlers=") { handlers = value.split(separator: " ").map(String.init) }
+                }
+                return (name, uniq, handlers)
+            }
+    }
 
+    /// Waits (up to `timeout`) until a driver has registered `count` input devices with `uniq`,
+    /// each whole; whether it did. A HID driver opens its device before it registers them
+    /// (hid-playstation and hid-nintendo ask for calibration and firmware first), and the order
+    /// is the driver's: hid-playstation's gamepad comes first, hid-nintendo's last, after its IMU.
+    /// The kernel numbers joysticks in the order they register, so a host that makes a client's
+    /// pads one at a time, each whole, gives the same pads the same numbers when they come back.
     public static func waitForInputDevices(uniq: String, count: Int, timeout: Duration = inputRegistration) -> Bool {
         let deadline = MonotonicInstant.now + timeout
         while inputDevices(uniq: uniq) < count {
@@ -75,5 +89,12 @@ public enum KernelDrivers {
             usleep(10_000)
         }
         return true
+    }
+}
+
+private extension Substring {
+    /// The rest of the line after `prefix`, trimmed; nil where the line does not start with it.
+    func value(after prefix: String) -> String? {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) : nil
     }
 }

@@ -33,8 +33,8 @@ public final class SwitchProVirtualPad: VirtualPad {
             device.stop()
             throw DeviceError.unsupported("hid-nintendo did not bind the virtual Switch Pro: sudo modprobe hid-nintendo")
         }
-        // Made means its pad is registered (hid-nintendo's handshake comes first, its IMU after
-        // the pad): see `PlayStationVirtualPad`.
+        // Made means its pad is registered whole (hid-nintendo's handshake comes first, then its
+        // IMU, then the pad): see `PlayStationVirtualPad`.
         if !KernelDrivers.waitForInputDevices(uniq: device.uniq, count: 2) {
             Logger(label: "padgate.host").notice("slot \(arrival.slot.rawValue): hid-nintendo made no input device for the virtual Switch Pro within \(KernelDrivers.inputRegistration)")
         }
