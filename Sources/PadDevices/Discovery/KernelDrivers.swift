@@ -1,6 +1,7 @@
 import Foundation
 import MonotonicTime
 import Glibc
+import PadSystem
 
 /// Which of the running kernel's modules would bind a HID device, from the kernel's own alias
 /// tables (`modules.alias`, `modules.builtin.alias` under /lib/modules/RELEASE): what modprobe
@@ -54,10 +55,15 @@ public enum KernelDrivers {
     /// attaches them under one lock (input_register_device). sysfs shows inputN earlier, at
     /// device_add, before either handler.
     public static func inputDevices(named name: String? = nil, uniq: String) -> Int {
-        let text = (try? String(contentsOfFile: "/proc/bus/input/devices", encoding: .utf8)) ?? ""
-        return registeredInputs(in: text).filter { input in
+        return registeredInputs(in: listedInputs()).filter { input in
             input.uniq.lowercased() == uniq.lowercased() && (name.map { input.name == $0 } ?? true)
         }.count
+    }
+
+    /// /proc/bus/input/devices' text, read to its end: procfs reports size 0, and Foundation's
+    /// `String(contentsOfFile:)` returns only the first read of it (4 KiB, about 12 devices).
+    static func listedInputs() -> String {
+        String(decoding: (try? UserFile.read("/proc/bus/input/devices", limit: 1 << 20)) ?? [], as: UTF8.self)
     }
 
     /// The name, uniq and handlers of each device in /proc/bus/input/devices' text (blocks
