@@ -69,62 +69,6 @@ final class CouchCoopDeviceTests: XCTestCase {
         return (try? FileManager.default.contentsOfDirectory(atPath: device))?.first { $0.hasPrefix("js") }
     }
 
-    /// The input devices (/sys/class/input/inputN) a driver registered with `uniq`.
-    func inputDevices(uniq: String) -> [String] {
-        let root = "/sys/class/input"
-        return ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { input in
-            input.hasPrefix("input")
-                && (try? String(contentsOfFile: "\(root)/\(input)/uniq", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == uniq.lowercased()
-        }.map { "\(root)/\($0)" }
-    }
-
-    /// The joystick number (`jsN`) of the input device a driver registered with `uniq`.
-    func joystick(uniq: String) -> Int? {
-        for input in inputDevices(uniq: uniq) {
-            let js = ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []).first { $0.hasPrefix("js") }
-            if let js, let number = Int(js.dropFirst(2)) { return number }
-        }
-        return nil
-    }
-
-    /// A host pad is made whole: when the host's maker returns it, its driver has registered its
-    /// gamepad and the motion device after it (hid-playstation and hid-nintendo open the pad, ask
-    /// for its calibration, then register them one after another). So pads made one after another get joystick numbers in that order,
-    /// which is how a reconnecting client's pads get theirs back (the test below). Found by that
-    /// test once: a client's two DualSenses came back with their numbers swapped.
-    func testAHostPadIsMadeWithItsInputDevicesSoJoysticksAreNumberedInTheOrderPadsAreMade() throws {
-        // joydev numbers the joysticks; udev loads it when the first gamepad appears, which would
-        // number this test's first pad late (a boot's first test).
-        _ = try? shell("modprobe joydev")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: "/sys/module/joydev"), "joydev is not loaded: no joystick numbers to check")
-        var made: [any VirtualPad] = []
-        defer { made.forEach { $0.remove() } }
-        var numbers: [Int] = []
-        for i in 0..<4 {
-            var identity = PadIdentity(unit: try XCTUnwrap(FeatureReportBytes([0x10, 0x20, 0x30, 0x40, 0x50, UInt8(0x60 + i)])))
-            identity.client = try XCTUnwrap(FeatureReportBytes(Array("js-order".utf8)))
-            let kind: PadKind = i == 3 ? .switchPro : .dualSense
-            let ids = try XCTUnwrap(kind.canonicalIDs)
-            let arrival = PadArrival(slot: PadSlot(UInt8(i)), type: kind, vendorID: ids.vendor, productID: ids.product, capabilities: [],
-                                     name: "", identity: identity)
-            made.append(try PadDrivers.hostPad(for: arrival, presentation: .uhid))
-            let uniq = UHIDPadChannel.uniq(of: try XCTUnwrap(HostPadAddress.stable(for: arrival, kind: kind)))
-            // At once, no waiting: made means registered.
-            XCTAssertGreaterThanOrEqual(inputDevices(uniq: uniq).count, 2, "host pad \(i) (\(kind.displayName), \(uniq)) was handed over before its driver registered it")
-            numbers.append(try XCTUnwrap(joystick(uniq: uniq), "host pad \(i) has no joystick node"))
-            // The host's view of "registered whole" (/proc/bus/input/devices) is the kernel's
-            // sysfs view: the same devices, with the same handlers.
-            let listed = KernelDrivers.registeredInputs(in: KernelDrivers.listedInputs())
-                .filter { $0.uniq.lowercased() == uniq.lowercased() }.map { Set($0.handlers.filter { $0.hasPrefix("event") || $0.hasPrefix("js") }) }
-            let sysfs = inputDevices(uniq: uniq).map { input in
-                Set(((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []).filter { $0.hasPrefix("event") || $0.hasPrefix("js") })
-            }
-            XCTAssertEqual(Set(listed), Set(sysfs), "host pad \(i): /proc/bus/input/devices' handlers against sysfs")
-        }
-        XCTAssertEqual(numbers, numbers.sorted(), "joystick numbers in the order the pads were made: \(numbers)")
-        XCTAssertEqual(Set(numbers).count, 4, "\(numbers)")
-    }
-
     func testTwoClientsWithTwoPadsEachAreFourPlayersWhoKeepTheirNumbersAcrossAReconnect() throws {
         let alice = try ScratchState("coop-alice"), bob = try ScratchState("coop-bob")
         let udev = try Udev()

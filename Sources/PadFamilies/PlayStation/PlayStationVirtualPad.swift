@@ -59,11 +59,12 @@ public final class PlayStationVirtualPad: VirtualPad {
             let driver = identity.kind == .dualShock4 ? "hid-sony (or hid-playstation on 6.2 and later)" : transport == .usb ? "usbhid and hid-playstation" : "hid-playstation"
             throw DeviceError.unsupported("\(driver) did not bind the virtual \(identity.kind.displayName): sudo modprobe \(identity.kind == .dualShock4 ? "hid-sony" : "hid-playstation")")
         }
-        // Made means its gamepad is registered (the driver opens the pad first, and the motion
-        // sensors follow the gamepad): the client's next pad is made after this one, so each
-        // keeps its joystick number across a reconnect.
-        if !KernelDrivers.waitForInputDevices(uniq: device.uniq, count: 2) {
-            Self.log.notice("slot \(arrival.slot.rawValue): the driver made no input device for the virtual \(identity.kind.displayName) within \(KernelDrivers.inputRegistration)")
+        // Made means registered whole: the gamepad, motion and touchpad devices. The driver
+        // opens the pad first, and the order is its own (hid-playstation's gamepad comes first,
+        // hid-sony's last). The client's next pad is made after this one, so each keeps its
+        // joystick number across a reconnect.
+        if !KernelDrivers.waitForInputDevices(uniq: device.uniq, count: 3) {
+            Self.log.notice("slot \(arrival.slot.rawValue): the driver did not register the virtual \(identity.kind.displayName)'s gamepad, motion and touchpad within \(KernelDrivers.inputRegistration)")
         }
     }
 

@@ -36,7 +36,7 @@ public final class SwitchProVirtualPad: VirtualPad {
         // Made means its pad is registered whole (hid-nintendo's handshake comes first, then its
         // IMU, then the pad): see `PlayStationVirtualPad`.
         if !KernelDrivers.waitForInputDevices(uniq: device.uniq, count: 2) {
-            Logger(label: "padgate.host").notice("slot \(arrival.slot.rawValue): hid-nintendo made no input device for the virtual Switch Pro within \(KernelDrivers.inputRegistration)")
+            Logger(label: "padgate.host").notice("slot \(arrival.slot.rawValue): hid-nintendo did not register the virtual Switch Pro's IMU and gamepad within \(KernelDrivers.inputRegistration)")
         }
         controls.left = (UInt16(clamping: sticks.leftX.center), UInt16(clamping: sticks.leftY.center))
         controls.right = (UInt16(clamping: sticks.rightX.center), UInt16(clamping: sticks.rightY.center))
