@@ -1,4 +1,5 @@
 import Foundation
+import HIDCodecs
 import XCTest
 @testable import PadDevices
 @testable import PadFamilies
@@ -25,7 +26,7 @@ final class HostPadOrderDeviceTests: XCTestCase {
         return ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { input in
             input.hasPrefix("input")
                 && (try? String(contentsOfFile: "\(root)/\(input)/uniq", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == uniq.lowercased()
-        }.map { "\(root)/\(input)" }
+        }.map { "\(root)/\($0)" }
     }
 
     /// The joystick number (`jsN`) of the input device a driver registered with `uniq`.
