@@ -9,8 +9,9 @@ import WireProtocol
 /// A host pad is made whole: when the host's maker returns it, its driver has registered every
 /// input device it makes for the pad, each with its handlers (evdev's eventN, joydev's jsN). The
 /// drivers open a pad, ask for its calibration, then register them in their own order:
-/// hid-playstation the gamepad, motion, touchpad; hid-sony (a DualShock 4 before 6.2) touchpad,
-/// motion, then the gamepad; hid-nintendo the IMU, then the gamepad. The kernel numbers joysticks
+/// hid-playstation the gamepad, motion, touchpad; hid-sony (a DualShock 4 on 6.1) touchpad,
+/// motion, then the gamepad; hid-nintendo the IMU, then the gamepad (6.12 on; 6.1 the other way
+/// round). The test prints each driver's order. The kernel numbers joysticks
 /// as they register, so pads made one after another get joystick numbers in that order: how a
 /// reconnecting client's pads get theirs back (`CouchCoopDeviceTests`). On every kernel line,
 /// because the order is each driver's. Found by the couch test: a client's two DualSenses came
@@ -63,6 +64,16 @@ final class HostPadOrderDeviceTests: XCTestCase {
             let expected = try XCTUnwrap(devices[kind])
             XCTAssertEqual(inputDevices(uniq: uniq).count, expected, "host pad \(i) (\(kind.displayName), \(uniq)) was handed over before its driver registered it whole")
             numbers.append(try XCTUnwrap(joystick(uniq: uniq), "host pad \(i) (\(kind.displayName)) has no joystick node"))
+            // The driver and the order it registered the pad's devices in: evdev numbers a device
+            // as it registers (inputN is numbered when the driver allocates it).
+            func eventNumber(_ input: String) -> Int {
+                let event = ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []).first { $0.hasPrefix("event") }
+                return event.flatMap { Int($0.dropFirst(5)) } ?? Int.max
+            }
+            let order = inputDevices(uniq: uniq).sorted { eventNumber($0) < eventNumber($1) }
+                .map { (try? String(contentsOfFile: "\($0)/name", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?" }
+            let driver = (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(inputDevices(uniq: uniq).first ?? "")/device/driver")).map { ($0 as NSString).lastPathComponent } ?? "?"
+            print("host pad \(i) (\(kind.displayName)): \(driver) registered \(order.map { "\"\($0)\"" }.joined(separator: ", ")); js\(numbers.last ?? -1)")
             // The host's view of "registered whole" (/proc/bus/input/devices) is the kernel's
             // sysfs view: the same devices, with the same handlers (mousedev's aside: it takes
             // touchpads).

@@ -85,9 +85,9 @@ public enum KernelDrivers {
     /// Waits (up to `timeout`) until a driver has registered `count` input devices with `uniq`,
     /// each whole; whether it did. A HID driver opens its device before it registers them
     /// (hid-playstation and hid-nintendo ask for calibration and firmware first), and the order
-    /// is the driver's: hid-playstation's gamepad comes first; hid-sony's (a DualShock 4 before
-    /// 6.2) after its touchpad and motion; hid-nintendo's after its IMU. So a caller waits for all
-    /// of a pad's devices. The kernel numbers joysticks in the order they register, so a host that
+    /// is the driver's: hid-playstation's gamepad comes first; hid-sony's (a DualShock 4 on 6.1)
+    /// after its touchpad and motion; hid-nintendo's after its IMU from 6.12 (docs/virtual-pads.md).
+    /// So a caller waits for all of a pad's devices. The kernel numbers joysticks in the order they register, so a host that
     /// makes a client's pads one at a time, each whole, gives the same pads the same numbers when
     /// they come back.
     public static func waitForInputDevices(uniq: String, count: Int, timeout: Duration = inputRegistration) -> Bool {

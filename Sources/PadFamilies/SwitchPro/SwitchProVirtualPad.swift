@@ -33,8 +33,8 @@ public final class SwitchProVirtualPad: VirtualPad {
             device.stop()
             throw DeviceError.unsupported("hid-nintendo did not bind the virtual Switch Pro: sudo modprobe hid-nintendo")
         }
-        // Made means its pad is registered whole (hid-nintendo's handshake comes first, then its
-        // IMU, then the pad): see `PlayStationVirtualPad`.
+        // Made means its pad and IMU are registered (hid-nintendo's handshake comes first, and
+        // from 6.12 the IMU before the pad): see `PlayStationVirtualPad`.
         if !KernelDrivers.waitForInputDevices(uniq: device.uniq, count: 2) {
             Logger(label: "padgate.host").notice("slot \(arrival.slot.rawValue): hid-nintendo did not register the virtual Switch Pro's IMU and gamepad within \(KernelDrivers.inputRegistration)")
         }
