@@ -9,5 +9,5 @@ mkdir -p .build
 out=.build/sdl-probe
 if [ ! -x "$out" ] || [ Tests/SDLProbe/sdl-probe.c -nt "$out" ] || [ Tests/SDLProbe/probe-common.h -nt "$out" ]; then
     # shellcheck disable=SC2046
-    cc -O1 -Wall -Werror -o "$out" Tests/SDLProbe/sdl-probe.c $(sdl2-config --cflags --libs)
+    cc -O1 -g -D_GNU_SOURCE -Wall -Werror -o "$out" Tests/SDLProbe/sdl-probe.c $(sdl2-config --cflags --libs)
 fi

@@ -72,5 +72,5 @@ out=.build/sdl3-probe
 if [ ! -x "$out" ] || [ Tests/SDLProbe/sdl3-probe.c -nt "$out" ] || [ Tests/SDLProbe/probe-common.h -nt "$out" ] || [ "$prefix/.complete" -nt "$out" ]; then
     flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --static --cflags --libs sdl3)
     # shellcheck disable=SC2086
-    cc -O1 -Wall -Werror -o "$out" Tests/SDLProbe/sdl3-probe.c $flags
+    cc -O1 -g -D_GNU_SOURCE -Wall -Werror -o "$out" Tests/SDLProbe/sdl3-probe.c $flags
 fi

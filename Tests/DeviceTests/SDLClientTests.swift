@@ -784,10 +784,21 @@ final class SDLProbe {
 
     struct NotFound: Error, CustomStringConvertible { let description: String }
 
-    init(_ library: Library, hidapi: Bool, path: String, wait: Int = 15) throws {
+    /// - Parameter opensHidSteamPad: the pad is one hid-steam drives (a Deck's controls). SDL's
+    ///   HIDAPI driver opens its hidraw node as SDL starts, and hid-steam then removes the pad's
+    ///   evdev devices while SDL's Linux driver sorts /dev/input by joystick numbers it reads from
+    ///   sysfs as it sorts: the order changes under the sort, and SDL 3.2's `SDL_qsort` (before
+    ///   SDL's commit 5ad9b6b, "Add bounds checks in SDL_qsort", 3.4.0) then reads past the
+    ///   array and the process dies (seen in the guest: 2 of 8 loaded runs; backtrace
+    ///   `sort_entries` ← `LINUX_ScanInputDevices`). SDL's classic joystick scan sorts by name
+    ///   alone, so the probe uses it there (docs/pad-families.md).
+    init(_ library: Library, hidapi: Bool, path: String, wait: Int = 15, opensHidSteamPad: Bool = false) throws {
         self.library = library
         process.executableURL = library.executable
         process.arguments = ["--hidapi", hidapi ? "on" : "off", "--path", path, "--wait", String(wait)]
+        if opensHidSteamPad {
+            process.environment = ProcessInfo.processInfo.environment.merging(["SDL_JOYSTICK_LINUX_CLASSIC": "1"]) { $1 }
+        }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors

@@ -129,11 +129,7 @@ final class SteamControllerDeviceTests: XCTestCase {
         // controller's 1440 gyro counts about x (90 deg/s at hid-steam's 16 a deg/s, the Deck's
         // scale too) are 1440 of the host Deck's, which SDL reads at 2000/32768 deg/s a count (as
         // its Triton driver reads the controller's); x is x on both.
-        // (The controller itself is on the client's machine, here the same guest: SDL 3.2 on the
-        // host would not see it, so it is hidden from this one.)
-        setenv("SDL_HIDAPI_IGNORE_DEVICES", "0x28de/0x1302", 1)
-        defer { unsetenv("SDL_HIDAPI_IGNORE_DEVICES") }
-        let sdl = try SDLProbe(.sdl3, hidapi: true, path: try XCTUnwrap(hostPad.hidraw))
+        let sdl = try SDLProbe(.sdl3, hidapi: true, path: try XCTUnwrap(hostPad.hidraw), opensHidSteamPad: true)
         defer { sdl.quit() }
         XCTAssertEqual(sdl.info["product"] as? Int, 0x1205, "\(sdl.info)")
         var moved = SteamControllerReports.Controls()

@@ -78,7 +78,7 @@ final class SteamDeckDeviceTests: XCTestCase {
         defer { deck.stop() }
         let udev = try Udev()
         let pad = try XCTUnwrap(eventually(timeout: .seconds(30)) { udev.pads().first { $0.kind == .steamDeck && $0.hidraw != nil } })
-        let sdl = try SDLProbe(.sdl3, hidapi: true, path: try XCTUnwrap(pad.hidraw))
+        let sdl = try SDLProbe(.sdl3, hidapi: true, path: try XCTUnwrap(pad.hidraw), opensHidSteamPad: true)
         defer { sdl.quit() }
         print("SDL 3 sees the Deck as \(sdl.info)")
         XCTAssertEqual(sdl.info["vendor"] as? Int, 0x28de)
@@ -161,7 +161,7 @@ final class SteamDeckDeviceTests: XCTestCase {
         _ = deck.takeOutputs()
         let rumble = { (report: [UInt8]) in SteamDeckCommands.rumbleLevels(Array(report.dropFirst())) }
         if hidSteamDrivesDecks {
-            let sdl = try SDLProbe(.sdl3, hidapi: true, path: try XCTUnwrap(hostPad.hidraw))
+            let sdl = try SDLProbe(.sdl3, hidapi: true, path: try XCTUnwrap(hostPad.hidraw), opensHidSteamPad: true)
             defer { sdl.quit() }
             // SDL ends a timed rumble only as the game updates it: the game stops it itself.
             XCTAssertEqual(sdl.command("rumble 49152 0 5000")["rc"] as? Int, 0, "\(sdl.info)")

@@ -10,9 +10,40 @@
  * one JSON line out per line in. A command's "rc" is 0 on success and -1 on failure, with SDL's
  * error beside it. Included by exactly one file of each probe.
  */
+/* Built with -D_GNU_SOURCE (dladdr's Dl_info): SDL's headers come first. */
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* A probe that crashes says where, on stderr, which the tests print: each frame's offset in the
+ * probe (SDL is linked in), for `addr2line -f -e PROBE OFFSET` on the unstripped binary. */
+static void probe_crashed(int sig) {
+    void *frames[48];
+    int n = backtrace(frames, 48);
+    Dl_info self;
+    char *base = dladdr((void *)probe_crashed, &self) ? (char *)self.dli_fbase : NULL;
+    char line[64];
+    int len = snprintf(line, sizeof line, "probe: signal %d; frames (offsets in the probe):", sig);
+    if (write(2, line, (size_t)len) < 0) _exit(128 + sig);
+    for (int i = 0; i < n; i++) {
+        len = snprintf(line, sizeof line, " 0x%lx", (unsigned long)((char *)frames[i] - base));
+        if (write(2, line, (size_t)len) < 0) break;
+    }
+    if (write(2, "\n", 1) < 0) _exit(128 + sig);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void probe_report_crashes(void) {
+    signal(SIGSEGV, probe_crashed);
+    signal(SIGBUS, probe_crashed);
+    signal(SIGABRT, probe_crashed);
+    signal(SIGFPE, probe_crashed);
+}
 
 struct probe_args {
     int hidapi;
@@ -35,6 +66,7 @@ static int probe_parse_args(int argc, char **argv, const char *name, struct prob
         return 2;
     }
     args->hidapi = strcmp(hidapi, "on") == 0;
+    probe_report_crashes();
     return 0;
 }
 
