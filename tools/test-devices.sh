@@ -11,10 +11,12 @@ bin=$(swift build --show-bin-path)
 bundle="$bin/padgatePackageTests.xctest"
 [ -x "$bundle" ] || { echo "build the tests first: swift build --build-tests" >&2; exit 1; }
 # The game's view (SDLClientTests): a small C client against the system's libsdl2, and its twin
-# against SDL 3 (built once from Debian's source package into a cache outside the clone), built
-# here because the guest's file system is a throw-away overlay.
+# against SDL 3 (built once from Debian's source package into a cache outside the clone) and
+# against sid's SDL 3.4 (its binary package and libraries, for the drivers 3.2 lacks), built here
+# because the guest's file system is a throw-away overlay.
 tools/build-sdl-probe.sh
 tools/build-sdl3.sh
+tools/sdl34-runtime.sh
 all=$("$bundle" --list-tests | grep -E '^ *DeviceTests\.' | sed -E 's/^ *//; s#/.*##' | sort -u | paste -sd, -)
 # Benchmarks that need the guest (classes named …Bench) run only when named (make bench-haptics).
 benches=$(tr , '\n' <<< "$all" | grep -E 'Bench$' | paste -sd, - || true)

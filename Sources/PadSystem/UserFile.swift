@@ -76,8 +76,10 @@ public enum UserFile {
         guard Kind(mode: info.st_mode) == .regular else { throw .notRegular(Kind(mode: info.st_mode)) }
         let size = Int(info.st_size)
         guard size <= limit else { throw .tooLarge(size: size, limit: limit) }
-        // One byte more than the size, so a file that grows after fstat is seen doing so.
-        var bytes = [UInt8](repeating: 0, count: size + 1)
+        // One byte more than the size, so a file that grows after fstat is seen doing so. procfs
+        // and sysfs say 0: one large first read, which a kernel list (seq_file) fills under its
+        // own lock, so the text is one moment's and not two reads' apart.
+        var bytes = [UInt8](repeating: 0, count: size == 0 ? min(1 << 16, limit + 1) : size + 1)
         var count = 0
         while true {
             if count == bytes.count {

@@ -69,7 +69,7 @@ final class SDLClientTests: XCTestCase {
         switch library {
         case .sdl2:
             XCTAssertThrowsError(try SDLProbe(library, hidapi: true, path: hidrawPath, wait: 3), "SDL's HIDAPI opened a USB-bus uhid pad")
-        case .sdl3:
+        case .sdl3, .sdl34:
             let hidapi = try SDLProbe(library, hidapi: true, path: hidrawPath)
             defer { hidapi.quit() }
             XCTAssertEqual(hidapi.info["type"] as? String, "ps5")
@@ -768,11 +768,19 @@ final class ServicedRumble {
 final class SDLProbe {
     /// Which SDL a probe runs: the two speak the same commands and answer with the same keys.
     enum Library: CaseIterable, CustomStringConvertible {
-        case sdl2, sdl3
+        /// The system's libsdl2, Debian's SDL 3.2 (built from its source), and sid's SDL 3.4 as
+        /// Debian ships it (run with sid's own libraries: tools/sdl34-runtime.sh), for the drivers
+        /// 3.2 lacks.
+        case sdl2, sdl3, sdl34
 
-        var executable: URL { repositoryRoot.appendingPathComponent(self == .sdl2 ? ".build/sdl-probe" : ".build/sdl3-probe") }
-        var builder: String { self == .sdl2 ? "tools/build-sdl-probe.sh" : "tools/build-sdl3.sh" }
-        var description: String { self == .sdl2 ? "SDL 2" : "SDL 3" }
+        var executable: URL {
+            let path = switch self { case .sdl2: ".build/sdl-probe"; case .sdl3: ".build/sdl3-probe"; case .sdl34: ".build/sdl34-probe" }
+            return repositoryRoot.appendingPathComponent(path)
+        }
+        var builder: String {
+            switch self { case .sdl2: "tools/build-sdl-probe.sh"; case .sdl3: "tools/build-sdl3.sh"; case .sdl34: "tools/sdl34-runtime.sh" }
+        }
+        var description: String { switch self { case .sdl2: "SDL 2"; case .sdl3: "SDL 3"; case .sdl34: "SDL 3.4" } }
     }
 
     let library: Library

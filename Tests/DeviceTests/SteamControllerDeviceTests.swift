@@ -60,6 +60,85 @@ final class SteamControllerDeviceTests: XCTestCase {
         XCTAssertEqual(state.leftStick.x, 1)
     }
 
+    /// SDL 3.4's own driver for the controller (`SDL_hidapi_steam_triton.c`, in sid's libsdl3)
+    /// opens the emulated one through hidraw and sees what a game reads: its buttons and one back
+    /// grip, the sticks (y negated), both trackpads, the IMU in SDL's units; it turns the IMU on,
+    /// and its rumble comes as the controller's own report 0x80. Expected values are SDL's
+    /// (its source, cited): what a program that knows the controller makes of padgate's.
+    func testSDL34sOwnDriverOpensTheEmulatedControllerAndSeesItsControlsPadsAndIMU() throws {
+        let controller = try EmulatedSteamController()
+        defer { controller.stop() }
+        let udev = try Udev()
+        let pad = try findController(udev, controller)
+        let sdl = try SDLProbe(.sdl34, hidapi: true, path: try XCTUnwrap(pad.hidraw))
+        defer { sdl.quit() }
+        print("SDL 3.4 sees the controller as \(sdl.info)")
+        let version = (sdl.info["sdl_version"] as? String ?? "").split(separator: ".").compactMap { Int($0) }
+        XCTAssertTrue(version.count >= 2 && version[0] == 3 && version[1] >= 4, "an SDL with the controller's driver (3.4 on): \(sdl.info)")
+        XCTAssertEqual(sdl.info["product"] as? Int, 0x1302)
+        XCTAssertEqual(sdl.info["touchpads"] as? Int, 2, "its two trackpads (OpenJoystick adds two of one finger)")
+        XCTAssertEqual(sdl.info["gyro"] as? Bool, true, "\(sdl.info)")
+        XCTAssertEqual(sdl.info["accel"] as? Bool, true, "\(sdl.info)")
+        XCTAssertEqual(sdl.info["has_rumble"] as? Bool, true, "\(sdl.info)")
+        // The IMU on as the probe enables its sensors (SetSensorsEnabled: setting 0x30, raw accel
+        // and gyro 0x18). (3.4.14's source turns lizard mode off too as it updates the device;
+        // 3.4.18, the SDL under test, sent no such report within 10 s.)
+        let settings = { (report: [UInt8]) in SteamControllerCommands.settingValues(report)?.map { [Int($0.setting), Int($0.value)] } }
+        var seenReports: [[UInt8]] = []
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(10)) { seenReports.append($0); return settings($0) == [[0x30, 0x18]] },
+                        "SDL never turned the IMU on; it sent \(seenReports.map { $0.prefix(8).map { String(format: "%02x", $0) }.joined() })")
+
+        // A and the left back grip (L4) held, the left stick at (12000, 20000), the right trigger
+        // full, the right pad touched at (16384, -16384), 1440 gyro counts about x.
+        var controls = SteamControllerReports.Controls()
+        controls.buttons = [.south, .paddleLeft]
+        controls.leftStick = (12_000, 20_000)
+        controls.triggers = (0, 32767)
+        controls.rightPad = (16_384, -16_384)
+        controls.gyro = Vector3(x: 1440, y: 0, z: 0)
+        controls.accel = Vector3(x: 0, y: 0, z: 16_384)
+        try controller.send(controls)
+        let state = sdl.waitForState(timeout: .seconds(10)) { state in
+            let gyro = state["gyro"] as? [Double] ?? []
+            return (state["buttons"] as? [String] ?? []).contains("a") && abs((gyro.first ?? 0) - 1440.0 / 32768 * 2000 * Double.pi / 180) < 0.005
+        }
+        XCTAssertNotNil(state, "SDL 3.4 never saw A and the gyro: \(sdl.lastState)")
+        print("SDL 3.4 reads the controller's state as \(state ?? [:])")
+        let pressed = Set(state?["buttons"] as? [String] ?? [])
+        XCTAssertEqual(pressed.filter { $0.hasPrefix("paddle") }.count, 1, "one back grip held: \(pressed)")
+        // HandleGenericState: LEFTX = x, LEFTY = -y; a trigger's axis is v * 2 - 32768 (SDL's
+        // gamepad layer shows it 0...32767).
+        let axes = state?["axes"] as? [String: Int] ?? [:]
+        XCTAssertEqual(axes["leftx"], 12_000, "\(axes)")
+        XCTAssertEqual(axes["lefty"], -20_000, "\(axes)")
+        XCTAssertGreaterThan(axes["righttrigger"] ?? 0, 32_000, "\(axes)")
+        XCTAssertEqual(axes["lefttrigger"] ?? -1, 0, "\(axes)")
+        // HandleState: touchpad 1 is the right pad, x = X / 65536 + 0.5, y = -Y / 65536 + 0.5.
+        let pads = state?["touchpads"] as? [[[String: Any]]] ?? []
+        XCTAssertEqual(pads.count, 2, "\(state ?? [:])")
+        let right = pads.count == 2 ? pads[1].first : nil
+        XCTAssertEqual(right?["down"] as? Bool, true, "\(pads)")
+        XCTAssertEqual(right?["x"] as? Double ?? 0, 0.75, accuracy: 0.001, "\(pads)")
+        XCTAssertEqual(right?["y"] as? Double ?? 0, 0.75, accuracy: 0.001, "\(pads)")
+        XCTAssertEqual(pads.first?.first?["down"] as? Bool, false, "the left pad untouched: \(pads)")
+        // Accelerometer: 2/32768 g a count, SDL's y is the controller's z.
+        let accel = state?["accel"] as? [Double] ?? []
+        XCTAssertEqual(accel.count, 3)
+        XCTAssertEqual(accel.dropFirst().first ?? 0, 16_384.0 / 32768 * 2 * 9.80665, accuracy: 0.01, "\(accel)")
+
+        // SDL's rumble: report 0x80 with the strong motor's speed on the left, the weak's on the right.
+        _ = controller.takeOutputs()
+        XCTAssertEqual(sdl.command("rumble 49152 16384 5000")["rc"] as? Int, 0, "\(sdl.info)")
+        let rumble = { (report: [UInt8]) in SteamControllerCommands.rumbleSpeeds(report) }
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.low == 49152 && $0.high == 16384 } == true },
+                        "SDL 3.4's rumble never reached the controller")
+        XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.low == 0 && $0.high == 0 } == true },
+                        "SDL 3.4's rumble stop never reached the controller")
+        try controller.send(SteamControllerReports.Controls())
+        XCTAssertNotNil(sdl.waitForState(timeout: .seconds(10)) { ($0["buttons"] as? [String] ?? []).isEmpty }, "released: \(sdl.lastState)")
+    }
+
     /// `padgate emulate steam-controller` makes one, and `padgate rumble` on it sends its own
     /// rumble report, which `emulate` prints; the end of the rumble is a stop.
     func testEmulateMakesOneAndRumbleReachesItAsItsOwnReport() throws {

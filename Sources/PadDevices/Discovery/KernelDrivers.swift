@@ -74,7 +74,10 @@ public enum KernelDrivers {
             .map { block in
                 var name = "", uniq = "", handlers: [String] = []
                 for line in block {
-                    if let value = line.value(after: "N: Name=") { name = value.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+                    if let value = line.value(after: "N: Name=") {
+                        // Quoted by the kernel: one quote each side (a name may hold quotes of its own).
+                        name = value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 ? String(value.dropFirst().dropLast()) : value
+                    }
                     if let value = line.value(after: "U: Uniq=") { uniq = value }
                     if let value = line.value(after: "H: Handlers=") { handlers = value.split(separator: " ").map(String.init) }
                 }

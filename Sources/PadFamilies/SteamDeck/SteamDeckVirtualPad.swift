@@ -40,7 +40,12 @@ public final class SteamDeckVirtualPad: VirtualPad {
             usleep(20_000)
             return false
         }
-        let switched = try registered && device.switchToGamepadMode()
+        let switched: Bool
+        do { switched = try registered && device.switchToGamepadMode() } catch {
+            // Its pump holds it: a Deck not stopped here would stay on the host.
+            device.stop()
+            throw error
+        }
         if !switched {
             Self.log.notice("slot \(arrival.slot.rawValue): hid-steam did not switch the host's Steam Deck to its gamepad mode; games reading its evdev node see it once ≡ is held")
         }
@@ -89,25 +94,30 @@ public final class SteamDeckVirtualPad: VirtualPad {
         try device.send(controls)
     }
 
-    public func apply(_ touch: TouchSnapshot) throws {
-        var next = controls
-        next.leftPad = nil
-        next.rightPad = nil
-        next.padPressure = (0, 0)
+    /// The wire's touch as the two trackpads (the Steam Controller's host pad takes it the same way).
+    static func update(_ c: inout SteamDeckReports.Controls, with touch: TouchSnapshot) {
+        c.leftPad = nil
+        c.rightPad = nil
+        c.padPressure = (0, 0)
         // Contact id 0 is the left pad, 1 the right (docs/wire.md); another pad's two fingers land
         // on the two pads the same way, the first on each pad giving its pressure.
         func place(_ contact: WireTouchContact) {
-            guard let at = Self.pad(contact) else { return }
+            guard let at = pad(contact) else { return }
             let pressure = (contact.pressure ?? 0) / 2
             if contact.id & 1 == 0 {
-                if next.leftPad == nil { next.leftPad = at; next.padPressure.left = pressure }
-            } else if next.rightPad == nil {
-                next.rightPad = at; next.padPressure.right = pressure
+                if c.leftPad == nil { c.leftPad = at; c.padPressure.left = pressure }
+            } else if c.rightPad == nil {
+                c.rightPad = at; c.padPressure.right = pressure
             }
         }
         // Each contact by itself: no array per touch snapshot on the input path.
         place(touch.first)
         place(touch.second)
+    }
+
+    public func apply(_ touch: TouchSnapshot) throws {
+        var next = controls
+        Self.update(&next, with: touch)
         guard next != controls else { return }
         controls = next
         try device.send(controls)
