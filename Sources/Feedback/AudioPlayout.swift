@@ -15,7 +15,9 @@ import MonotonicTime
 /// - a gap with nothing for it plays silence;
 /// - **a dead link leaves the speaker silent**: `deadLink` after the newest frame's place the
 ///   stream ends;
-/// - a pull that comes late skips to where the timeline is now.
+/// - a pull that comes late skips to where the timeline is now; a stream's first pull that lands
+///   past its first frame (an output playing further ahead than its stated lead) moves the
+///   timeline so the stream plays from its first frame.
 ///
 /// It never reads a clock and never allocates after `init`.
 public struct AudioPlayout: Sendable {
@@ -38,6 +40,8 @@ public struct AudioPlayout: Sendable {
 
     public struct Counters: Sendable, Equatable {
         public var received = 0, played = 0, late = 0, duplicates = 0, slips = 0, skips = 0, streams = 0
+        /// Streams (or slips) whose first pull came past their first frame's place, moved later.
+        public var movedStarts = 0
         public init() {}
     }
 
@@ -128,9 +132,19 @@ public struct AudioPlayout: Sendable {
     /// Fills `out` (`2 × count` samples) with what plays from `playsAt` on.
     public mutating func render(into out: UnsafeMutableBufferPointer<Int16>, frames count: Int, playsAt time: MonotonicInstant) -> HapticsPlayout.State {
         precondition(out.count >= 2 * count)
-        guard let target = frame(at: time), timeline.newest != nil else {
+        guard var target = frame(at: time), timeline.newest != nil, var origin = timeline.origin else {
             for i in 0..<2 * count { out[i] = 0 }
             return .idle
+        }
+        if timeline.position == nil, target > origin.frame {
+            // The stream's first pull plays past its first frame's place: the output plays further
+            // ahead than its stated lead. It plays from its first frame the allowance from now
+            // (else each frame after it would be past its place too, and slip, unheard).
+            counters.movedStarts += 1
+            let back = target - origin.frame + Self.frames(allowance)
+            origin.time += Self.duration(frames: back)
+            timeline.origin = origin
+            target -= back
         }
         var position = timeline.position ?? target
         if position < target - Self.frames(configuration.lateness) {

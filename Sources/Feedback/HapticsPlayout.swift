@@ -216,9 +216,27 @@ public struct HapticsPlayout: Sendable {
     /// a queue, now plus what is queued).
     public mutating func render(into out: UnsafeMutableBufferPointer<Int8>, frames count: Int, playsAt time: MonotonicInstant) -> State {
         precondition(out.count >= 2 * count)
-        guard let target = frame(at: time), let newest = timeline.newest, let origin = timeline.origin else {
+        guard var target = frame(at: time), let newest = timeline.newest, var origin = timeline.origin else {
             for i in 0..<2 * count { out[i] = 0 }
             return .idle
+        }
+        if timeline.position == nil, target > origin.frame {
+            // The stream's or burst's first pull plays past its first block's place: the output
+            // plays further ahead than its stated lead (a card's queue rounded up, its clock run
+            // ahead). The burst is not cut: it plays from its first frame the base allowance from
+            // now, as a late newest block does, the allowance grown by the difference.
+            let back = target - origin.frame + Self.frames(baseAllowance)
+            let grown = allowance + Self.duration(frames: back)
+            if grown <= configuration.maximumAllowance {
+                counters.regrown += 1
+                allowance = grown
+            } else {
+                counters.slips += 1
+                allowance = baseAllowance
+            }
+            origin.time += Self.duration(frames: back)
+            timeline.origin = origin
+            target -= back
         }
         var position = timeline.position ?? target
         if position < target - Int64(Self.tolerance) {
@@ -255,8 +273,10 @@ public struct HapticsPlayout: Sendable {
     /// Whether the output plays silence with nothing received left to play: past the newest
     /// block, which was silent (the host sends one as its sound ends). A gap after sound is a
     /// loss, not a silence: the stream goes on where it was.
+    /// A burst none of whose frames has played is not silence (its first block's place passed
+    /// unplayed: taking it for silence placed each next block afresh, and none played).
     private var isQuiet: Bool {
-        guard let position = timeline.position, let newest = timeline.newest else { return false }
+        guard remembered > 0, let position = timeline.position, let newest = timeline.newest else { return false }
         return position >= timeline.firstFrame(of: newest + 1) && lastBlockSilent()
     }
 

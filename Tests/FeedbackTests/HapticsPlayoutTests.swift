@@ -331,4 +331,44 @@ final class HapticsPlayoutTests: XCTestCase {
         }
         XCTAssertEqual(playout.counters.late + playout.counters.missing, 0)
     }
+    /// An output that plays further ahead than its stated lead (a USB card whose queue ALSA
+    /// rounded up, or whose clock ran ahead of the wall's): its first pull of a burst lands past
+    /// the burst's first block. The burst still plays whole, from its first frame, the allowance
+    /// grown by the difference; a burst none of whose frames has played yet is never taken for
+    /// silence (that placed every block afresh, past the output again, and none played: CI's
+    /// 6.1 run heard no coils).
+    func testAnOutputPlayingFurtherAheadThanItsLeadPlaysEveryBurstWhole() {
+        var playout = HapticsPlayout(configuration: .init(allowance: .milliseconds(9), lead: .milliseconds(20)))
+        // Burst A: blocks 0..<60 and the host's silent block 60; burst B: blocks 75..<135 and 135,
+        // 70 ms after A's end (within the dead link: one stream, B an onset).
+        var arrivals: [(block: Int, at: Duration, silent: Bool)] = []
+        for n in 0...60 { arrivals.append((n, .microseconds(1000 + n * 5000), n == 60)) }
+        for n in 75...135 { arrivals.append((n, .microseconds(1000 + n * 5000), n == 135)) }
+        var queue = arrivals[...]
+        var heard: [Played] = []
+        var buffer = [Int8](repeating: 0, count: 2 * Self.frames)
+        // The card takes 15 frames every 5 ms, and plays them 40 ms later (20 ms more than stated).
+        for k in 0..<200 {
+            let pull = Duration.microseconds(2500 + k * 5000)
+            while let next = queue.first, next.at <= pull {
+                queue.removeFirst()
+                let bytes = next.silent ? [UInt8](repeating: 0, count: 2 * Self.frames) : Self.block(next.block)
+                bytes.withUnsafeBytes { _ = playout.receive(sequence: UInt16(next.block), samples: $0, at: .origin + next.at) }
+            }
+            let playsAt = MonotonicInstant.origin + pull + .milliseconds(40)
+            _ = buffer.withUnsafeMutableBufferPointer { playout.render(into: $0, frames: Self.frames, playsAt: playsAt) }
+            for i in 0..<Self.frames {
+                heard.append(Played(at: playsAt + .microseconds(Int64(i) * 1_000_000 / 3000), left: buffer[2 * i], right: buffer[2 * i + 1]))
+            }
+        }
+        let blocks = Set(placed(heard).map { $0.frame / Self.frames })
+        XCTAssertEqual(blocks, Set(0..<60).union(75..<135), "every sounding block of both bursts plays")
+        let frames = sound(heard).compactMap(frame)
+        XCTAssertEqual(frames.filter { $0 < 900 }, Array(0..<900), "burst A whole, in order, from its first frame")
+        XCTAssertEqual(frames.filter { $0 >= 1125 }, Array(1125..<2025), "burst B whole, in order, from its first frame")
+        XCTAssertEqual(playout.counters.streams, 1)
+        XCTAssertEqual(playout.counters.onsets, 1, "B placed afresh once, not block by block")
+        XCTAssertEqual(playout.counters.played, 120 + 2)
+        XCTAssertLessThanOrEqual(playout.allowance, playout.configuration.maximumAllowance)
+    }
 }
