@@ -24,6 +24,40 @@ public enum HostPresentation: String, Sendable, CaseIterable {
     case xbox
 }
 
+/// The style the host shows each family in (`serve --show KIND=STYLE`, its driver's
+/// `hostStyles`); a family not named is shown in its default.
+public struct HostStyleChoices: Sendable, Equatable {
+    private var chosen: [PadKind: HostStyle] = [:]
+    public init() {}
+
+    /// Every `KIND=STYLE` the drivers take, for help and errors.
+    public static var offered: [String] {
+        PadKind.allCases.flatMap { kind in PadDrivers.driver(for: kind).hostStyles.map { "\(kind.name)=\($0.name)" } }
+    }
+
+    /// `KIND=STYLE`, checked against the kind's driver.
+    public mutating func add(_ text: String) throws(HostStyleError) {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let kind = PadKind(name: parts[0]) else { throw .unknown(text) }
+        guard let style = PadDrivers.driver(for: kind).hostStyles.first(where: { $0.name == parts[1] }) else { throw .unknown(text) }
+        chosen[kind] = style
+    }
+
+    /// The style chosen for `kind`, nil: its driver's default.
+    public func style(for kind: PadKind) -> HostStyle? { chosen[kind] }
+}
+
+public enum HostStyleError: Error, CustomStringConvertible {
+    case unknown(String)
+    public var description: String {
+        switch self {
+        case .unknown(let text):
+            let offered = HostStyleChoices.offered
+            return "no pad kind is shown as '\(TerminalText.escaped(text))': the choices are \(offered.isEmpty ? "none" : offered.joined(separator: ", "))"
+        }
+    }
+}
+
 extension PadDrivers {
     private static let log = Logger(label: "padgate.host")
     /// Said once per process, not per pad: why DualSense pads are not USB devices.
@@ -32,7 +66,7 @@ extension PadDrivers {
     /// The pad games see for `arrival`, asked of its family's driver. Where the family's own pad
     /// cannot be made, that is logged and shown in `host status`, and the next choice is made:
     /// a USB DualSense falls back to uhid, a uhid pad to the uinput Xbox 360 pad.
-    public static func hostPad(for arrival: PadArrival, presentation: HostPresentation) throws -> any VirtualPad {
+    public static func hostPad(for arrival: PadArrival, presentation: HostPresentation, styles: HostStyleChoices = .init()) throws -> any VirtualPad {
         let slot = arrival.slot.rawValue
         switch presentation {
         case .dualsense:
@@ -44,6 +78,10 @@ extension PadDrivers {
             return try Xbox360VirtualPad(arrival: arrival)
         case .auto, .usb, .uhid:
             let driver = driver(for: arrival.type)
+            let style = styles.style(for: arrival.type)
+            func make(_ transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+                try style.map { try driver.hostPad(for: arrival, transport: transport, style: $0) } ?? driver.hostPad(for: arrival, transport: transport)
+            }
             var fellBack: String?
             if presentation != .uhid, driver.presentsAsUSBDevice {
                 if let reason = VHCI.unavailableReason() {
@@ -51,7 +89,7 @@ extension PadDrivers {
                     usbUnavailable.once { log.notice("DualSense pads are shown through uhid, not as USB devices: \(reason)") }
                 } else {
                     do {
-                        if let pad = try driver.hostPad(for: arrival, transport: .usb) { return pad }
+                        if let pad = try make(.usb) { return pad }
                     } catch where presentation == .auto {
                         log.warning("slot \(slot): the USB \(arrival.type.displayName) could not be made (\(error)); showing it through uhid")
                         fellBack = "not a USB device: \(error)"
@@ -62,7 +100,7 @@ extension PadDrivers {
                 return FallbackPad(try Xbox360VirtualPad(arrival: arrival), reason: "\(UHIDDevice.path) is not writable")
             }
             do {
-                if let pad = try driver.hostPad(for: arrival, transport: .uhid) {
+                if let pad = try make(.uhid) {
                     return fellBack.map { FallbackPad(pad, reason: $0) } ?? pad
                 }
                 return try Xbox360VirtualPad(arrival: arrival)

@@ -25,6 +25,13 @@ public protocol PadDriver: Sendable {
     /// has no pad of its own to show (the host then shows an Xbox 360 pad).
     func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)?
 
+    /// Host: the ways a pad of this family can be shown, the default first (`serve --show
+    /// KIND=STYLE`); empty: one way, `hostPad(for:transport:)`'s.
+    var hostStyles: [HostStyle] { get }
+
+    /// Host: the pad games see in `style`, one of `hostStyles` (the default: `hostPad(for:transport:)`).
+    func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport, style: HostStyle) throws -> (any VirtualPad)?
+
     /// Whether the host can show this family as a real USB device (with its audio function).
     var presentsAsUSBDevice: Bool { get }
 
@@ -181,7 +188,19 @@ public protocol MicrophoneInput: AnyObject {
     func close()
 }
 
+/// A way the host can show a family's pads (`serve --show KIND=STYLE`): its name on the command
+/// line and what games then see.
+public struct HostStyle: Sendable, Hashable {
+    public let name: String
+    public let summary: String
+    public init(name: String, summary: String) { self.name = name; self.summary = summary }
+}
+
 extension PadDriver {
+    public var hostStyles: [HostStyle] { [] }
+    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport, style: HostStyle) throws -> (any VirtualPad)? {
+        try hostPad(for: arrival, transport: transport)
+    }
     public var presentsAsUSBDevice: Bool { false }
     public var reportCadence: Duration? { nil }
     /// The kernel's and dualsensectl's patterns for players 1 to 7, then round again.

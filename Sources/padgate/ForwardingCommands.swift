@@ -72,6 +72,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Virtual pad kind: auto (each pad as its own family: a DualSense or Edge as a USB device on vhci-hcd where it can be, else through uhid like DualShock 4, Xbox One over Bluetooth and Switch Pro; without uhid an Xbox 360 pad), usb (auto, DualSense and Edge always as USB devices), uhid (auto without USB devices), dualsense (every pad as a DualSense), dualsense-usb (every pad as a USB DualSense: a game's haptics then reach any pad, as rumble where it has no voice coils), xbox (every pad as an Xbox 360 pad, uinput).",
                                valueName: "kind"), completion: .list(VirtualChoice.allCases.map(\.rawValue)), transform: VirtualChoice.parse)
     var virtual: VirtualChoice = .auto
+    @Option(name: .customLong("show"), help: ArgumentHelp("A pad kind shown other than its own way (auto, usb, uhid): \(HostStyleChoices.offered.joined(separator: ", ")) (the Steam Controller as itself, for the SDL that has its driver: 3.4 on). Repeatable.",
+                                                          valueName: "kind=style"))
+    var shows: [String] = []
     @Option(parsing: .unconditional, help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
     @Option(parsing: .unconditional, help: "Most clients with a session at once.") var maxClients = PadServer.Limits().maxClients
     @Option(parsing: .unconditional, help: "Most connections still in their handshake at once (at most 4 from one address).")
@@ -95,6 +98,16 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--pad-grace must be within \(ClientPads.minimumPadGrace.components.seconds)-3600 seconds")
         }
         if requirePairing && acceptUnpairedClients { throw ValidationError("--require-pairing and --accept-unpaired-clients contradict each other") }
+        do { _ = try parsedStyles() } catch { throw ValidationError("--show: \(error)") }
+        if !shows.isEmpty && ![.auto, .usb, .uhid].contains(virtual) {
+            throw ValidationError("--show applies to --virtual auto, usb or uhid (each pad as its own family), not \(virtual.rawValue)")
+        }
+    }
+
+    func parsedStyles() throws(HostStyleError) -> HostStyleChoices {
+        var styles = HostStyleChoices()
+        for show in shows { try styles.add(show) }
+        return styles
     }
 
     func run() throws {
@@ -126,7 +139,7 @@ struct ServeCommand: ParsableCommand {
         configuration.padGrace = .milliseconds(Int(padGrace * 1000))
         configuration.acceptUnpairedClients = acceptUnpairedClients
         let server = try PadServer(configuration: configuration, identity: identity, pairedClients: paired,
-                                   makePad: Self.factory(virtual))
+                                   makePad: Self.factory(virtual, styles: try parsedStyles()))
         // Ready means ready: every listener accepts before "listening on" is said and systemd is
         // told READY=1 (the network port above, then the control socket, then the LAN
         // announcement), so a script that runs `padgate host pair` the moment it is told is never
@@ -205,9 +218,9 @@ struct ServeCommand: ParsableCommand {
 
     /// The pad games see for each arrival: in this process (`--virtual in-process`), else as its
     /// family's driver shows it (`PadDrivers.hostPad`, which logs and shows any fallback).
-    static func factory(_ choice: VirtualChoice) -> VirtualPadFactory {
+    static func factory(_ choice: VirtualChoice, styles: HostStyleChoices) -> VirtualPadFactory {
         guard let presentation = choice.presentation else { return { PrintingPad(arrival: $0) } }
-        return { try PadDrivers.hostPad(for: $0, presentation: presentation) }
+        return { try PadDrivers.hostPad(for: $0, presentation: presentation, styles: styles) }
     }
 }
 

@@ -373,11 +373,11 @@ final class ScratchHost {
     let port: Int
     let serve: RunningPadgate
 
-    init(_ name: String, virtual: String, ports: Range<Int>) throws {
+    init(_ name: String, virtual: String, ports: Range<Int>, arguments: [String] = []) throws {
         state = try ScratchState(name)
         environment = state.environment.merging(["PADGATE_RUNTIME_DIR": state.appendingPathComponent("run").path]) { $1 }
         port = Int.random(in: ports)
-        serve = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", virtual], environment: environment)
+        serve = try RunningPadgate(["serve", "--address", "127.0.0.1", "--port", "\(port)", "--virtual", virtual] + arguments, environment: environment)
         XCTAssertTrue(serve.waitFor("listening on", timeout: .seconds(60)), serve.output)
     }
 

@@ -147,9 +147,9 @@ final class SteamControllerDeviceTests: XCTestCase {
 
     /// `forward` on the controller's hidraw node to a host of this test's own, paired. The
     /// client's state goes with them: its scratch directory (its identity) lasts as long as it.
-    func forwarding(_ pad: Pad, name: String, ports: Range<Int>) throws -> (client: ScratchState, host: ScratchHost, forward: RunningPadgate) {
+    func forwarding(_ pad: Pad, name: String, ports: Range<Int>, hostArguments: [String] = []) throws -> (client: ScratchState, host: ScratchHost, forward: RunningPadgate) {
         let client = try ScratchState("\(name)-client")
-        let host = try ScratchHost("\(name)-host", virtual: "auto", ports: ports)
+        let host = try ScratchHost("\(name)-host", virtual: "auto", ports: ports, arguments: hostArguments)
         try host.pair(client)
         let forward = try RunningPadgate(["forward", "127.0.0.1:\(host.port)", "--pad", try XCTUnwrap(pad.hidraw)], environment: client.environment)
         return (client, host, forward)
@@ -250,6 +250,93 @@ final class SteamControllerDeviceTests: XCTestCase {
             return r[SteamDeckLayout.padPressure + 2] == 0xa0 && r[SteamDeckLayout.padPressure + 3] == 0x5b ? r : nil
         }
         XCTAssertNotNil(report, "the host's Deck never pressed its right pad with 23456 (0x5ba0); forward said \(forward.output.suffix(800))")
+    }
+
+    /// `serve --show steam-controller=itself`: the host's pad is a Steam Controller (hid-generic
+    /// binds it, padgate lists it as its own and never forwards it), and SDL 3.4's own driver
+    /// opens it and reads the physical controller's controls, right pad and gyro through the link
+    /// in SDL's units. Its rumble comes back as the physical controller's report 0x80 and stops;
+    /// one rumble report a dead game never follows stops by itself (the real controller's rule);
+    /// a pulse train on its trackpad plays on the physical one as its report 0x81.
+    func testAHostShowingTheControllerAsItselfGivesSDL34TheControllerAndItsFeedbackComesBack() throws {
+        let controller = try EmulatedSteamController()
+        defer { controller.stop() }
+        let udev = try Udev()
+        let pad = try findController(udev, controller)
+        let (client, host, forward) = try forwarding(pad, name: "triton-itself", ports: 27_970..<28_060, hostArguments: ["--show", "steam-controller=itself"])
+        defer { host.stop(); withExtendedLifetime(client) {} }
+        defer { _ = forward.stopOutcome(after: SIGTERM) }
+        XCTAssertTrue(forward.waitFor("through hidraw", timeout: .seconds(60)), forward.output)
+        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(60)) { udev.pads().first { $0.isHostVirtualPad && $0.kind == .steamController } },
+                                    "no host Steam Controller; serve said \(host.serve.output.suffix(1500))")
+        XCTAssertEqual(hidDevice(of: try XCTUnwrap(hostPad.hidraw)).driver, "hid-generic", "kernel \(KernelVersion.running)")
+        XCTAssertEqual(udev.pads().filter { $0.kind == .steamController }.count, 2, "the physical controller and the host's")
+
+        let sdl = try SDLProbe(.sdl34, hidapi: true, path: try XCTUnwrap(hostPad.hidraw))
+        defer { sdl.quit() }
+        XCTAssertEqual(sdl.info["product"] as? Int, 0x1302, "\(sdl.info)")
+        XCTAssertEqual(sdl.info["touchpads"] as? Int, 2, "\(sdl.info)")
+        XCTAssertEqual(sdl.info["gyro"] as? Bool, true, "\(sdl.info)")
+        XCTAssertEqual(sdl.info["has_rumble"] as? Bool, true, "\(sdl.info)")
+        // As in the direct test: A and a grip, the left stick, the right trigger, the right pad,
+        // 1440 gyro counts about x: through the wire and back into the host controller's report.
+        var controls = SteamControllerReports.Controls()
+        controls.buttons = [.south, .paddleLeft]
+        controls.leftStick = (12_000, 20_000)
+        controls.triggers = (0, 32767)
+        controls.rightPad = (16_384, -16_384)
+        controls.gyro = Vector3(x: 1440, y: 0, z: 0)
+        controls.accel = Vector3(x: 0, y: 0, z: 16_384)
+        try controller.send(controls)
+        let state = sdl.waitForState(timeout: .seconds(10)) { state in
+            let gyro = state["gyro"] as? [Double] ?? []
+            return (state["buttons"] as? [String] ?? []).contains("a") && abs((gyro.first ?? 0) - 1440.0 / 32768 * 2000 * Double.pi / 180) < 0.01
+        }
+        XCTAssertNotNil(state, "SDL 3.4 never saw A and the gyro on the host's controller: \(sdl.lastState); serve said \(host.serve.output.suffix(800))")
+        print("SDL 3.4 reads the host's Steam Controller as \(state ?? [:])")
+        XCTAssertEqual(Set(state?["buttons"] as? [String] ?? []).filter { $0.hasPrefix("paddle") }.count, 1, "one grip: \(state ?? [:])")
+        let axes = state?["axes"] as? [String: Int] ?? [:]
+        XCTAssertEqual(Double(axes["leftx"] ?? 0), 12_000, accuracy: 2, "\(axes)")
+        XCTAssertEqual(Double(axes["lefty"] ?? 0), -20_000, accuracy: 2, "\(axes)")
+        XCTAssertGreaterThan(axes["righttrigger"] ?? 0, 32_000, "\(axes)")
+        let pads = state?["touchpads"] as? [[[String: Any]]] ?? []
+        let right = pads.count == 2 ? pads[1].first : nil
+        XCTAssertEqual(right?["down"] as? Bool, true, "\(pads)")
+        XCTAssertEqual(right?["x"] as? Double ?? 0, 0.75, accuracy: 0.01, "\(pads)")
+        XCTAssertEqual(right?["y"] as? Double ?? 0, 0.75, accuracy: 0.01, "\(pads)")
+        let accel = state?["accel"] as? [Double] ?? []
+        XCTAssertEqual(accel.dropFirst().first ?? 0, 9.80665, accuracy: 0.05, "\(accel)")
+
+        // SDL's rumble reaches the physical controller as its own report (levels of 255: 192 and
+        // 64 are 192 × 257 and 64 × 257), and SDL's stop stops it.
+        let rumble = { (report: [UInt8]) in SteamControllerCommands.rumbleSpeeds(report) }
+        _ = controller.takeOutputs()
+        XCTAssertEqual(sdl.command("rumble 49152 16384 5000")["rc"] as? Int, 0, "\(sdl.info)")
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.low == 192 * 257 && $0.high == 64 * 257 } == true },
+                        "SDL 3.4's rumble on the host never reached the controller; forward said \(forward.output.suffix(1500))")
+        XCTAssertEqual(sdl.command("rumble 0 0 0")["rc"] as? Int, 0)
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.low == 0 && $0.high == 0 } == true },
+                        "SDL 3.4's stop never reached the controller; forward said \(forward.output.suffix(1500))")
+        sdl.quit()
+
+        // One rumble report and nothing after (a game killed mid-rumble): the controller stops a
+        // level by itself, so the host's stops too, and the physical one with it.
+        let game = try HIDRawDevice(path: try XCTUnwrap(hostPad.hidraw))
+        _ = controller.takeOutputs()
+        try game.write(SteamControllerCommands.rumble(MotorLevels(low: 128, high: 0)))
+        let sent = MonotonicInstant.now
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(5)) { rumble($0)?.low == 128 * 257 },
+                        "the game's rumble never reached the controller; forward said \(forward.output.suffix(1500))")
+        XCTAssertNotNil(controller.channel.waitForOutput(timeout: .seconds(5)) { rumble($0).map { $0.low == 0 && $0.high == 0 } == true },
+                        "a rumble nobody renewed never stopped; forward said \(forward.output.suffix(1500))")
+        print("one rumble report: the physical controller stopped \(MonotonicInstant.now - sent) after it was written (the host holds it \(SteamControllerVirtualPad.rumbleHold))")
+
+        // A pulse train on the host controller's right pad, as Steam sends one: the physical pad's own report.
+        try game.write(SteamControllerCommands.pulse(pad: .right, onMicros: 300, offMicros: 700, count: 5))
+        let pulse = controller.channel.waitForOutput(timeout: .seconds(5)) { SteamControllerCommands.pulse($0) != nil }
+        let played = pulse.flatMap { SteamControllerCommands.pulse($0) }
+        XCTAssertEqual(played?.pad, .right, "the pulse never reached the controller; forward said \(forward.output.suffix(1500))")
+        XCTAssertEqual(played.map { [$0.onMicros, $0.offMicros, $0.count] }, [300, 700, 5])
     }
 
     /// A puck's slot is a pad on the host only while a controller is on it: none while it is

@@ -105,6 +105,10 @@ final class BadInputTests: XCTestCase {
         Case(["serve", "--address", "999.1.1.1", "--duration", "1"], .refused("'999.1.1.1' is not an IP address")),
         Case(["serve", "--address", "", "--duration", "1"], .refused("is not an IP address")),
         Case(["serve", "--virtual", "nes"], .refused("the kinds are auto, dualsense, dualsense-usb, xbox, usb, uhid, in-process")),
+        Case(["serve", "--show", "steam-controller=nes"], .refused("--show: no pad kind is shown as 'steam-controller=nes': the choices are steam-controller=deck, steam-controller=itself")),
+        Case(["serve", "--show", "dualsense=itself"], .refused("the choices are steam-controller=deck")),
+        Case(["serve", "--show", "\u{1b}[2J"], .refused("no pad kind is shown as '\\u{1b}[2J'")),
+        Case(["serve", "--show", "steam-controller=itself", "--virtual", "xbox"], .refused("--show applies to --virtual auto, usb or uhid")),
         Case(["serve", "--duration", "-1"], .refused("more than 0")),
         Case(["serve", "--address", "127.0.0.1", "--port", "0", "--duration", "0.5"], .succeeds("")),
         // forward and pair

@@ -25,14 +25,14 @@ public final class EmulatedSteamController: @unchecked Sendable {
     public var outputReadyDescriptor: FileDescriptor { channel.outputReadyDescriptor }
     static let cadence = Duration.microseconds(4032)
 
-    public init(phys: String = PadPhys.emulated, product: UInt16? = nil, connected: Bool = true) throws {
+    public init(phys: String = PadPhys.emulated, product: UInt16? = nil, connected: Bool = true, serial: String? = nil) throws {
         self.connected = connected
-        serial = "PADGATE" + String(UInt32.random(in: 0...UInt32.max), radix: 16, uppercase: true)
+        self.serial = serial ?? "PADGATE" + String(UInt32.random(in: 0...UInt32.max), radix: 16, uppercase: true)
         uhid = try UHIDDevice()
         channel = UHIDPadChannel(uhid)
         let ids = PadKind.steamController.canonicalIDs!
         try channel.start("padgate-uhid-triton", pump: { [weak self] in self?.pump() },
-                          creating: UHIDDevice.Identity(name: SteamControllerReports.name, phys: phys, uniq: serial, bus: .usb,
+                          creating: UHIDDevice.Identity(name: SteamControllerReports.name, phys: phys, uniq: self.serial, bus: .usb,
                                                         vendorID: ids.vendor, productID: product ?? ids.product, version: 0x0002),
                           descriptor: SteamControllerReports.descriptor)
     }

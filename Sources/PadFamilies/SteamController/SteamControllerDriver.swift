@@ -7,7 +7,8 @@ import WireProtocol
 /// read through its vendor interface's hidraw node with its own codec, as the Deck is. Its reports
 /// decode (`inspect`, `record`, `calibrate FILE.hid`); the host's rumble plays as its own report
 /// 0x80 and its trackpads' pulses as 0x81. The host shows it as a Steam Deck, the nearest pad with
-/// the same controls that the kernel and SDL drive today (docs/pad-families.md).
+/// the same controls that the kernel and SDL drive today, or as itself for SDL 3.4 on (`serve
+/// --show steam-controller=itself`; docs/pad-families.md).
 public struct SteamControllerDriver: PadDriver {
     public init() {}
     public var kinds: [PadKind] { [.steamController] }
@@ -42,6 +43,14 @@ public struct SteamControllerDriver: PadDriver {
     /// this controller is in 3.4 only. Where hid-steam does not drive Decks, an Xbox 360 pad.
     public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
         try SteamDeckVirtualPad(arrival: arrival)
+    }
+
+    static let asDeck = HostStyle(name: "deck", summary: "a Steam Deck's controls (hid-steam, Steam, SDL 3's Deck driver)")
+    static let asItself = HostStyle(name: "itself", summary: "a Steam Controller through uhid (hid-generic; SDL 3.4's own driver opens it)")
+    public var hostStyles: [HostStyle] { [Self.asDeck, Self.asItself] }
+
+    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport, style: HostStyle) throws -> (any VirtualPad)? {
+        style == Self.asItself ? try SteamControllerVirtualPad(arrival: arrival) : try hostPad(for: arrival, transport: transport)
     }
 
     /// Lizard mode off (its state reports come only then) and the IMU on as it is opened, lizard

@@ -54,8 +54,8 @@ public final class SteamDeckVirtualPad: VirtualPad {
 
     /// A serial of the Deck's shape (letters and digits, at most 21) that is the same for the same
     /// physical pad each time it arrives, so a game's per-pad settings find it again.
-    static func serial(for arrival: PadArrival) -> String? {
-        guard let mac = HostPadAddress.stable(for: arrival, kind: .steamDeck) else { return nil }
+    static func serial(for arrival: PadArrival, kind: PadKind = .steamDeck) -> String? {
+        guard let mac = HostPadAddress.stable(for: arrival, kind: kind) else { return nil }
         return "PADGATE" + mac.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined()
     }
 

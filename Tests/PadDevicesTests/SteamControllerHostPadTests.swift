@@ -1,0 +1,62 @@
+import HIDCodecs
+import WireProtocol
+import XCTest
+@testable import PadFamilies
+
+/// What the host's Steam Controller makes of the reports a game sends it, and the host's choice of
+/// style, without a device.
+final class SteamControllerHostPadTests: XCTestCase {
+    func feedback(_ report: [UInt8], levels: inout MotorLevels, sequence: inout WireSequence) -> SteamControllerVirtualPad.Feedback? {
+        SteamControllerVirtualPad.feedback(for: report, slot: PadSlot(2), lastLevels: &levels, sequence: &sequence)
+    }
+
+    /// Report 0x80 (SDL's layout: speeds at 4 and 7, controller_structs.h) is a lease of the
+    /// strong (low-frequency) and weak levels once; a re-send of the same levels only says it
+    /// still sounds; 0/0 is a lease of silence with no time to live.
+    func testRumbleIsALeaseOncePerChangeAndItsResendsKeepItSounding() throws {
+        var levels = MotorLevels.silent, sequence = WireSequence(0)
+        let report: [UInt8] = [0x80, 0, 0, 0, 0x00, 0xc0, 2, 0x00, 0x40, 0]
+        guard case .rumble(let message?, let sounds) = feedback(report, levels: &levels, sequence: &sequence),
+              case .rumble(let lease) = message else { return XCTFail("no rumble lease") }
+        XCTAssertTrue(sounds)
+        XCTAssertEqual(lease.levels, MotorLevels(low: 0xc0, high: 0x40))
+        XCTAssertEqual(lease.slot, PadSlot(2))
+        XCTAssertGreaterThan(lease.ttlMillis, 0)
+        guard case .rumble(nil, true) = feedback(report, levels: &levels, sequence: &sequence) else { return XCTFail("a re-send is no new lease") }
+        guard case .rumble(let stop?, false) = feedback([0x80, 0, 0, 0, 0, 0, 2, 0, 0, 0], levels: &levels, sequence: &sequence),
+              case .rumble(let silent) = stop else { return XCTFail("no stop") }
+        XCTAssertTrue(silent.levels.isSilent)
+        XCTAssertEqual(silent.ttlMillis, 0)
+    }
+
+    /// Report 0x81 is a pulse train with its fields, numbered; too short, an unknown pad, the
+    /// settings feature and garbage are nothing the client plays.
+    func testAPulseTrainCrossesWithItsFieldsAndAnythingElseStays() {
+        var levels = MotorLevels.silent, sequence = WireSequence(0)
+        let pulse = SteamControllerCommands.pulse(pad: .left, onMicros: 300, offMicros: 700, count: 5)
+        guard case .pulse(let p) = feedback(pulse, levels: &levels, sequence: &sequence) else { return XCTFail("no pulse") }
+        XCTAssertEqual([p.onMicros, p.offMicros, p.count], [300, 700, 5])
+        XCTAssertEqual(p.side, .left)
+        XCTAssertEqual(p.sequence, WireSequence(1))
+        // A count beyond what the wire carries is cut to its longest train.
+        guard case .pulse(let long) = feedback(SteamControllerCommands.pulse(pad: .right, onMicros: 65535, offMicros: 65535, count: 65535),
+                                                levels: &levels, sequence: &sequence) else { return XCTFail("no pulse") }
+        XCTAssertEqual(long.count, TrackpadPulse.largestCount(onMicros: 65535, offMicros: 65535))
+        for report in [Array(pulse.prefix(5)), [0x81, 9, 1, 0, 1, 0, 1, 0], SteamControllerCommands.lizardModeOff, [], [0x80, 1], [0xff]] {
+            XCTAssertNil(feedback(report, levels: &levels, sequence: &sequence), "\(report)")
+        }
+        XCTAssertTrue(levels.isSilent)
+    }
+
+    func testTheHostsStyleChoicesAreEachDriversOwn() throws {
+        XCTAssertEqual(HostStyleChoices.offered, ["steam-controller=deck", "steam-controller=itself"])
+        var choices = HostStyleChoices()
+        try choices.add("steam-controller=itself")
+        XCTAssertEqual(choices.style(for: .steamController)?.name, "itself")
+        XCTAssertNil(choices.style(for: .steamDeck))
+        for bad in ["steam-controller", "steam-controller=", "=itself", "steamdeck=itself", "steam-controller=itself=x", ""] {
+            XCTAssertThrowsError(try choices.add(bad), bad)
+        }
+        XCTAssertEqual(choices.style(for: .steamController)?.name, "itself", "a refused choice changes nothing")
+    }
+}
