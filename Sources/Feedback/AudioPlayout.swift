@@ -138,13 +138,16 @@ public struct AudioPlayout: Sendable {
         }
         if timeline.position == nil, target > origin.frame {
             // The stream's first pull plays past its first frame's place: the output plays further
-            // ahead than its stated lead. It plays from its first frame the allowance from now
-            // (else each frame after it would be past its place too, and slip, unheard).
-            counters.movedStarts += 1
-            let back = target - origin.frame + Self.frames(allowance)
-            origin.time += Self.duration(frames: back)
-            timeline.origin = origin
-            target -= back
+            // ahead than its stated lead (else each frame after it would be past its place too,
+            // and slip, unheard). It plays from its first frame the allowance from now, but never
+            // later than the largest allowance after its frame arrived.
+            let back = min(target - origin.frame + Self.frames(allowance), max(0, Self.frames(configuration.maximumAllowance - allowance)))
+            if back > 0 {
+                counters.movedStarts += 1
+                origin.time += Self.duration(frames: back)
+                timeline.origin = origin
+                target -= back
+            }
         }
         var position = timeline.position ?? target
         if position < target - Self.frames(configuration.lateness) {

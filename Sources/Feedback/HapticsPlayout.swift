@@ -190,15 +190,7 @@ public struct HapticsPlayout: Sendable {
             }
             // It plays the base allowance from now, so the blocks after it have that much slack again.
             let back = behind + Self.frames(baseAllowance)
-            let grown = allowance + Self.duration(frames: back)
-            if grown <= configuration.maximumAllowance {
-                counters.regrown += 1
-                allowance = grown
-            } else {
-                counters.slips += 1
-                allowance = baseAllowance
-            }
-            timeline.origin!.time += Self.duration(frames: back)
+            moveLater(by: back)
             timeline.position = position - back
         }
         if let newest = timeline.newest, number <= newest - Int64(Self.capacity) { counters.stale += 1; return false }
@@ -216,27 +208,28 @@ public struct HapticsPlayout: Sendable {
     /// a queue, now plus what is queued).
     public mutating func render(into out: UnsafeMutableBufferPointer<Int8>, frames count: Int, playsAt time: MonotonicInstant) -> State {
         precondition(out.count >= 2 * count)
-        guard var target = frame(at: time), let newest = timeline.newest, var origin = timeline.origin else {
+        guard var target = frame(at: time), let newest = timeline.newest, let origin = timeline.origin else {
             for i in 0..<2 * count { out[i] = 0 }
             return .idle
         }
         if timeline.position == nil, target > origin.frame {
             // The stream's or burst's first pull plays past its first block's place: the output
             // plays further ahead than its stated lead (a card's queue rounded up, its clock run
-            // ahead). The burst is not cut: it plays from its first frame the base allowance from
-            // now, as a late newest block does, the allowance grown by the difference.
-            let back = target - origin.frame + Self.frames(baseAllowance)
-            let grown = allowance + Self.duration(frames: back)
-            if grown <= configuration.maximumAllowance {
+            // ahead), or its thread woke late. The burst is not cut: it plays from its first frame
+            // the base allowance from now, the allowance grown by the difference, but never past
+            // the largest (a frame plays at most that long after its block arrived: a killed host
+            // is silent within it); what that leaves behind is skipped.
+            let back = min(target - origin.frame + Self.frames(baseAllowance), max(0, Self.frames(configuration.maximumAllowance - allowance)))
+            if back > 0 {
                 counters.regrown += 1
-                allowance = grown
-            } else {
-                counters.slips += 1
-                allowance = baseAllowance
+                allowance += Self.duration(frames: back)
+                timeline.origin!.time += Self.duration(frames: back)
+                target -= back
             }
-            origin.time += Self.duration(frames: back)
-            timeline.origin = origin
-            target -= back
+            if target > origin.frame {
+                counters.skips += 1
+                counters.skippedFrames += Int(target - origin.frame)
+            }
         }
         var position = timeline.position ?? target
         if position < target - Int64(Self.tolerance) {
@@ -268,6 +261,21 @@ public struct HapticsPlayout: Sendable {
         }
         timeline.position = position
         return timeline.endIfDead(after: configuration.deadLink) ? .idle : .playing
+    }
+
+    /// The timeline `back` frames later: the allowance grows by it, up to its largest; past that
+    /// the sender's (or the output's) clock slipped, and the timeline follows it with the stream's
+    /// base allowance again.
+    private mutating func moveLater(by back: Int64) {
+        let grown = allowance + Self.duration(frames: back)
+        if grown <= configuration.maximumAllowance {
+            counters.regrown += 1
+            allowance = grown
+        } else {
+            counters.slips += 1
+            allowance = baseAllowance
+        }
+        timeline.origin!.time += Self.duration(frames: back)
     }
 
     /// Whether the output plays silence with nothing received left to play: past the newest

@@ -115,17 +115,15 @@ final class HapticsLatencyBench: XCTestCase {
         let writes = try playClicks(card: card)
         _ = eventually(timeout: .seconds(3), expiryIsExpected: true) { onsets(events.value).count >= Self.clicks ? true : nil }
         let arrivals = onsets(events.value)
-        let totals: [Duration]
+        // Each arrival is the latest click written before it (they are 100 ms apart), so a click
+        // that does not arrive shifts no other's figure.
+        let totals = arrivals.compactMap { arrival in writes.last { $0 < arrival }.map { arrival - $0 } }
+        print("haptics latency\(loss.map { " under \($0)" } ?? ""): \(arrivals.count) of \(Self.clicks) clicks arrived")
         if loss == nil {
             XCTAssertEqual(arrivals.count, Self.clicks, "every click arrives, once")
-            // In order: every click arrives once (above), so the n-th arrival is the n-th write's.
-            totals = zip(writes, arrivals).map { $1 - $0 }
         } else {
             // A click is one or two 5 ms blocks: one whose blocks were all lost has nothing to
             // conceal it with (concealment repeats the burst playing), so it does not arrive.
-            // Each arrival is the latest click written before it (they are 100 ms apart).
-            totals = arrivals.compactMap { arrival in writes.last { $0 < arrival }.map { arrival - $0 } }
-            print("haptics latency under \(loss ?? ""): \(arrivals.count) of \(Self.clicks) clicks arrived")
             XCTAssertGreaterThanOrEqual(arrivals.count, Self.clicks / 2, "most clicks arrive")
         }
         guard !totals.isEmpty else { return XCTFail("no click arrived") }
@@ -146,6 +144,31 @@ final class HapticsLatencyBench: XCTestCase {
     func testAGamesClickUnderFivePercentLoss() throws {
         if let reason = NamespacePair.unavailableReason { try skipLoudly(reason) }
         try bluetoothClicks(loss: "loss 5%")
+    }
+
+    /// A USB pad's own coils (channels 2-3 of its card, the client's stream open on silence
+    /// between clicks): each click timed to the physical pad's first isochronous packet carrying
+    /// it. The floor is the audio floor twice: the game's write to the host pad's packet, and the
+    /// client's write to the physical pad's packet.
+    func testAGamesClickReachesAUSBPadsOwnCoils() throws {
+        let udev = try Udev()
+        let audioFloor = try audioFloor(udev)
+        let packets = LockedBox<[(at: MonotonicInstant, sound: Bool)]>([])
+        let physical = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
+            // Frames of 4 s16 channels: the coils are bytes 4-7 of each 8.
+            var sound = false
+            var i = 4
+            while i + 3 < packet.count && !sound {
+                sound = packet[i] != 0 || packet[i + 1] != 0 || packet[i + 2] != 0 || packet[i + 3] != 0
+                i += 8
+            }
+            packets.update { if $0.count < 200_000 { $0.append((.now, sound)) } }
+        })
+        defer { physical.stop() }
+        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
+        XCTAssertNotNil(eventually(timeout: .seconds(20)) { udev.soundCard(of: physicalPad) }, "snd-usb-audio made no card for the physical pad")
+        print("haptics latency floor parts: audio (write to a USB pad's packet) p50 \(ms(percentile(audioFloor, 0.5))), p99 \(ms(percentile(audioFloor, 0.99)))")
+        try clicksAcrossPadgate(physicalPad, events: packets, floor: percentile(audioFloor, 0.5) * 2, floorName: "USB pad: audio p50 twice")
     }
 
     func bluetoothClicks(loss: String?) throws {

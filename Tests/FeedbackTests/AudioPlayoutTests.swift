@@ -109,4 +109,35 @@ final class AudioPlayoutTests: XCTestCase {
         XCTAssertEqual(playout.counters.slips, 0)
         XCTAssertEqual(playout.counters.movedStarts, 1)
     }
+    /// A first pull 250 ms late: frames play at most the largest allowance and the lead after
+    /// they arrived; the rest of the stream plays in order.
+    func testAFirstPullThatComesVeryLateNeverHoldsSoundPastTheLargestAllowance() {
+        let configuration = AudioPlayout.Configuration(allowance: .milliseconds(9), lead: .milliseconds(20))
+        let (played, _, playout) = run((0..<100).map { ($0, 1000 + 5000 * $0) }, until: 900_000, configuration: configuration, playsAhead: 0)
+        XCTAssertEqual(played.filter { $0 >= 0 }, Array(0..<100), "the control: on time, all of it")
+        // The same stream, the output's first pull at 250 ms.
+        var late = AudioPlayout(configuration: configuration)
+        var out = [Int16](repeating: 0, count: 2 * Self.n)
+        var heard: [(frame: Int, at: Int)] = []
+        var next = 0
+        for pull in stride(from: 250_000, through: 900_000, by: 5000) {
+            while next < 100, 1000 + 5000 * next <= pull {
+                let (placement, number) = late.place(sequence: UInt16(100 + next), at: .origin + .microseconds(1000 + 5000 * next))
+                if case .accept = placement {
+                    let pcm = [Int16](repeating: Int16(next + 1), count: 2 * Self.n)
+                    pcm.withUnsafeBufferPointer { late.store(number, pcm: $0) }
+                }
+                next += 1
+            }
+            _ = out.withUnsafeMutableBufferPointer { late.render(into: $0, frames: Self.n, playsAt: .origin + .microseconds(pull + 20_000)) }
+            if out[Self.n] > 0 { heard.append((Int(out[Self.n]) - 1, pull + 20_000)) }
+        }
+        XCTAssertFalse(heard.isEmpty)
+        for (frame, at) in heard {
+            XCTAssertLessThanOrEqual(at - (1000 + 5000 * frame), 100_000 + 20_000 + 5000, "frame \(frame)")
+        }
+        XCTAssertEqual(heard.map(\.frame), heard.map(\.frame).sorted())
+        XCTAssertEqual(heard.last?.frame, 99)
+        _ = playout
+    }
 }

@@ -371,4 +371,27 @@ final class HapticsPlayoutTests: XCTestCase {
         XCTAssertEqual(playout.counters.played, 120 + 2)
         XCTAssertLessThanOrEqual(playout.allowance, playout.configuration.maximumAllowance)
     }
+    /// An output whose first pull comes very late (its thread held up 250 ms on a busy machine):
+    /// the stream does not wait for it beyond the largest allowance. No frame plays later than
+    /// the largest allowance and the lead after its block arrived (the killed-host bound); what
+    /// that leaves behind is skipped, and the rest plays in order.
+    func testAFirstPullThatComesVeryLateNeverHoldsSoundPastTheLargestAllowance() {
+        let lead = Duration.nanoseconds(10_666_667)
+        let (played, playout) = run(steady(80), until: .milliseconds(700), pullAt: { k in .milliseconds(250) + .nanoseconds(10_666_667) * k })
+        // Up to the stream's last frame (the concealment after it repeats its last period).
+        let all = placed(played)
+        let heard = Array(all.prefix { $0.frame != 80 * Self.frames - 1 }) + all.filter { $0.frame == 80 * Self.frames - 1 }.prefix(1)
+        XCTAssertFalse(heard.isEmpty)
+        // A block's first frame at most that late; its last a block's length after.
+        let bound = playout.configuration.maximumAllowance + lead + .milliseconds(5) + .microseconds(334)
+        for (frame, at) in heard {
+            let arrived = MonotonicInstant.origin + .microseconds(1000 + Int64(frame / Self.frames) * 5000)
+            XCTAssertLessThanOrEqual(at - arrived, bound, "frame \(frame)")
+        }
+        let frames = heard.map(\.frame)
+        XCTAssertEqual(frames, frames.sorted(), "in order")
+        XCTAssertEqual(frames.last, 80 * Self.frames - 1, "the stream plays to its end")
+        XCTAssertLessThanOrEqual(playout.allowance, playout.configuration.maximumAllowance)
+        XCTAssertEqual(playout.counters.skips, 1)
+    }
 }

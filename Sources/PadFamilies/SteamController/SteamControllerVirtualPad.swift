@@ -28,26 +28,14 @@ public final class SteamControllerVirtualPad: VirtualPad {
 
     public var presentation: String { "uhid (Steam Controller)" }
 
-    public func apply(_ s: PadStateSnapshot) throws {
-        var next = controls
-        SteamDeckVirtualPad.update(&next, with: s)
-        guard next != controls else { return }
-        controls = next
-        try device.send(controls)
-    }
+    public func apply(_ s: PadStateSnapshot) throws { if SteamDeckVirtualPad.take(s, into: &controls) { try device.send(controls) } }
 
-    public func apply(_ touch: TouchSnapshot) throws {
-        var next = controls
-        SteamDeckVirtualPad.update(&next, with: touch)
-        guard next != controls else { return }
-        controls = next
-        try device.send(controls)
-    }
+    public func apply(_ touch: TouchSnapshot) throws { if SteamDeckVirtualPad.take(touch, into: &controls) { try device.send(controls) } }
 
     /// The controller's IMU has the Deck's scales and axes.
     public func apply(_ motion: MotionBatch) throws {
         for i in 0..<motion.count {
-            (controls.gyro, controls.accel) = SteamDeckVirtualPad.imu(motion[i])
+            SteamDeckVirtualPad.take(motion[i], into: &controls)
             try device.send(controls)
         }
     }

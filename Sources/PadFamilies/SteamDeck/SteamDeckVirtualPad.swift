@@ -86,12 +86,28 @@ public final class SteamDeckVirtualPad: VirtualPad {
                 Vector3(x: count(s.accelX, g), y: count(-s.accelZ, g), z: count(s.accelY, g)))
     }
 
-    public func apply(_ s: PadStateSnapshot) throws {
+    public func apply(_ s: PadStateSnapshot) throws { if Self.take(s, into: &controls) { try device.send(controls) } }
+
+    /// The wire's state, touch or IMU sample into the Deck's controls (the Steam Controller's host
+    /// pad keeps them too); true when anything changed, so the report is sent.
+    static func take(_ s: PadStateSnapshot, into controls: inout SteamDeckReports.Controls) -> Bool {
         var next = controls
-        Self.update(&next, with: s)
-        guard next != controls else { return }
+        update(&next, with: s)
+        guard next != controls else { return false }
         controls = next
-        try device.send(controls)
+        return true
+    }
+
+    static func take(_ touch: TouchSnapshot, into controls: inout SteamDeckReports.Controls) -> Bool {
+        var next = controls
+        update(&next, with: touch)
+        guard next != controls else { return false }
+        controls = next
+        return true
+    }
+
+    static func take(_ sample: WireMotionSample, into controls: inout SteamDeckReports.Controls) {
+        (controls.gyro, controls.accel) = imu(sample)
     }
 
     /// The wire's touch as the two trackpads (the Steam Controller's host pad takes it the same way).
@@ -115,17 +131,11 @@ public final class SteamDeckVirtualPad: VirtualPad {
         place(touch.second)
     }
 
-    public func apply(_ touch: TouchSnapshot) throws {
-        var next = controls
-        Self.update(&next, with: touch)
-        guard next != controls else { return }
-        controls = next
-        try device.send(controls)
-    }
+    public func apply(_ touch: TouchSnapshot) throws { if Self.take(touch, into: &controls) { try device.send(controls) } }
 
     public func apply(_ motion: MotionBatch) throws {
         for i in 0..<motion.count {
-            (controls.gyro, controls.accel) = Self.imu(motion[i])
+            Self.take(motion[i], into: &controls)
             try device.send(controls)
         }
     }
