@@ -451,6 +451,16 @@ func inputNode(named name: String, phys: String) -> String? {
 /// of its gamepad node: a Steam Deck where hid-steam drives Decks (6.3 on; bound by hid-steam,
 /// its hidraw node the Deck SDL opens, its evdev node named and placed as the host's pad), else an
 /// Xbox 360 pad, and the host says why.
+/// The driver bound to a hidraw node's HID device, once bound: a driver's probe makes the node
+/// (`hid_hw_start`) and the kernel links the driver only when the probe returns (`driver_bound`),
+/// so a node found the moment it appears can have none yet (hid-steam's client device for a
+/// Deck's hidraw is added last in the Deck's probe: a loaded 7.2 guest read no link once). nil
+/// when none is bound within `timeout`.
+func boundDriver(ofHidraw hidraw: String, timeout: Duration = .seconds(10)) -> String? {
+    let link = "/sys/class/hidraw/\((hidraw as NSString).lastPathComponent)/device/driver"
+    return eventually(timeout: timeout) { (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { ($0 as NSString).lastPathComponent } }
+}
+
 struct ValveHostPad {
     let pad: Pad
     let gamepadNode: String
@@ -464,9 +474,7 @@ struct ValveHostPad {
             udev.pads().first { $0.isHostVirtualPad && (isDeck ? $0.kind == .steamDeck : $0.gamepadNode != nil) }
         }, "no host pad; serve said \(host.serve.output.suffix(1500))", file: file, line: line)
         if isDeck {
-            let link = "/sys/class/hidraw/\((try XCTUnwrap(pad.hidraw) as NSString).lastPathComponent)/device/driver"
-            let driver = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { ($0 as NSString).lastPathComponent }
-            XCTAssertEqual(driver, "hid-steam", "kernel \(KernelVersion.running)", file: file, line: line)
+            XCTAssertEqual(boundDriver(ofHidraw: try XCTUnwrap(pad.hidraw)), "hid-steam", "kernel \(KernelVersion.running)", file: file, line: line)
             gamepadNode = try XCTUnwrap(eventually(timeout: .seconds(30)) { inputNode(named: "Steam Deck", phys: PadPhys.hostVirtual) },
                                         "hid-steam made no evdev node for the host's Deck: \((try? shell("cat /proc/bus/input/devices")) ?? "")",
                                         file: file, line: line)

@@ -19,7 +19,7 @@ final class SteamControllerDeviceTests: XCTestCase {
     /// The HID device under a hidraw node: its driver and how many input nodes it has.
     func hidDevice(of hidraw: String) -> (driver: String?, inputs: Int) {
         let device = "/sys/class/hidraw/\((hidraw as NSString).lastPathComponent)/device"
-        let driver = (try? FileManager.default.destinationOfSymbolicLink(atPath: device + "/driver")).map { ($0 as NSString).lastPathComponent }
+        let driver = boundDriver(ofHidraw: hidraw)
         let inputs = ((try? FileManager.default.contentsOfDirectory(atPath: device + "/input")) ?? []).filter { $0.hasPrefix("input") }
         return (driver, inputs.count)
     }

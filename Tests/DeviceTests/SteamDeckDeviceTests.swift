@@ -15,11 +15,7 @@ import XCTest
 final class SteamDeckDeviceTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess() }
 
-    /// The driver bound to a hidraw node's HID device.
-    func driver(of hidraw: String) -> String? {
-        let link = "/sys/class/hidraw/\((hidraw as NSString).lastPathComponent)/device/driver"
-        return (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { ($0 as NSString).lastPathComponent }
-    }
+    func driver(of hidraw: String) -> String? { boundDriver(ofHidraw: hidraw) }
 
     func testTheKernelBindsTheEmulatedDeckAndPadgateFindsItByItsHidrawNodeOnce() throws {
         let deck = try EmulatedSteamDeck()
