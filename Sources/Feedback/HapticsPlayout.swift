@@ -229,6 +229,7 @@ public struct HapticsPlayout: Sendable {
             if target > origin.frame {
                 counters.skips += 1
                 counters.skippedFrames += Int(target - origin.frame)
+                forget(from: origin.frame, to: target)
             }
         }
         var position = timeline.position ?? target

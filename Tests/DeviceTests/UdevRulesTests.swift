@@ -24,6 +24,7 @@ final class UdevRulesTests: XCTestCase {
             try? FileManager.default.removeItem(at: Self.installed)
             try ours.write(to: Self.installed)
             try udevadm(["control", "--reload"])
+            try waitForTheRules()
         } else if (try? Data(contentsOf: Self.installed)) != ours {
             try skipLoudly("\(Self.installed.path) is not this checkout's udev/70-padgate.rules (sudo make install-udev)")
         }
@@ -58,6 +59,26 @@ final class UdevRulesTests: XCTestCase {
             let found = try tags(node, once: events, processed: "change")
             XCTAssertTrue(found.contains(":uaccess:"), "\(node): \(found)")
         }
+    }
+
+    /// Until udevd applies the installed rules: `udevadm control --reload` returns before udevd
+    /// has loaded them, and a loaded 6.12 guest processed three pads' add events on the old rules
+    /// (no tags at all) while /dev/uhid, 4 s later, had its uaccess. Told by /dev/uhid's own tag
+    /// after a change event, within the budget.
+    private func waitForTheRules() throws {
+        let began = MonotonicInstant.now
+        repeat {
+            let events = try UdevEvents(subsystems: ["misc"])
+            try udevadm(["trigger", "--action=change", UHIDDevice.path])
+            let name = URL(fileURLWithPath: UHIDDevice.path).lastPathComponent
+            if events.wait(timeout: .seconds(5), { $0.action == "change" && $0.syspath.hasSuffix("/" + name) }),
+               try udevadm(["info", "--query=property", "--name=\(UHIDDevice.path)"]).contains(":uaccess:") {
+                print("udevd applied the installed rules \(MonotonicInstant.now - began) after the reload")
+                return
+            }
+            usleep(200_000)
+        } while MonotonicInstant.now - began < Self.udevBudget
+        XCTFail("udevd did not apply the installed rules within \(Self.udevBudget) of the reload")
     }
 
     /// The node's udev tags, read once udevd has announced that it finished `action` for it: udevd

@@ -22,6 +22,8 @@ final class SteamControllerHostPadTests: XCTestCase {
         XCTAssertEqual(lease.levels, MotorLevels(low: 0xc0, high: 0x40))
         XCTAssertEqual(lease.slot, PadSlot(2))
         XCTAssertGreaterThan(lease.ttlMillis, 0)
+        XCTAssertLessThanOrEqual(Int(lease.ttlMillis), Int(SteamControllerVirtualPad.rumbleHold / .milliseconds(1)),
+                                 "a lease never outlasts the host pad's own rumble end, should its stop be lost")
         guard case .rumble(nil, true) = feedback(report, levels: &levels, sequence: &sequence) else { return XCTFail("a re-send is no new lease") }
         guard case .rumble(let stop?, false) = feedback([0x80, 0, 0, 0, 0, 0, 2, 0, 0, 0], levels: &levels, sequence: &sequence),
               case .rumble(let silent) = stop else { return XCTFail("no stop") }

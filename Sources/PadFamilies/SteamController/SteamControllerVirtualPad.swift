@@ -89,8 +89,10 @@ public final class SteamControllerVirtualPad: VirtualPad {
         let levels = MotorLevels(low: UInt8(speeds.low >> 8), high: UInt8(speeds.high >> 8))
         guard levels != lastLevels else { return .rumble(nil, sounds: !levels.isSilent) }
         lastLevels = levels
-        return .rumble(.rumble(.unnumbered(slot: slot, levels: levels, ttlMillis: levels.isSilent ? 0 : GameOutputTranslator.rumbleLeaseMillis)),
-                       sounds: !levels.isSilent)
+        // Never past the host pad's own end (`rumbleEnds`): a lost stop leaves the client's motors
+        // running no longer than the controller's would; the host renews it as the game re-sends.
+        let ttl = levels.isSilent ? 0 : min(GameOutputTranslator.rumbleLeaseMillis, UInt16(rumbleHold / .milliseconds(1)))
+        return .rumble(.rumble(.unnumbered(slot: slot, levels: levels, ttlMillis: ttl)), sounds: !levels.isSilent)
     }
 
     public func remove() { device.stop() }
