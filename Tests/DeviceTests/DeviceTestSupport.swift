@@ -456,9 +456,17 @@ func inputNode(named name: String, phys: String) -> String? {
 /// so a node found the moment it appears can have none yet (hid-steam's client device for a
 /// Deck's hidraw is added last in the Deck's probe: a loaded 7.2 guest read no link once). nil
 /// when none is bound within `timeout`.
-func boundDriver(ofHidraw hidraw: String, timeout: Duration = .seconds(10)) -> String? {
+/// With `expecting`, until that driver is bound (another can hold the device first), returning the
+/// last one seen.
+func boundDriver(ofHidraw hidraw: String, expecting: String? = nil, timeout: Duration = .seconds(10)) -> String? {
     let link = "/sys/class/hidraw/\((hidraw as NSString).lastPathComponent)/device/driver"
-    return eventually(timeout: timeout) { (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { ($0 as NSString).lastPathComponent } }
+    var last: String?
+    _ = eventually(timeout: timeout, expiryIsExpected: true) { () -> Bool? in
+        last = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)).map { ($0 as NSString).lastPathComponent }
+        guard let last else { return nil }
+        return expecting.map { last == $0 ? true : nil } ?? true
+    }
+    return last
 }
 
 struct ValveHostPad {
@@ -474,7 +482,7 @@ struct ValveHostPad {
             udev.pads().first { $0.isHostVirtualPad && (isDeck ? $0.kind == .steamDeck : $0.gamepadNode != nil) }
         }, "no host pad; serve said \(host.serve.output.suffix(1500))", file: file, line: line)
         if isDeck {
-            XCTAssertEqual(boundDriver(ofHidraw: try XCTUnwrap(pad.hidraw)), "hid-steam", "kernel \(KernelVersion.running)", file: file, line: line)
+            XCTAssertEqual(boundDriver(ofHidraw: try XCTUnwrap(pad.hidraw), expecting: "hid-steam"), "hid-steam", "kernel \(KernelVersion.running)", file: file, line: line)
             gamepadNode = try XCTUnwrap(eventually(timeout: .seconds(30)) { inputNode(named: "Steam Deck", phys: PadPhys.hostVirtual) },
                                         "hid-steam made no evdev node for the host's Deck: \((try? shell("cat /proc/bus/input/devices")) ?? "")",
                                         file: file, line: line)

@@ -19,7 +19,7 @@ final class SteamControllerDeviceTests: XCTestCase {
     /// The HID device under a hidraw node: its driver and how many input nodes it has.
     func hidDevice(of hidraw: String) -> (driver: String?, inputs: Int) {
         let device = "/sys/class/hidraw/\((hidraw as NSString).lastPathComponent)/device"
-        let driver = boundDriver(ofHidraw: hidraw)
+        let driver = boundDriver(ofHidraw: hidraw, expecting: "hid-generic")
         let inputs = ((try? FileManager.default.contentsOfDirectory(atPath: device + "/input")) ?? []).filter { $0.hasPrefix("input") }
         return (driver, inputs.count)
     }

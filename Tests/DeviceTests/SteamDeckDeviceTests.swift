@@ -15,7 +15,7 @@ import XCTest
 final class SteamDeckDeviceTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess() }
 
-    func driver(of hidraw: String) -> String? { boundDriver(ofHidraw: hidraw) }
+    func driver(of hidraw: String, expecting: String) -> String? { boundDriver(ofHidraw: hidraw, expecting: expecting) }
 
     func testTheKernelBindsTheEmulatedDeckAndPadgateFindsItByItsHidrawNodeOnce() throws {
         let deck = try EmulatedSteamDeck()
@@ -29,12 +29,12 @@ final class SteamDeckDeviceTests: XCTestCase {
         if KernelVersion.running >= .hidSteamDrivesTheDeck {
             // hid-steam's client device owns the hidraw node; its own device has the evdev nodes
             // (named from the serial it read with `ae 16 01`) until a program opens that node.
-            XCTAssertEqual(driver(of: hidraw), "hid-steam", "kernel \(KernelVersion.running)")
+            XCTAssertEqual(driver(of: hidraw, expecting: "hid-steam"), "hid-steam", "kernel \(KernelVersion.running)")
             let names = try shell("cat /proc/bus/input/devices")
             XCTAssertTrue(names.contains("Steam Deck"), "hid-steam's evdev nodes on \(KernelVersion.running): \(names)")
             XCTAssertTrue(names.contains("U: Uniq=\(deck.serial)"), "the serial hid-steam read at probe: \(names)")
         } else {
-            XCTAssertEqual(driver(of: hidraw), "hid-generic", "kernel \(KernelVersion.running)")
+            XCTAssertEqual(driver(of: hidraw, expecting: "hid-generic"), "hid-generic", "kernel \(KernelVersion.running)")
         }
         // `list` says what it is and how forward reads it.
         let listed = try padgate(["list"], timeLimit: .seconds(30))
