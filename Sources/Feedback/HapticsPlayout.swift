@@ -67,6 +67,9 @@ public struct HapticsPlayout: Sendable {
         /// Blocks that came after their place and still played: the allowance grew by their
         /// lateness (`regrown`), or past its largest the timeline followed the sender (`slips`).
         public var regrown = 0, slips = 0
+        /// Newest blocks whose place lay past the largest delay after their arrival (a backlog
+        /// sent at once): the timeline moved earlier.
+        public var trimmed = 0
         /// Streams started (a block after idle), and bursts placed afresh within one (sound after
         /// silence, at the allowance measured then).
         public var streams = 0, onsets = 0
@@ -199,7 +202,21 @@ public struct HapticsPlayout: Sendable {
         slotBlock[slot] = number
         let base = slot * 2 * Self.blockFrames
         for i in 0..<2 * Self.blockFrames { samples[base + i] = Int8(bitPattern: blockSamples[i]) }
-        if number > timeline.newest ?? .min { timeline.newest = number }
+        if number > timeline.newest ?? .min {
+            timeline.newest = number
+            // Never more held than the largest delay: a stalled host's backlog, sent at once, would
+            // otherwise be placed block after block past it (after a slip, each at its place from
+            // the slipped one), and a host killed then would sound on that long. The timeline moves
+            // earlier; the output skips what it has not reached (counted as skips).
+            let latest = now + configuration.maximumAllowance + configuration.lead
+            let place = timeline.origin!.time + Self.duration(frames: start - timeline.origin!.frame)
+            if place > latest {
+                counters.trimmed += 1
+                timeline.origin!.time = timeline.origin!.time - (place - latest)
+                // The newest now waits the largest allowance: nothing may move it later.
+                allowance = configuration.maximumAllowance
+            }
+        }
         return starts
     }
 

@@ -394,4 +394,25 @@ final class HapticsPlayoutTests: XCTestCase {
         XCTAssertLessThanOrEqual(playout.allowance, playout.configuration.maximumAllowance)
         XCTAssertEqual(playout.counters.skips, 1)
     }
+    /// A host that stalls 150 ms and then sends its backlog at once, then dies: no frame plays later
+    /// than the largest allowance, the lead and a block after its block arrived, so what the client
+    /// plays after the host's last block is bounded (the killed-host rule: 192 ms of sound on a
+    /// loaded 6.1 guest before).
+    func testABacklogSentAtOnceIsNeverHeldPastTheLargestDelay() {
+        let lead = Duration.nanoseconds(10_666_667)
+        // Blocks 0-19 on time; 20-59 held by the host and sent together at 350 ms; nothing after.
+        let arrivals = (0..<60).map { n in (block: n, at: n < 20 ? 1000 + n * 5000 : 350_000 + n) }
+        let (played, playout) = run(arrivals, until: .milliseconds(1000))
+        // And the output's own slack before it skips ahead (`tolerance`, 10 ms).
+        let bound = playout.configuration.maximumAllowance + lead + .milliseconds(5) + HapticsPlayout.duration(frames: Int64(HapticsPlayout.tolerance)) + .microseconds(334)
+        let heard = placed(played).filter { $0.frame < 60 * Self.frames }
+        XCTAssertFalse(heard.isEmpty)
+        for (frame, at) in heard {
+            let n = frame / Self.frames
+            let arrived = MonotonicInstant.origin + .microseconds(Int64(n < 20 ? 1000 + n * 5000 : 350_000 + n))
+            XCTAssertLessThanOrEqual(at - arrived, bound, "frame \(frame)")
+        }
+        XCTAssertTrue(heard.contains { $0.frame == 60 * Self.frames - 1 }, "the newest block plays")
+        XCTAssertGreaterThan(playout.counters.trimmed, 0)
+    }
 }
