@@ -63,7 +63,10 @@ public final class SteamControllerVirtualPad: VirtualPad {
             case nil: break
             }
         }
-        for case let pulse? in [left, right, both] { messages.append(.trackpadPulse(pulse)) }
+        // Each by itself: no array per feedback pass.
+        if let left { messages.append(.trackpadPulse(left)) }
+        if let right { messages.append(.trackpadPulse(right)) }
+        if let both { messages.append(.trackpadPulse(both)) }
         if let ends = rumbleEnds, now >= ends {
             lastLevels = .silent
             messages.append(.rumble(.unnumbered(slot: arrival.slot, levels: .silent, ttlMillis: 0)))

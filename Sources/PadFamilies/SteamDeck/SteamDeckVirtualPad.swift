@@ -91,16 +91,16 @@ public final class SteamDeckVirtualPad: VirtualPad {
     /// The wire's state, touch or IMU sample into the Deck's controls (the Steam Controller's host
     /// pad keeps them too); true when anything changed, so the report is sent.
     static func take(_ s: PadStateSnapshot, into controls: inout SteamDeckReports.Controls) -> Bool {
-        var next = controls
-        update(&next, with: s)
-        guard next != controls else { return false }
-        controls = next
-        return true
+        changed(&controls) { update(&$0, with: s) }
     }
 
     static func take(_ touch: TouchSnapshot, into controls: inout SteamDeckReports.Controls) -> Bool {
+        changed(&controls) { update(&$0, with: touch) }
+    }
+
+    private static func changed(_ controls: inout SteamDeckReports.Controls, by change: (inout SteamDeckReports.Controls) -> Void) -> Bool {
         var next = controls
-        update(&next, with: touch)
+        change(&next)
         guard next != controls else { return false }
         controls = next
         return true
