@@ -2,6 +2,9 @@
 # they need first (Debian packages through apt, the test guest's kernel).
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 export PATH := $(dir $(SWIFT)):$(PATH)
+# Two compile jobs a core: a build shares the machine with whatever else runs (on a loaded CI
+# machine, one job a core got half of it; docs/testing.md), and idle it costs nothing.
+BUILD_JOBS ?= $(shell echo $$(( $$(nproc) * 2 )))
 
 .PHONY: all deps build release test test-repeat test-unit test-devices test-package demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble bench-haptics fuzz fuzz-long install install-udev uninstall deb clean guest
 
@@ -11,7 +14,7 @@ deps:
 	@tools/install-deps.sh
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build -j $(BUILD_JOBS)
 
 # Unit tests on this machine (device tests skip loudly here if /dev/uhid is missing), then the
 # device tests against the real kernel drivers: directly, or in the QEMU guest (tools/test-devices.sh).
@@ -34,7 +37,7 @@ test-unit: deps
 	$(SWIFT) test
 
 test-devices: deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests -j $(BUILD_JOBS)
 	tools/test-devices.sh
 
 # Every kernel line the device tests boot (tools/guest/kernels.conf).
@@ -42,11 +45,11 @@ guest: deps
 	for k in $$(awk '!/^#/ && NF {print $$1}' tools/guest/kernels.conf); do PADGATE_GUEST_KERNEL=$$k tools/guest/setup.sh || exit 1; done
 
 demo: deps
-	$(SWIFT) build
+	$(SWIFT) build -j $(BUILD_JOBS)
 	tools/demo.sh
 
 demo-guest: deps
-	$(SWIFT) build
+	$(SWIFT) build -j $(BUILD_JOBS)
 	PADGATE_DEMO_GUEST=1 tools/demo.sh
 
 bench: deps
@@ -101,7 +104,7 @@ RELEASE_BIN := .build/release/padgate
 PADGATE_BIN ?= $(RELEASE_BIN)
 
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product padgate
+	$(SWIFT) build -c release --static-swift-stdlib --product padgate -j $(BUILD_JOBS)
 
 # The release build runs whenever the release binary is the one installed (swift build is incremental).
 install: $(if $(filter $(RELEASE_BIN),$(PADGATE_BIN)),release)

@@ -52,7 +52,8 @@ build() {
     local log rc=0
     tools/check-imports.py "$swift" || return $?
     log=$(mktemp)
-    "$swift" build --build-tests 2>&1 | tee "$log" || rc=$?
+    # Two compile jobs a core, as the Makefile's builds (BUILD_JOBS there).
+    "$swift" build --build-tests -j $(( $(nproc) * 2 )) 2>&1 | tee "$log" || rc=$?
     if [ $rc != 0 ]; then
         echo "build: swift build --build-tests failed (exit $rc); its errors:"
         grep -E "error:|Killed|signal" "$log" | head -40

@@ -170,6 +170,49 @@ final class SteamControllerTests: XCTestCase {
         XCTAssertEqual(state.motion.first.gyro, Vector3(x: 160, y: 0, z: 32), "on the DualSense's axes (x, z, −y)")
     }
 
+    /// 0x47 (SDL 3.4.10's `TritonMTUNoQuat32TS_t`; no capture holds one): the 0x42 report's bytes
+    /// moved to the struct's places, the trackpads' u16 clock at 18 and the IMU's u16 clock in
+    /// 32 µs ticks at 32, decode to the same controls, with the IMU's clock carried across its wrap.
+    func testTheStateWithClocksDecodesAsSDLsStructPlacesIt() throws {
+        var c = SteamControllerReports.Controls()
+        c.buttons = [.east, .paddleRight, .l1]
+        c.leftStick = (-3000, 25000)
+        c.triggers = (1000, 32767)
+        c.leftPad = (20000, -10000)
+        c.rightPad = (-20000, 30000)
+        c.padPressure = (16384, 30000)
+        c.gyro = Vector3(x: 160, y: -32, z: 0)
+        c.accel = Vector3(x: 831, y: 14567, z: 6670)
+        let full = SteamControllerReports.state(c, sequence: 9, micros: 0)
+        func clocked(_ imuTicks: UInt16, sequence: UInt8) -> [UInt8] {
+            var r = Array(full[0..<18]) + [0x34, 0x12] + Array(full[18..<30]) + [UInt8(imuTicks & 0xff), UInt8(imuTicks >> 8)] + Array(full[34..<46])
+            r[0] = 0x47
+            r[1] = sequence
+            return r
+        }
+        XCTAssertEqual(clocked(0, sequence: 0).count, 46, "the struct's 45 bytes and the id")
+        var decoder = ControllerInputDecoder(SteamControllerInputCodec())
+        var expected = GamepadState(), state = GamepadState()
+        try decoder.decode(full, into: &expected)
+        var clocks: [UInt32] = []
+        for (i, ticks) in [UInt16(65534), 65535, 1, 40].enumerated() {
+            try decoder.decode(clocked(ticks, sequence: UInt8(i)), into: &state)
+            clocks.append(state.sensorTimestamp)
+            XCTAssertEqual(state.buttons, expected.buttons)
+            XCTAssertEqual(state.leftStick, expected.leftStick)
+            XCTAssertEqual([state.l2Fine, state.r2Fine], [expected.l2Fine, expected.r2Fine])
+            XCTAssertEqual(state.touch0, expected.touch0, "the left pad two bytes on")
+            XCTAssertEqual(state.touch1, expected.touch1, "the right pad two bytes on")
+            XCTAssertTrue(state.touch0.active && state.touch1.active)
+            XCTAssertEqual(state.motion.first, expected.motion.first)
+            XCTAssertEqual(state.sequence, UInt8(i))
+        }
+        XCTAssertEqual(zip(clocks, clocks.dropFirst()).map { $1 &- $0 }, [32, 64, 39 * 32], "32 µs a tick, across the 16-bit wrap")
+        XCTAssertThrowsError(try decoder.decode(Array(clocked(0, sequence: 0).prefix(45)), into: &state)) {
+            XCTAssertEqual($0 as? InputReportError, .tooShort(id: 0x47, got: 45, need: 46))
+        }
+    }
+
     /// The commands SDL sends it (SDL_hidapi_steam_triton.c): lizard mode off `[01] 87 03 09 00 00`
     /// and the IMU on `[01] 87 03 30 18 00`, in a 64-byte feature report 1.
     func testLizardModeOffAndTheIMUAreSDLsFeatureReports() {

@@ -50,6 +50,30 @@ final class SteamControllerHostPadTests: XCTestCase {
         XCTAssertTrue(levels.isSilent)
     }
 
+    /// A pass's burst of pulse trains crosses as the newest per trackpad (both Valve host pads keep
+    /// this): the pad plays one train at a time, and the older ones would only play late.
+    func testABurstOfPulseTrainsCrossesAsTheNewestPerTrackpad() {
+        func pulse(_ side: Trackpad, _ sequence: UInt16, count: UInt16) -> TrackpadPulse {
+            TrackpadPulse(slot: PadSlot(1), sequence: WireSequence(sequence), side: side, onMicros: 300, offMicros: 700, count: count, gain: 0)
+        }
+        var newest = NewestPulses()
+        for p in [pulse(.left, 1, count: 1), pulse(.right, 2, count: 2), pulse(.left, 3, count: 3), pulse(.both, 4, count: 4), pulse(.left, 5, count: 5)] {
+            newest.take(p)
+        }
+        var messages: [WireMessage] = []
+        newest.append(to: &messages)
+        let crossed = messages.compactMap { message -> TrackpadPulse? in
+            guard case .trackpadPulse(let p) = message else { return nil }
+            return p
+        }
+        XCTAssertEqual(messages.count, 3)
+        XCTAssertEqual(crossed.map(\.side), [.left, .right, .both])
+        XCTAssertEqual(crossed.map(\.count), [5, 2, 4], "each pad's newest train")
+        var none: [WireMessage] = []
+        NewestPulses().append(to: &none)
+        XCTAssertTrue(none.isEmpty)
+    }
+
     func testTheHostsStyleChoicesAreEachDriversOwn() throws {
         XCTAssertEqual(HostStyleChoices.offered, ["steam-controller=deck", "steam-controller=itself"])
         var choices = HostStyleChoices()

@@ -1,6 +1,6 @@
 /// The Steam Controller (2026, "Triton"; 28de:1302 wired, 1303 Bluetooth, 1304 through its puck,
 /// 1305 Nereid) as its vendor HID interface reports it: numbered reports, the state in 0x42
-/// (54 bytes with its id) or, over Bluetooth, 0x45 (46: no quaternion). Offsets from the kernel's
+/// (54 bytes with its id) or, over Bluetooth, 0x45 (46: no quaternion) or 0x47 (46, with clocks). Offsets from the kernel's
 /// 2026 hid-steam and SDL's `TritonMTUFull_t` (controller_structs.h), held to a real puck's
 /// capture (docs/research/valve-pads.md §5). All values little-endian; offsets include the id.
 public enum SteamControllerLayout {
@@ -9,6 +9,15 @@ public enum SteamControllerLayout {
     /// Over Bluetooth: the state without the quaternion.
     public static let stateWithoutQuaternion: UInt8 = 0x45
     public static let stateWithoutQuaternionLength = 46
+    /// The state with the trackpads' own clock (0x47, 46 bytes; SDL 3.4.10's `TritonMTUNoQuat32TS_t`,
+    /// from source: no capture holds one): a u16 trackpad clock at 18 moves the pads two bytes on,
+    /// and the IMU's clock is a u16 in 32 µs ticks at 32 (wrapping every 2.1 s). Sticks, triggers,
+    /// buttons and the IMU's values sit where 0x42 has them.
+    public static let stateWithClocks: UInt8 = 0x47
+    public static let stateWithClocksLength = 46
+    static let clockedPadShift = 2
+    static let clockedIMUClock = 32
+    static let clockedIMUTickMicros: UInt32 = 32
     /// Battery: charge state at 1 (0 reset, 1 discharging, 2 charging, 3 validating its source,
     /// 4 done), level % at 2; millivolts, currents and temperature after.
     public static let battery: UInt8 = 0x43
@@ -154,10 +163,10 @@ public struct SteamControllerInputCodec: PadInputCodec {
         typealias L = SteamControllerLayout
         guard let id = r.first else { throw .empty }
         switch id {
-        case L.state, L.stateWithoutQuaternion:
-            let need = id == L.state ? L.stateLength : L.stateWithoutQuaternionLength
+        case L.state, L.stateWithoutQuaternion, L.stateWithClocks:
+            let need = switch id { case L.state: L.stateLength; case L.stateWithClocks: L.stateWithClocksLength; default: L.stateWithoutQuaternionLength }
             guard r.count >= need else { throw .tooShort(id: id, got: r.count, need: need) }
-            decodeState(r, into: &s)
+            decodeState(r, into: &s, clocked: id == L.stateWithClocks)
         case L.wirelessStatus, L.wirelessStatusVariant:
             guard r.count >= 2 else { throw .tooShort(id: id, got: r.count, need: 2) }
             switch r[1] {
@@ -179,7 +188,7 @@ public struct SteamControllerInputCodec: PadInputCodec {
         }
     }
 
-    private func decodeState(_ r: UnsafeRawBufferPointer, into s: inout GamepadState) {
+    private func decodeState(_ r: UnsafeRawBufferPointer, into s: inout GamepadState, clocked: Bool) {
         typealias L = SteamControllerLayout
         s.format = .steamController
         s.link = .connected
@@ -190,7 +199,16 @@ public struct SteamControllerInputCodec: PadInputCodec {
         func held(_ mask: UInt8) -> Int32 { d & mask != 0 ? 1 : 0 }
         s.dpad = DPad(axes: (x: held(L.dpadRight) - held(L.dpadLeft), y: held(L.dpadDown) - held(L.dpadUp)))
         s.sequence = r[L.sequence]
-        s.sensorTimestamp = r.loadLittleEndianUInt32(at: L.imuClock)
+        if clocked {
+            // The IMU's 16-bit tick count onto the µs clock the state keeps: the ticks since the
+            // last report's (a whole number of ticks: the clock here only ever moves by them).
+            let ticks = r.loadLittleEndianUInt16(at: L.clockedIMUClock)
+            let last = UInt16(truncatingIfNeeded: s.sensorTimestamp / L.clockedIMUTickMicros)
+            s.sensorTimestamp &+= UInt32(ticks &- last) &* L.clockedIMUTickMicros
+        } else {
+            s.sensorTimestamp = r.loadLittleEndianUInt32(at: L.imuClock)
+        }
+        let padShift = clocked ? L.clockedPadShift : 0
         s.leftStick = SteamDeckInputCodec.stick(r, at: L.leftStick)
         s.rightStick = SteamDeckInputCodec.stick(r, at: L.rightStick)
         let left = UInt16(clamping: max(0, r.loadLittleEndianInt16(at: L.triggers)))
@@ -200,10 +218,10 @@ public struct SteamControllerInputCodec: PadInputCodec {
         s.l2 = UInt8(left >> 7)
         s.r2 = UInt8(right >> 7)
         s.hasTouch = true
-        s.touch0 = SteamDeckInputCodec.pad(r, at: L.leftPad, id: 0, touched: r[L.buttons + L.leftPadTouch.byte] & L.leftPadTouch.mask != 0,
-                                           pressureAt: L.leftPad + L.padPressure)
-        s.touch1 = SteamDeckInputCodec.pad(r, at: L.rightPad, id: 1, touched: r[L.buttons + L.rightPadTouch.byte] & L.rightPadTouch.mask != 0,
-                                           pressureAt: L.rightPad + L.padPressure)
+        s.touch0 = SteamDeckInputCodec.pad(r, at: L.leftPad + padShift, id: 0, touched: r[L.buttons + L.leftPadTouch.byte] & L.leftPadTouch.mask != 0,
+                                           pressureAt: L.leftPad + padShift + L.padPressure)
+        s.touch1 = SteamDeckInputCodec.pad(r, at: L.rightPad + padShift, id: 1, touched: r[L.buttons + L.rightPadTouch.byte] & L.rightPadTouch.mask != 0,
+                                           pressureAt: L.rightPad + padShift + L.padPressure)
         let gyro = ReportFields.vector(r, at: L.gyro), accel = ReportFields.vector(r, at: L.accel)
         s.hasMotion = true
         s.motion.first = MotionSample(gyro: SteamDeckInputCodec.dualSenseAxes(gyro), accel: SteamDeckInputCodec.dualSenseAxes(accel))

@@ -80,7 +80,7 @@ public final class HostMicrophone: @unchecked Sendable {
             let recording = lastPull.map { now - $0 <= Self.idleAfter } ?? false
             if recording {
                 guard asked.map({ now - $0 >= Self.renewal }) ?? true else { return }
-                if asked == nil { log.debug("slot \(slot.rawValue): a program records from the pad: asking its client for the pad's microphone") }
+                if asked == nil { log.debug("slot \(slot.rawValue): a program records from the pad: asking its client for the pad's microphone at \(now.nanoseconds / 1000) µs (monotonic)") }
                 asked = now
                 messages.append(.microphoneRequest(MicrophoneRequest(slot: slot, sequence: sequence, ttlMillis: Self.lease)))
                 sequence = sequence.next

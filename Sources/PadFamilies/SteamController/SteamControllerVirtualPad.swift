@@ -47,26 +47,17 @@ public final class SteamControllerVirtualPad: VirtualPad {
 
     public func takeFeedback(into messages: inout [WireMessage]) throws {
         let now = MonotonicInstant.now
-        // One pulse train per trackpad per call, the newest: a program's burst of them is one on the pad.
-        var left, right, both: TrackpadPulse?
+        var pulses = NewestPulses()
         for report in device.takeOutputs() {
             switch Self.feedback(for: report, slot: arrival.slot, lastLevels: &lastLevels, sequence: &sequence) {
             case .rumble(let message, let sounds):
                 if sounds { lastRumble = now }
                 if let message { messages.append(message) }
-            case .pulse(let pulse):
-                switch pulse.side {
-                case .left: left = pulse
-                case .right: right = pulse
-                case .both: both = pulse
-                }
+            case .pulse(let pulse): pulses.take(pulse)
             case nil: break
             }
         }
-        // Each by itself: no array per feedback pass.
-        if let left { messages.append(.trackpadPulse(left)) }
-        if let right { messages.append(.trackpadPulse(right)) }
-        if let both { messages.append(.trackpadPulse(both)) }
+        pulses.append(to: &messages)
         if let ends = rumbleEnds, now >= ends {
             lastLevels = .silent
             messages.append(.rumble(.unnumbered(slot: arrival.slot, levels: .silent, ttlMillis: 0)))

@@ -40,6 +40,16 @@ public final class SteamDeckVirtualPad: VirtualPad {
             usleep(20_000)
             return false
         }
+        // Games open the hidraw node of hid-steam's client, which it adds last in its probe, after
+        // the input devices: the Deck is the games' once that node is there.
+        let clientReady = registered && (0..<250).contains { _ in
+            if KernelDrivers.steamClientsReady(bus: PadBus.usb.kernelBus, vendor: ids.vendor, product: ids.product) { return true }
+            usleep(20_000)
+            return false
+        }
+        if registered && !clientReady {
+            Self.log.notice("slot \(arrival.slot.rawValue): hid-steam has not given the host's Steam Deck the hidraw node games open within 5 s")
+        }
         let switched: Bool
         do { switched = try registered && device.switchToGamepadMode() } catch {
             // Its pump holds it: a Deck not stopped here would stay on the host.
@@ -143,9 +153,15 @@ public final class SteamDeckVirtualPad: VirtualPad {
     public var feedbackDescriptors: [FileDescriptor] { [device.outputReadyDescriptor] }
 
     public func takeFeedback(into messages: inout [WireMessage]) throws {
+        var pulses = NewestPulses()
         for report in device.takeOutputs() {
-            if let message = Self.message(for: report, slot: arrival.slot, lastLevels: &lastLevels, sequence: &sequence) { messages.append(message) }
+            switch Self.message(for: report, slot: arrival.slot, lastLevels: &lastLevels, sequence: &sequence) {
+            case .trackpadPulse(let pulse)?: pulses.take(pulse)
+            case let message?: messages.append(message)
+            case nil: break
+            }
         }
+        pulses.append(to: &messages)
     }
 
     /// A command a game sent the Deck (report number 0 first): a rumble whose motors changed
@@ -167,6 +183,28 @@ public final class SteamDeckVirtualPad: VirtualPad {
     }
 
     public func remove() { device.stop() }
+}
+
+/// The newest pulse train per trackpad of one feedback pass: a program's burst of them is one
+/// train on the pad, which plays one at a time (older ones would only play late). Both Valve
+/// families' host pads keep it.
+struct NewestPulses {
+    private var left, right, both: TrackpadPulse?
+
+    mutating func take(_ pulse: TrackpadPulse) {
+        switch pulse.side {
+        case .left: left = pulse
+        case .right: right = pulse
+        case .both: both = pulse
+        }
+    }
+
+    /// Each held train, by itself: no array per feedback pass.
+    func append(to messages: inout [WireMessage]) {
+        if let left { messages.append(.trackpadPulse(left)) }
+        if let right { messages.append(.trackpadPulse(right)) }
+        if let both { messages.append(.trackpadPulse(both)) }
+    }
 }
 
 extension String {
