@@ -16,7 +16,7 @@ deps:
 build: deps
 	$(SWIFT) build -j $(BUILD_JOBS)
 
-# Unit tests on this machine (device tests skip loudly here if /dev/uhid is missing), then the
+# Unit tests on this machine (device tests skip loudly here if /dev/uhid is missing), beside the
 # device tests against the real kernel drivers: directly, or in the QEMU guest (tools/test-devices.sh).
 # Ends with each phase's wall time (tools/test-all.sh).
 test:

@@ -8,8 +8,10 @@ install_packages() {
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     echo "$label: installing ${missing[*]}"
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    # One install at a time: make test's phases run side by side, and two apt-gets at once fail
+    # on dpkg's lock.
+    as_root flock /tmp/padgate-apt.lock sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null' \
+        install_packages "${missing[@]}"
 }
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

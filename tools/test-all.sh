@@ -98,7 +98,7 @@ await_beside() {
     [ $rc = 0 ] || { echo "$1 failed (exit $rc):"; grep -E "error: |failed \(|Fatal error" "$side_log" | sed 's/^/  /' | head -40 || true; }
     return $rc
 }
-trap 'rc=$?; [ -z "$side" ] || kill "$side" 2>/dev/null; phases_table; rm -f "$PADGATE_PHASES" "$side_log"; exit $rc' EXIT
+trap 'rc=$?; [ -z "$side" ] || kill "$side" 2>/dev/null || true; phases_table; rm -f "$PADGATE_PHASES" "$side_log"; exit $rc' EXIT
 
 phase deps tools/install-deps.sh
 # On a new machine the guest's set-up is mostly downloads: beside the build, which is mostly CPU.

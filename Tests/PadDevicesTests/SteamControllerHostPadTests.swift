@@ -66,9 +66,16 @@ final class SteamControllerHostPadTests: XCTestCase {
             guard case .trackpadPulse(let p) = message else { return nil }
             return p
         }
-        XCTAssertEqual(messages.count, 3)
-        XCTAssertEqual(crossed.map(\.side), [.left, .right, .both])
-        XCTAssertEqual(crossed.map(\.count), [5, 2, 4], "each pad's newest train")
+        // The both-pads train (4) superseded the left's 3 and the right's 2; the left's 5 came after it.
+        XCTAssertEqual(messages.count, 2)
+        XCTAssertEqual(crossed.map(\.side), [.both, .left])
+        XCTAssertEqual(crossed.map(\.count), [4, 5], "each pad ends on its newest train")
+        var oneSideLast = NewestPulses()
+        for p in [pulse(.both, 1, count: 1), pulse(.right, 2, count: 2)] { oneSideLast.take(p) }
+        var after: [WireMessage] = []
+        oneSideLast.append(to: &after)
+        XCTAssertEqual(after.compactMap { m -> UInt16? in if case .trackpadPulse(let p) = m { p.count } else { nil } }, [1, 2],
+                       "a one-pad train after a both-pads one plays after it")
         var none: [WireMessage] = []
         NewestPulses().append(to: &none)
         XCTAssertTrue(none.isEmpty)

@@ -43,11 +43,13 @@ public enum KernelDrivers {
     /// it drives, whose hidraw node Steam and SDL open (the pad's own device gets none).
     static let steamClientGroup = "g0103"
 
-    /// Whether hid-steam has finished with every HID device on `bus` with these ids: each is bound
-    /// to it and has its client, with the client's hidraw node. hid-steam registers a pad's input
-    /// devices in its probe before it adds the client, last; the driver link comes when the probe
-    /// returns. So a pad whose input devices are there may have no node for games yet, and a
-    /// program enumerating then finds none (or, before hid-steam's module loaded, hid-generic's).
+    /// Whether hid-steam has finished with every pad on `bus` with these ids: each pad's device is
+    /// bound to it (which starts the pad's own interface without a hidraw node) and has its
+    /// client, with the client's hidraw node. hid-steam registers a pad's input devices in its
+    /// probe before it adds the client, last; so a pad whose input devices are there may have no
+    /// node for games yet, and a program enumerating then finds none (or, before hid-steam's module
+    /// loaded, hid-generic's). A real Deck's keyboard and mouse interfaces, bound to hid-steam
+    /// with hidraw nodes of their own and no client, are not pads.
     public static func steamClientsReady(bus: UInt16, vendor: UInt16, product: UInt16, devices root: String = "/sys/bus/hid/devices") -> Bool {
         let prefix = String(format: "%04X:%04X:%04X.", bus, vendor, product)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return false }
@@ -56,12 +58,13 @@ public enum KernelDrivers {
             let device = root + "/" + name
             let driver = (try? FileManager.default.destinationOfSymbolicLink(atPath: device + "/driver")).map { ($0 as NSString).lastPathComponent }
             let modalias = String(decoding: (try? UserFile.read(device + "/modalias", limit: 256)) ?? [], as: UTF8.self)
+            let hasNode = !((try? FileManager.default.contentsOfDirectory(atPath: device + "/hidraw")) ?? []).isEmpty
             if modalias.contains(steamClientGroup) {
-                let nodes = (try? FileManager.default.contentsOfDirectory(atPath: device + "/hidraw")) ?? []
-                if driver == "hid-steam", !nodes.isEmpty { clients += 1 }
+                if driver == "hid-steam", hasNode { clients += 1 }
             } else {
+                // Not (yet) hid-steam's: hid-generic's until hid-steam's module loads, or unbound.
                 guard driver == "hid-steam" else { return false }
-                pads += 1
+                if !hasNode { pads += 1 }
             }
         }
         return pads > 0 && clients >= pads

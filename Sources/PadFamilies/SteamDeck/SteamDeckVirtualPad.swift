@@ -191,19 +191,21 @@ public final class SteamDeckVirtualPad: VirtualPad {
 struct NewestPulses {
     private var left, right, both: TrackpadPulse?
 
+    /// A train on both pads supersedes the older ones on each, so a one-pad train kept beside it
+    /// is always the newer and goes after it.
     mutating func take(_ pulse: TrackpadPulse) {
         switch pulse.side {
         case .left: left = pulse
         case .right: right = pulse
-        case .both: both = pulse
+        case .both: both = pulse; left = nil; right = nil
         }
     }
 
-    /// Each held train, by itself: no array per feedback pass.
+    /// Each held train, by itself (no array per feedback pass), the both-pads one first.
     func append(to messages: inout [WireMessage]) {
+        if let both { messages.append(.trackpadPulse(both)) }
         if let left { messages.append(.trackpadPulse(left)) }
         if let right { messages.append(.trackpadPulse(right)) }
-        if let both { messages.append(.trackpadPulse(both)) }
     }
 }
 
