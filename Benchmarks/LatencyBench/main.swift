@@ -129,7 +129,7 @@ final class SweptDualSense {
     let encoder: PlayStationInputEncoder
     private var state = GamepadState.dualSenseAtRest
 
-    init(bus: PadBus, transport: EmulatedPlayStationPad.Transport = .uhid, udev: Udev) throws {
+    init(bus: PadBus, transport: VirtualPadTransport = .uhid, udev: Udev) throws {
         device = try EmulatedPlayStationPad(bus: bus, transport: transport)
         encoder = PlayStationInputEncoder(layout: bus == .usb ? PlayStationLayouts.dualSenseUSB() : PlayStationLayouts.dualSenseBluetooth())
         guard device.waitUntilOpened(),

@@ -200,29 +200,39 @@ public struct BatteryStatus: Hashable, Sendable {
     public init(percent: UInt8, state: ChargingState) { self.percent = percent; self.state = state }
 }
 
-/// Which report a state was decoded from.
-public enum InputReportFormat: String, Sendable {
-    case dualSenseUSB, dualSenseBluetooth, dualSenseBluetoothSimple
-    case dualShock4USB, dualShock4Bluetooth, dualShock4BluetoothSimple
-    case switchProFull
-    /// The Steam Deck's state report: signed 16-bit sticks, its clock its report counter.
-    case steamDeck
-    /// The Steam Controller's (2026) state report: signed 16-bit sticks, its IMU's own µs clock.
-    case steamController
+/// Which report a state was decoded from, and what its numbers mean: how many bits a stick axis
+/// has and how long one tick of the sensor clock is. Each family names its own formats in its
+/// codec's folder (`InputReportFormat.steamDeck`), so a new family adds none here.
+public struct InputReportFormat: Hashable, Sendable, CustomStringConvertible {
+    /// Its name in `inspect`'s output; a format is known by it.
+    public let name: StaticString
+    /// Bits per stick axis: 8 on PlayStation pads, 12 on the Switch Pro, 16 from evdev.
+    public let stickBits: Int
+    /// One tick of the sensor clock (`GamepadState.sensorTimestamp`) in µs, as a fraction: a
+    /// DualSense counts 1/3 µs (hid-playstation divides by 3), a DualShock 4 16/3 µs.
+    public let microsPerTick: (numerator: UInt64, denominator: UInt64)
+
+    public init(name: StaticString, stickBits: Int, microsPerTick: (numerator: UInt64, denominator: UInt64)) {
+        self.name = name
+        self.stickBits = stickBits
+        self.microsPerTick = microsPerTick
+    }
+
+    public var description: String { name.description }
+
+    public static func == (a: InputReportFormat, b: InputReportFormat) -> Bool {
+        a.name.withUTF8Buffer { x in b.name.withUTF8Buffer { y in x.elementsEqual(y) } }
+    }
+
+    public func hash(into hasher: inout Hasher) { name.withUTF8Buffer { hasher.combine(bytes: UnsafeRawBufferPointer($0)) } }
+
+    /// A state no report has written yet (a script's or a test's): 8-bit sticks, a 1/3 µs clock.
+    public static let undecoded = InputReportFormat(name: "undecoded", stickBits: 8, microsPerTick: (1, 3))
     /// Read from a pad's evdev nodes: each stick axis scaled from its own range to 16 bits.
-    case evdev
+    public static let evdev = InputReportFormat(name: "evdev", stickBits: 16, microsPerTick: (1, 3))
     /// Read through the pad's report descriptor (`DescriptorGamepadDecoder`): sticks scaled from
     /// their logical range to 16 bits.
-    case hidDescriptor
-
-    /// Bits per stick axis: 8 on PlayStation pads, 12 on the Switch Pro, 16 from evdev.
-    public var stickBits: Int {
-        switch self {
-        case .switchProFull: 12
-        case .evdev, .hidDescriptor, .steamDeck, .steamController: 16
-        default: 8
-        }
-    }
+    public static let hidDescriptor = InputReportFormat(name: "hidDescriptor", stickBits: 16, microsPerTick: (1, 3))
 }
 
 /// Whether a receiver's slot has a controller on it (a Steam Controller puck's: its wireless status
@@ -233,7 +243,7 @@ public enum ControllerLink: Hashable, Sendable {
 
 /// Everything a pad reports, as a fixed-size value: decoding writes into it without touching the heap.
 public struct GamepadState: Hashable, Sendable {
-    public var format: InputReportFormat = .dualSenseUSB
+    public var format: InputReportFormat = .undecoded
     public var buttons: GamepadButtons = []
     public var dpad: DPad = .none
     public var leftStick: StickPosition = .zero
@@ -262,14 +272,8 @@ public struct GamepadState: Hashable, Sendable {
     public var gyro: Vector3 { motion.first.gyro }
     public var accel: Vector3 { motion.first.accel }
 
-    /// The sensor clock in microseconds: a DualSense counts 1/3 µs (hid-playstation divides by 3),
-    /// a DualShock 4 16-bit steps of 16/3 µs; a Steam Deck's is its report counter × 4000 µs, a
-    /// Steam Controller's its IMU's own µs.
+    /// The sensor clock in microseconds, by its format's tick.
     public var sensorMicros: UInt32 {
-        switch format {
-        case .dualShock4USB, .dualShock4Bluetooth, .dualShock4BluetoothSimple: UInt32((UInt64(sensorTimestamp) * 16) / 3)
-        case .steamDeck, .steamController: sensorTimestamp
-        default: sensorTimestamp / 3
-        }
+        UInt32(truncatingIfNeeded: UInt64(sensorTimestamp) * format.microsPerTick.numerator / format.microsPerTick.denominator)
     }
 }

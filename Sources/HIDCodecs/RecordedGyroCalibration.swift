@@ -84,7 +84,8 @@ public struct RecordedGyroCalibration: Sendable {
     }
 
     /// The recording's first pad whose codec reads motion on the pad's own clock (a PlayStation
-    /// pad, a Steam Deck), by its ids, else a DualSense by its name; and its kind.
+    /// pad, a Steam Deck), by its ids, else by the longest kind's name its name holds ("DualSense
+    /// Edge" before "DualSense"); and its kind.
     public static func pad(in recording: HIDRecording, codecs: InputCodecCatalogue) -> (RecordedDevice, PadKind)? {
         for device in recording.devices {
             if let vid = device.vendorID, let pid = device.productID, case let kind = PadKind(vendorID: vid, productID: pid),
@@ -92,8 +93,8 @@ public struct RecordedGyroCalibration: Sendable {
                 return (device, kind)
             }
             let name = device.name ?? ""
-            if name.contains("DualSense Edge") { return (device, .dualSenseEdge) }
-            if name.contains("DualSense") { return (device, .dualSense) }
+            let named = PadKind.allCases.filter { name.contains($0.displayName) && codecs($0, nil)?.readsMotionWithAClock == true }
+            if let kind = named.max(by: { $0.displayName.count < $1.displayName.count }) { return (device, kind) }
         }
         return nil
     }

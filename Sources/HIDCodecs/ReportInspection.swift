@@ -59,7 +59,7 @@ public struct ReportInspector: Sendable {
         let extraBits = s.format.stickBits - 8
         func stick(_ p: StickPosition, shift: Int) -> JSONValue { .array([.integer(p.x >> shift), .integer(p.y >> shift)]) }
         var m: [(String, JSONValue)] = [
-            ("format", .string(s.format.rawValue)),
+            ("format", .string(s.format.description)),
             ("buttons", .array(s.buttons.names.map(JSONValue.string))),
             ("dpad", .string(s.dpad.name)),
             ("left_stick", stick(s.leftStick, shift: extraBits)),

@@ -79,7 +79,7 @@ extension PadDrivers {
         case .auto, .usb, .uhid:
             let driver = driver(for: arrival.type)
             let style = styles.style(for: arrival.type)
-            func make(_ transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+            func make(_ transport: VirtualPadTransport) throws -> (any VirtualPad)? {
                 try style.map { try driver.hostPad(for: arrival, transport: transport, style: $0) } ?? driver.hostPad(for: arrival, transport: transport)
             }
             var fellBack: String?

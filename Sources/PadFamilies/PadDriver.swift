@@ -23,14 +23,14 @@ public protocol PadDriver: Sendable {
     /// Host: the pad games see for a forwarded one of this family, as itself (uhid, or a USB
     /// device on vhci-hcd where `transport` is `.usb` and the family has one); nil when the family
     /// has no pad of its own to show (the host then shows an Xbox 360 pad).
-    func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)?
+    func hostPad(for arrival: PadArrival, transport: VirtualPadTransport) throws -> (any VirtualPad)?
 
     /// Host: the ways a pad of this family can be shown, the default first (`serve --show
     /// KIND=STYLE`); empty: one way, `hostPad(for:transport:)`'s.
     var hostStyles: [HostStyle] { get }
 
     /// Host: the pad games see in `style`, one of `hostStyles` (the default: `hostPad(for:transport:)`).
-    func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport, style: HostStyle) throws -> (any VirtualPad)?
+    func hostPad(for arrival: PadArrival, transport: VirtualPadTransport, style: HostStyle) throws -> (any VirtualPad)?
 
     /// Whether the host can show this family as a real USB device (with its audio function).
     var presentsAsUSBDevice: Bool { get }
@@ -103,7 +103,7 @@ public protocol PadDriver: Sendable {
     var emulatedModels: [EmulatedModel] { get }
 
     /// `padgate emulate`: makes a pad of `model` the kernel binds its real driver to.
-    func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+    func emulate(_ model: EmulatedModel, bus: PadBus, transport: VirtualPadTransport,
                  onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad
 
     /// `padgate emulate`: one line for what an output report a program wrote to the pad means.
@@ -198,7 +198,7 @@ public struct HostStyle: Sendable, Hashable {
 
 extension PadDriver {
     public var hostStyles: [HostStyle] { [] }
-    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport, style: HostStyle) throws -> (any VirtualPad)? {
+    public func hostPad(for arrival: PadArrival, transport: VirtualPadTransport, style: HostStyle) throws -> (any VirtualPad)? {
         try hostPad(for: arrival, transport: transport)
     }
     public var presentsAsUSBDevice: Bool { false }
@@ -229,7 +229,7 @@ extension PadDriver {
         throw .unexpectedReportID(report.first ?? 0, expected: [])
     }
     public var emulatedModels: [EmulatedModel] { [] }
-    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: VirtualPadTransport,
                         onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
         throw DeviceError.unsupported("padgate cannot emulate a \(model.name)")
     }

@@ -3,6 +3,13 @@ import MonotonicTime
 import PadSystem
 import WireProtocol
 
+/// How the kernel sees a pad padgate makes (a host pad, `emulate`): a uhid device on the pad's
+/// bus, or a USB device on vhci-hcd (`VHCI`) with the pad's whole USB identity, its audio
+/// function included, for the families whose driver `presentsAsUSBDevice`.
+public enum VirtualPadTransport: String, Sendable, CaseIterable {
+    case uhid, usb
+}
+
 /// What the host presents to games for one forwarded pad; each family's driver makes its own
 /// (`PadDriver.hostPad`): a PlayStation pad through uhid or as a USB device, a Switch Pro and an
 /// Xbox One S through uhid, an Xbox 360 pad through uinput for the rest. `InProcessPad` (PadHost)

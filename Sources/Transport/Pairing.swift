@@ -59,7 +59,9 @@ public enum Pairing {
         let spake = try Spake2(role: .a, passwordScalar: stretchedPIN.scalar, identityA: Array(clientIdentity.fingerprint.utf8),
                                identityB: Array(hostFingerprint.utf8), aad: binding)
         try connection.send(ControlMessage.pairStart(share: spake.outboundMessage(), clientName: clientName).encoded(), deadline: deadline)
-        let reply = try ControlMessage(decoding: connection.receive(deadline: deadline))
+        let frame: [UInt8]
+        do { frame = try connection.receive(deadline: deadline) } catch TLSError.closed { throw PairingError.closedBeforeAnswer }
+        let reply = try ControlMessage(decoding: frame)
         guard case .pairReply(let share, let hostConfirmation) = reply else {
             if case .refused(let reason) = reply { throw PairingError.refused(reason) }
             throw PairingError.protocolError("unexpected reply to pairing")
@@ -74,6 +76,25 @@ public enum Pairing {
             throw PairingError.protocolError("no pairing result")
         }
         guard accepted else { throw PairingError.refused(message) }
+    }
+
+    /// How many connections one pairing step may use when the host closes them unanswered.
+    public static let connectionsPerStep = 3
+
+    /// Runs `step` (a connection and what it sends) again when the host closed its connection
+    /// before answering. A host gives a connection 5 s for its handshake and first frame, which a
+    /// lossy link's retransmissions can spend; the host then never saw the PIN, so another
+    /// connection spends nothing. Any answer from the host, a wrong PIN included, ends the tries.
+    public static func againIfClosedUnanswered<T>(onRetry: (_ attempt: Int) -> Void = { _ in }, _ step: () throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try step()
+            } catch let error where attempt < connectionsPerStep && (error as? TLSError == .closed || error as? PairingError == .closedBeforeAnswer) {
+                attempt += 1
+                onRetry(attempt)
+            }
+        }
     }
 
     /// The host's side, after it received `pairStart` and its pairing gate admitted the attempt.
@@ -106,12 +127,18 @@ public enum PairingError: Error, Equatable, CustomStringConvertible {
     case wrongPIN
     case refused(String)
     case protocolError(String)
+    /// The host closed the connection before it answered the first frame: its deadline for one
+    /// (`PadServer.Limits.handshakeTimeout`, 5 s) ran out while a slow or lossy link retransmitted it. The
+    /// host never saw the PIN, so another connection may try again.
+    case closedBeforeAnswer
 
     public var description: String {
         switch self {
         case .wrongPIN: return "wrong PIN: check the PIN 'padgate serve --pair' shows on the host and try again"
         case .refused(let reason): return "the host refused pairing: \(displayable(peerText: reason))"
         case .protocolError(let what): return "pairing failed: \(what)"
+        case .closedBeforeAnswer:
+            return "the host closed the connection before answering (its deadline for the first frame ran out: a slow or lossy link?); the PIN was not used, so try again"
         }
     }
 }

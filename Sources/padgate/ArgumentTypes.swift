@@ -33,4 +33,4 @@ struct PlayStationKind: ExpressibleByArgument {
     var defaultValueDescription: String { kind.name }
 }
 
-extension EmulatedPlayStationPad.Transport: ExpressibleByArgument {}
+extension VirtualPadTransport: ExpressibleByArgument {}

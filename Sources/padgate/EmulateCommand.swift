@@ -50,7 +50,7 @@ struct EmulateCommand: ParsableCommand {
     var bus: PadBus?
 
     @Option(help: "How the kernel sees the pad: uhid (the default) or usb (a real USB device on vhci-hcd, with the pad's audio function; needs --bus usb and vhci-hcd).")
-    var transport: EmulatedPlayStationPad.Transport = .uhid
+    var transport: VirtualPadTransport = .uhid
 
     @Option(help: "A script of inputs to play (see docs/emulate-script.md).")
     var script: String?

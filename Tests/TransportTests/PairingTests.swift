@@ -64,6 +64,55 @@ final class PairingTests: XCTestCase {
         XCTAssertThrowsError(try result.host.get()) { XCTAssertEqual($0 as? PairingError, .wrongPIN) }
     }
 
+    /// A host closes a connection whose first frame missed its deadline (a lossy link's
+    /// retransmissions): the client connects again and pairs, the PIN untouched. A host that
+    /// closes every connection is given `connectionsPerStep`; a host's answer ends the tries.
+    func testAConnectionTheHostClosedUnansweredIsTriedAgain() throws {
+        let hostIdentity = try TLSIdentity(directory: directory.appendingPathComponent("host"), commonName: "host")
+        let clientIdentity = try TLSIdentity(directory: directory.appendingPathComponent("client"), commonName: "client")
+        let pin = "482913"
+        /// A host that closes the first `unanswered` connections after their handshake, unread, and pairs on the next.
+        func run(unanswered: Int, hostPIN: String = pin) throws -> (client: Result<Void, Error>, connections: Int, retries: [Int]) {
+            let listener = try TLSListener(identity: hostIdentity, address: "127.0.0.1", port: 0)
+            let accepted = LockedBox(0)
+            let done = expectation(description: "host side")
+            Thread.detachNewThread {
+                defer { done.fulfill() }
+                for _ in 0..<unanswered {
+                    guard (try? listener.accept()) != nil else { return }
+                    accepted.update { $0 += 1 }
+                }
+                guard unanswered < Pairing.connectionsPerStep, let connection = try? listener.accept() else { return }
+                accepted.update { $0 += 1 }
+                guard case .pairStart(let share, _)? = try? ControlMessage(decoding: connection.receive()) else { return }
+                try? Pairing.pairAsHost(connection, hostIdentity: hostIdentity, pin: hostPIN, clientShare: share,
+                                        deadline: .now + Pairing.exchangeTimeout, approve: { nil })
+            }
+            let stretched = try Pairing.stretch(pin: pin, clientFingerprint: clientIdentity.fingerprint, hostFingerprint: hostIdentity.fingerprint)
+            var retries: [Int] = []
+            let client = Result {
+                try Pairing.againIfClosedUnanswered(onRetry: { retries.append($0) }) {
+                    let connection = try TLSDialer.connect(host: "127.0.0.1", port: listener.port, identity: clientIdentity)
+                    try Pairing.pairAsClient(connection, clientIdentity: clientIdentity, stretchedPIN: stretched, clientName: PeerName(local: "couch"))
+                }
+            }
+            wait(for: [done], timeout: 30)
+            return (client, accepted.value, retries)
+        }
+        let once = try run(unanswered: 1)
+        XCTAssertNoThrow(try once.client.get(), "paired on the second connection")
+        XCTAssertEqual(once.connections, 2)
+        XCTAssertEqual(once.retries, [2])
+        let never = try run(unanswered: Pairing.connectionsPerStep)
+        XCTAssertThrowsError(try never.client.get()) {
+            XCTAssertTrue($0 as? PairingError == .closedBeforeAnswer || $0 as? TLSError == .closed, "\($0)")
+        }
+        XCTAssertEqual(never.connections, Pairing.connectionsPerStep, "no more connections than the bound")
+        let wrong = try run(unanswered: 0, hostPIN: "111111")
+        XCTAssertThrowsError(try wrong.client.get()) { XCTAssertEqual($0 as? PairingError, .wrongPIN) }
+        XCTAssertEqual(wrong.retries, [], "an answer ends the tries")
+    }
+
     func testPINsAreSixDigits() {
         let pins = (0..<50).map { _ in Pairing.newPIN() }
         XCTAssertTrue(pins.allSatisfy { $0.count == 6 && $0.allSatisfy(\.isNumber) })

@@ -116,3 +116,14 @@ public enum PlayStationLayouts {
         return layout
     }()
 }
+
+extension InputReportFormat {
+    // A DualSense's sensor clock counts 1/3 µs (hid-playstation divides by 3); a DualShock 4's
+    // 16-bit clock steps 16/3 µs (5.33 µs units, hid-playstation's DS4 timestamp).
+    public static let dualSenseUSB = InputReportFormat(name: "dualSenseUSB", stickBits: 8, microsPerTick: (1, 3))
+    public static let dualSenseBluetooth = InputReportFormat(name: "dualSenseBluetooth", stickBits: 8, microsPerTick: (1, 3))
+    public static let dualSenseBluetoothSimple = InputReportFormat(name: "dualSenseBluetoothSimple", stickBits: 8, microsPerTick: (1, 3))
+    public static let dualShock4USB = InputReportFormat(name: "dualShock4USB", stickBits: 8, microsPerTick: (16, 3))
+    public static let dualShock4Bluetooth = InputReportFormat(name: "dualShock4Bluetooth", stickBits: 8, microsPerTick: (16, 3))
+    public static let dualShock4BluetoothSimple = InputReportFormat(name: "dualShock4BluetoothSimple", stickBits: 8, microsPerTick: (16, 3))
+}

@@ -238,3 +238,8 @@ public struct SteamControllerInputCodec: PadInputCodec {
         return MotionCalibration(gyro: AxisTriple(x: gyro, y: gyro, z: gyro), accel: AxisTriple(x: accel, y: accel, z: accel), convention: .default)
     }()
 }
+
+extension InputReportFormat {
+    /// The Steam Controller's (2026) state report: signed 16-bit sticks, its IMU's own clock in µs.
+    public static let steamController = InputReportFormat(name: "steamController", stickBits: 16, microsPerTick: (1, 1))
+}

@@ -211,3 +211,9 @@ public enum Trackpad: UInt8, Sendable, Equatable {
         }
     }
 }
+
+extension InputReportFormat {
+    /// The Deck's state report: signed 16-bit sticks; its clock is its report counter × 4000 µs,
+    /// already in µs when decoded.
+    public static let steamDeck = InputReportFormat(name: "steamDeck", stickBits: 16, microsPerTick: (1, 1))
+}

@@ -87,3 +87,8 @@ public struct SwitchProInputCodec: PadInputCodec {
         s.microphoneConnected = false
     }
 }
+
+extension InputReportFormat {
+    /// The full report (0x30): 12-bit sticks.
+    public static let switchProFull = InputReportFormat(name: "switchProFull", stickBits: 12, microsPerTick: (1, 3))
+}

@@ -159,6 +159,7 @@ extension GamepadState {
     /// (8192 counts per g), battery full, no touch.
     public static var dualSenseAtRest: GamepadState {
         var state = GamepadState()
+        state.format = .dualSenseUSB
         state.leftStick = StickPosition(x: 128, y: 128)
         state.rightStick = StickPosition(x: 128, y: 128)
         state.hasMotion = true

@@ -39,7 +39,7 @@ public struct DualSenseDriver: PadDriver {
         try CalibrationParser.dualSense(report, convention: convention, bus: bus)
     }
 
-    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+    public func hostPad(for arrival: PadArrival, transport: VirtualPadTransport) throws -> (any VirtualPad)? {
         try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type, transport: transport)
     }
 
@@ -77,7 +77,7 @@ public struct DualSenseDriver: PadDriver {
          EmulatedModel(name: PadKind.dualSenseEdge.name, kind: .dualSenseEdge, playsScripts: true)]
     }
 
-    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: VirtualPadTransport,
                         onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
         try EmulatedPlayStationPad(kind: model.kind, bus: bus, transport: transport, idleRepeat: reportCadence, onOutput: onOutput)
     }

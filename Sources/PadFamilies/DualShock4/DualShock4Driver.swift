@@ -48,13 +48,13 @@ public struct DualShock4Driver: PadDriver {
         try CalibrationParser.dualShock4(report, convention: convention)
     }
 
-    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+    public func hostPad(for arrival: PadArrival, transport: VirtualPadTransport) throws -> (any VirtualPad)? {
         try PlayStationVirtualPad(arrival: arrival, presenting: .dualShock4)
     }
 
     public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: PadKind.dualShock4.name, kind: .dualShock4)] }
 
-    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: VirtualPadTransport,
                         onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
         try EmulatedPlayStationPad(kind: .dualShock4, bus: bus, transport: .uhid, idleRepeat: reportCadence, onOutput: onOutput)
     }

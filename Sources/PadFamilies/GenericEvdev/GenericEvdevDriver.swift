@@ -13,7 +13,7 @@ public struct GenericEvdevDriver: PadDriver {
         (.nominal, PadIdentity())
     }
 
-    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? { nil }
+    public func hostPad(for arrival: PadArrival, transport: VirtualPadTransport) throws -> (any VirtualPad)? { nil }
 
     /// Evdev-only pads made through uinput: an Xbox 360 pad (its ids) and a generic one (pid.codes' test ids).
     public var emulatedModels: [EmulatedModel] {

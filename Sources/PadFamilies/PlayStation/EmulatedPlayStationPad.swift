@@ -27,14 +27,8 @@ public final class EmulatedPlayStationPad: @unchecked Sendable {
     /// pad's own USB polling interval (its HID IN endpoint's bInterval 6 at high speed, 4 ms),
     /// which leaves SDL's 16 ms three chances even when a loaded machine delays a repeat.
 
-    /// How the kernel sees the pad: a uhid device on the pad's bus, or a USB device on vhci-hcd
-    /// (`VHCI`) with the pad's whole USB identity, its audio function included.
-    public enum Transport: String, Sendable, CaseIterable {
-        case uhid, usb
-    }
-
     public let bus: PadBus
-    public let transport: Transport
+    public let transport: VirtualPadTransport
     public let macAddress: [UInt8]
     let uhid: any HIDDeviceEnd
     /// Package-visible for the device tests' `waitForOutput`.
@@ -102,7 +96,7 @@ public final class EmulatedPlayStationPad: @unchecked Sendable {
     ///   by packet, on the USB device's thread, the buffer valid during the call only.
     /// - Parameter onAudioIn: fills a USB pad's microphone packets (2 channels of 16-bit at 48 kHz,
     ///   1 ms each) as the host takes them, on the USB device's thread; nil: silence.
-    public init(kind: PadKind = .dualSense, bus: PadBus = busPresentedToGames, transport: Transport = .uhid, name: String? = nil,
+    public init(kind: PadKind = .dualSense, bus: PadBus = busPresentedToGames, transport: VirtualPadTransport = .uhid, name: String? = nil,
                 macAddress: [UInt8]? = nil, phys: String = PadPhys.emulated,
                 calibration: [UInt8]? = nil, firmwareInfo: [UInt8]? = nil,
                 idleRepeat: Duration? = nil, onOutput: (@Sendable ([UInt8]) -> Void)? = nil,

@@ -29,7 +29,7 @@ public final class PlayStationVirtualPad: VirtualPad {
     /// - Parameter transport: `.usb`: a DualSense or Edge as a USB device on vhci-hcd, with its
     ///   audio function and an address derived from the physical pad's identity (the same on every
     ///   reconnect and host restart, so Steam keeps its settings); `.uhid`: on the Bluetooth bus.
-    public init(arrival: PadArrival, presenting kind: PadKind? = nil, transport: EmulatedPlayStationPad.Transport = .uhid) throws {
+    public init(arrival: PadArrival, presenting kind: PadKind? = nil, transport: VirtualPadTransport = .uhid) throws {
         self.arrival = arrival
         let identity = Self.identity(for: arrival, presenting: kind)
         translator = GameOutputTranslator(slot: arrival.slot, kind: identity.kind)
@@ -71,7 +71,7 @@ public final class PlayStationVirtualPad: VirtualPad {
     private static let log = Logger(label: "padgate.host")
 
     /// `serve --virtual dualsense`: every pad as a DualSense, an Edge as itself.
-    static func asDualSense(_ arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> PlayStationVirtualPad {
+    static func asDualSense(_ arrival: PadArrival, transport: VirtualPadTransport) throws -> PlayStationVirtualPad {
         try PlayStationVirtualPad(arrival: arrival, presenting: arrival.type == .dualSenseEdge ? .dualSenseEdge : .dualSense, transport: transport)
     }
 

@@ -41,7 +41,7 @@ public struct SteamControllerDriver: PadDriver {
     /// A Steam Deck's controls: the same buttons, grips, sticks with touch, trackpads with pressure
     /// and IMU, which hid-steam (6.3 on), Steam and SDL 3's Deck driver open; SDL's own driver for
     /// this controller is in 3.4 only. Where hid-steam does not drive Decks, an Xbox 360 pad.
-    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+    public func hostPad(for arrival: PadArrival, transport: VirtualPadTransport) throws -> (any VirtualPad)? {
         try SteamDeckVirtualPad(arrival: arrival)
     }
 
@@ -49,7 +49,7 @@ public struct SteamControllerDriver: PadDriver {
     static let asItself = HostStyle(name: "itself", summary: "a Steam Controller through uhid (hid-generic; SDL 3.4's own driver opens it)")
     public var hostStyles: [HostStyle] { [Self.asDeck, Self.asItself] }
 
-    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport, style: HostStyle) throws -> (any VirtualPad)? {
+    public func hostPad(for arrival: PadArrival, transport: VirtualPadTransport, style: HostStyle) throws -> (any VirtualPad)? {
         style == Self.asItself ? try SteamControllerVirtualPad(arrival: arrival) : try hostPad(for: arrival, transport: transport)
     }
 
@@ -63,7 +63,7 @@ public struct SteamControllerDriver: PadDriver {
 
     public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: PadKind.steamController.name, kind: .steamController)] }
 
-    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: VirtualPadTransport,
                         onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
         try EmulatedSteamController()
     }

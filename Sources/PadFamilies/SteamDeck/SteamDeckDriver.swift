@@ -35,13 +35,13 @@ public struct SteamDeckDriver: PadDriver {
 
     /// A Deck through uhid where the kernel's hid-steam drives it (6.3 on); before, the error
     /// makes the host show an Xbox 360 pad and say why (`host status`).
-    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+    public func hostPad(for arrival: PadArrival, transport: VirtualPadTransport) throws -> (any VirtualPad)? {
         try SteamDeckVirtualPad(arrival: arrival)
     }
 
     public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: "steam-deck", kind: .steamDeck)] }
 
-    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: VirtualPadTransport,
                         onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
         try EmulatedSteamDeck()
     }

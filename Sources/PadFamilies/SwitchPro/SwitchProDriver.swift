@@ -39,7 +39,7 @@ public struct SwitchProDriver: PadDriver {
         pad.hidraw == nil ? nil : "through evdev: hid-nintendo owns its handshake; its SPI calibration goes to the host"
     }
 
-    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+    public func hostPad(for arrival: PadArrival, transport: VirtualPadTransport) throws -> (any VirtualPad)? {
         try SwitchProVirtualPad(arrival: arrival)
     }
 
@@ -51,7 +51,7 @@ public struct SwitchProDriver: PadDriver {
 
     public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: PadKind.switchPro.name, kind: .switchPro)] }
 
-    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: VirtualPadTransport,
                         onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
         try EmulatedSwitchPro()
     }

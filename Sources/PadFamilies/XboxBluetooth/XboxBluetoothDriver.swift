@@ -20,7 +20,7 @@ public struct XboxBluetoothDriver: PadDriver {
         (.nominal, PadIdentity())
     }
 
-    public func hostPad(for arrival: PadArrival, transport: EmulatedPlayStationPad.Transport) throws -> (any VirtualPad)? {
+    public func hostPad(for arrival: PadArrival, transport: VirtualPadTransport) throws -> (any VirtualPad)? {
         try XboxOneVirtualPad(arrival: arrival)
     }
 
@@ -32,7 +32,7 @@ public struct XboxBluetoothDriver: PadDriver {
 
     public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: "xbox-one", kind: .xbox)] }
 
-    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: EmulatedPlayStationPad.Transport,
+    public func emulate(_ model: EmulatedModel, bus: PadBus, transport: VirtualPadTransport,
                         onOutput: (@Sendable ([UInt8]) -> Void)?) throws -> any EmulatedPad {
         try EmulatedXboxOne()
     }
