@@ -125,8 +125,14 @@ public enum KernelDrivers {
     /// makes a client's pads one at a time, each whole, gives the same pads the same numbers when
     /// they come back.
     public static func waitForInputDevices(uniq: String, count: Int, timeout: Duration = inputRegistration) -> Bool {
+        waitUntil(timeout: timeout) { inputDevices(uniq: uniq) >= count }
+    }
+
+    /// Polls `done` every 10 ms until it holds or `timeout` has passed; whether it held. For what a
+    /// driver's probe does in sysfs, which sends no event padgate can wait on.
+    public static func waitUntil(timeout: Duration, _ done: () -> Bool) -> Bool {
         let deadline = MonotonicInstant.now + timeout
-        while inputDevices(uniq: uniq) < count {
+        while !done() {
             guard MonotonicInstant.now < deadline else { return false }
             usleep(10_000)
         }

@@ -35,20 +35,14 @@ public final class SteamDeckVirtualPad: VirtualPad {
         // Games that read its evdev node see it only in its gamepad mode (Steam and SDL's HIDAPI
         // driver read the hidraw node in either), which hid-steam switches once it has registered
         // the Deck's input device (named from the serial it read at probe).
-        let registered = (0..<500).contains { _ in
-            if KernelDrivers.hasInputDevice(named: "Steam Deck", uniq: device.serial) { return true }
-            usleep(20_000)
-            return false
-        }
+        let registered = KernelDrivers.waitUntil(timeout: .seconds(10)) { KernelDrivers.hasInputDevice(named: "Steam Deck", uniq: device.serial) }
         // Games open the hidraw node of hid-steam's client, which it adds last in its probe, after
         // the input devices: the Deck is the games' once that node is there.
-        let clientReady = registered && (0..<250).contains { _ in
-            if KernelDrivers.steamClientsReady(bus: PadBus.usb.kernelBus, vendor: ids.vendor, product: ids.product) { return true }
-            usleep(20_000)
-            return false
+        let clientReady = registered && KernelDrivers.waitUntil(timeout: Self.clientWait) {
+            KernelDrivers.steamClientsReady(bus: PadBus.usb.kernelBus, vendor: ids.vendor, product: ids.product)
         }
         if registered && !clientReady {
-            Self.log.notice("slot \(arrival.slot.rawValue): hid-steam has not given the host's Steam Deck the hidraw node games open within 5 s")
+            Self.log.notice("slot \(arrival.slot.rawValue): hid-steam has not given the host's Steam Deck the hidraw node games open within \(Self.clientWait)")
         }
         let switched: Bool
         do { switched = try registered && device.switchToGamepadMode() } catch {
@@ -61,6 +55,8 @@ public final class SteamDeckVirtualPad: VirtualPad {
         }
     }
     private static let log = Logger(label: "padgate.host")
+    /// How long the host waits for hid-steam's client node before it says so and goes on.
+    static let clientWait: Duration = .seconds(5)
 
     /// A serial of the Deck's shape (letters and digits, at most 21) that is the same for the same
     /// physical pad each time it arrives, so a game's per-pad settings find it again.
