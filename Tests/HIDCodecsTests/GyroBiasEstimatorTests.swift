@@ -290,6 +290,20 @@ final class GyroBiasEstimatorTests: XCTestCase {
             XCTAssertEqual($0 as? RecordedCalibrationError, .noMotion(.dualSense))
         }
     }
+
+    /// A recording without ids is known by the longest kind's name its device name holds, among
+    /// the kinds whose reports carry a motion clock: an Edge is no plain DualSense, a Deck is found
+    /// by its name too, and a pad read without a clock is no pad here.
+    func testARecordingWithoutIdsIsKnownByTheLongestKindNameItsNameHolds() {
+        func kind(_ name: String) -> PadKind? {
+            RecordedGyroCalibration.pad(in: HIDRecording(devices: [RecordedDevice(index: 0, name: name)], events: []), codecs: TestCodecs.catalogue)?.1
+        }
+        XCTAssertEqual(kind("Sony Interactive Entertainment DualSense Edge Wireless Controller"), .dualSenseEdge)
+        XCTAssertEqual(kind("Sony Interactive Entertainment DualSense Wireless Controller"), .dualSense)
+        XCTAssertEqual(kind("Valve Software Steam Deck Controller"), .steamDeck)
+        XCTAssertNil(kind("Xbox Wireless Controller"))
+        XCTAssertNil(kind("Gamepad"))
+    }
 }
 
 extension GyroBiasEstimator {
