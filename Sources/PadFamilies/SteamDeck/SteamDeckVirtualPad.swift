@@ -39,7 +39,7 @@ public final class SteamDeckVirtualPad: VirtualPad {
         // Games open the hidraw node of hid-steam's client, which it adds last in its probe, after
         // the input devices: the Deck is the games' once that node is there.
         let clientReady = registered && KernelDrivers.waitUntil(timeout: Self.clientWait) {
-            KernelDrivers.steamClientsReady(bus: PadBus.usb.kernelBus, vendor: ids.vendor, product: ids.product)
+            HidSteamClients.ready(bus: PadBus.usb.kernelBus, vendor: ids.vendor, product: ids.product)
         }
         if registered && !clientReady {
             Self.log.notice("slot \(arrival.slot.rawValue): hid-steam has not given the host's Steam Deck the hidraw node games open within \(Self.clientWait)")
