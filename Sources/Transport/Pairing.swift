@@ -80,6 +80,7 @@ public enum Pairing {
 
     /// How many connections one pairing step may use when the host closes them unanswered.
     public static let connectionsPerStep = 3
+    static let retryPause: Duration = .milliseconds(300)
 
     /// Runs `step` (a connection and what it sends) again when the host closed its connection
     /// before answering. A host gives a connection 5 s for its handshake and first frame, which a
@@ -93,6 +94,8 @@ public enum Pairing {
             } catch let error where attempt < connectionsPerStep && (error as? TLSError == .closed || error as? PairingError == .closedBeforeAnswer) {
                 attempt += 1
                 onRetry(attempt)
+                // A host that closed it for its per-address handshake rate takes the next one after a pause.
+                if SignalTrap.sleep(retryPause) { throw TLSError.interrupted }
             }
         }
     }
