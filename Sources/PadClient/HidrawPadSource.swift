@@ -154,7 +154,7 @@ public final class HidrawPadSource: PhysicalPadSource {
             for report in upkeep.repeating {
                 do { try device.sendFeatureReport(report) } catch {
                     failedUpkeeps += 1
-                    if failedUpkeeps == 1 { Self.log.warning("\(pad.name): its settings could not be renewed (\(error)); it may fall back to its lizard mode (said once)") }
+                    if failedUpkeeps == 1 { Self.log.warning("\(pad.name): its settings could not be renewed (\(error)); \(upkeep.lapse) (said once)") }
                 }
             }
         }

@@ -117,8 +117,10 @@ public struct HidrawUpkeep: Sendable {
     public var atOpen: [[UInt8]]
     public var repeating: [[UInt8]]
     public var every: Duration
-    public init(atOpen: [[UInt8]], repeating: [[UInt8]], every: Duration) {
-        self.atOpen = atOpen; self.repeating = repeating; self.every = every
+    /// What the pad does when the repeating reports stop reaching it, for the warning then.
+    public var lapse: String
+    public init(atOpen: [[UInt8]], repeating: [[UInt8]], every: Duration, lapse: String) {
+        self.atOpen = atOpen; self.repeating = repeating; self.every = every; self.lapse = lapse
     }
 }
 

@@ -58,7 +58,8 @@ public struct SteamControllerDriver: PadDriver {
     /// `forward` lets go, the controller is a mouse and keyboard again by itself.
     public func hidrawUpkeep(for pad: Pad) -> HidrawUpkeep? {
         HidrawUpkeep(atOpen: [SteamControllerCommands.lizardModeOff, SteamControllerCommands.imuOn],
-                     repeating: [SteamControllerCommands.lizardModeOff], every: SteamControllerCommands.lizardModeResend)
+                     repeating: [SteamControllerCommands.lizardModeOff], every: SteamControllerCommands.lizardModeResend,
+                     lapse: "it falls back to its lizard mode (a mouse and keyboard) about 8 s after the last")
     }
 
     public var emulatedModels: [EmulatedModel] { [EmulatedModel(name: PadKind.steamController.name, kind: .steamController)] }
