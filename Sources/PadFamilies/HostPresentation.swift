@@ -35,6 +35,11 @@ public struct HostStyleChoices: Sendable, Equatable {
         PadKind.allCases.flatMap { kind in PadDrivers.driver(for: kind).hostStyles.map { "\(kind.name)=\($0.name)" } }
     }
 
+    /// Every `KIND=STYLE` with what its driver says of it, for help.
+    public static var described: [String] {
+        PadKind.allCases.flatMap { kind in PadDrivers.driver(for: kind).hostStyles.map { "\(kind.name)=\($0.name): \($0.summary)" } }
+    }
+
     /// `KIND=STYLE`, checked against the kind's driver.
     public mutating func add(_ text: String) throws(HostStyleError) {
         let parts = text.split(separator: "=", maxSplits: 1).map(String.init)

@@ -72,7 +72,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Virtual pad kind: auto (each pad as its own family: a DualSense or Edge as a USB device on vhci-hcd where it can be, else through uhid like DualShock 4, Xbox One over Bluetooth and Switch Pro; without uhid an Xbox 360 pad), usb (auto, DualSense and Edge always as USB devices), uhid (auto without USB devices), dualsense (every pad as a DualSense), dualsense-usb (every pad as a USB DualSense: a game's haptics then reach any pad, as rumble where it has no voice coils), xbox (every pad as an Xbox 360 pad, uinput).",
                                valueName: "kind"), completion: .list(VirtualChoice.allCases.map(\.rawValue)), transform: VirtualChoice.parse)
     var virtual: VirtualChoice = .auto
-    @Option(name: .customLong("show"), help: ArgumentHelp("A pad kind shown other than its own way (auto, usb, uhid): \(HostStyleChoices.offered.joined(separator: ", ")) (the Steam Controller as itself, for the SDL that has its driver: 3.4 on). Repeatable.",
+    @Option(name: .customLong("show"), help: ArgumentHelp("A pad kind shown other than its own way (auto, usb, uhid): \(HostStyleChoices.described.joined(separator: "; ")). Repeatable.",
                                                           valueName: "kind=style"))
     var shows: [String] = []
     @Option(parsing: .unconditional, help: "Most pads per client (1-\(PadServer.Limits.maxPadsPerClientRange.upperBound)).") var maxPads = PadServer.Limits().maxPadsPerClient
