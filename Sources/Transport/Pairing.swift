@@ -78,20 +78,30 @@ public enum Pairing {
         guard accepted else { throw PairingError.refused(message) }
     }
 
-    /// How many connections one pairing step may use when the host closes them unanswered.
+    /// Whether `error` means the host left a connection unanswered (`againIfUnanswered`).
+    static func unanswered(_ error: any Error) -> Bool {
+        switch error {
+        case TLSError.closed, TLSError.handshakeTimedOut, PairingError.closedBeforeAnswer: true
+        default: false
+        }
+    }
+
+    /// How many connections one pairing step may use when the host leaves them unanswered.
     public static let connectionsPerStep = 3
     static let retryPause: Duration = .milliseconds(300)
 
-    /// Runs `step` (a connection and what it sends) again when the host closed its connection
-    /// before answering. A host gives a connection 5 s for its handshake and first frame, which a
-    /// lossy link's retransmissions can spend; the host then never saw the PIN, so another
-    /// connection spends nothing. Any answer from the host, a wrong PIN included, ends the tries.
-    public static func againIfClosedUnanswered<T>(onRetry: (_ attempt: Int) -> Void = { _ in }, _ step: () throws -> T) throws -> T {
+    /// Runs `step` (a connection and what it sends) again when the host left it unanswered: closed
+    /// it before answering, or the TLS handshake ran past its deadline. A host gives a connection
+    /// 5 s for its handshake and first frame, and the client its handshake 5 s, which a lossy
+    /// link's retransmissions can spend (TCP's timer after a retransmitted SYN is 3 s, doubling);
+    /// the host then never saw the PIN, so another connection spends nothing. Any answer from the
+    /// host, a wrong PIN included, ends the tries.
+    public static func againIfUnanswered<T>(onRetry: (_ attempt: Int) -> Void = { _ in }, _ step: () throws -> T) throws -> T {
         var attempt = 1
         while true {
             do {
                 return try step()
-            } catch let error where attempt < connectionsPerStep && (error as? TLSError == .closed || error as? PairingError == .closedBeforeAnswer) {
+            } catch let error where attempt < connectionsPerStep && Self.unanswered(error) {
                 attempt += 1
                 onRetry(attempt)
                 // A host that closed it for its per-address handshake rate takes the next one after a pause.

@@ -43,7 +43,7 @@ public enum TLSDialer {
             do {
                 return try TLSConnection(context: context, socket: socket, server: false, peer: address, deadline: deadline)
             } catch TLSError.timedOut {
-                throw TLSError.timedOut("the TLS handshake with \(name) (is 'padgate serve' running there, and not overloaded?)")
+                throw TLSError.handshakeTimedOut(name)
             } catch TLSError.unreachable where MonotonicInstant.now < connectDeadline {
                 // A lossy LAN's lost neighbour probes break a connection as it starts, as they
                 // fail a connect: another one, within the same budget.

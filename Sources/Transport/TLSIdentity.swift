@@ -91,6 +91,9 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
     case io(String)
     /// A step (named) did not finish by its deadline.
     case timedOut(String)
+    /// The client's TLS handshake with the host (named) did not finish by its deadline: a host
+    /// frozen or overloaded, not padgate, or a lossy link's retransmissions.
+    case handshakeTimedOut(String)
     /// The host turned the client away; the reason is the host's text, made safe to print.
     case refused(String)
     /// Nothing authentic came from the host for this long: it is treated as gone.
@@ -120,6 +123,7 @@ public enum TLSError: Error, Equatable, CustomStringConvertible {
             return "this host accepts only paired clients, and \(fingerprint) is not one: run 'padgate pair HOST' with the PIN 'padgate serve --pair' shows"
         case .io(let what): return what
         case .timedOut(let step): return "\(step) did not finish within its deadline"
+        case .handshakeTimedOut(let host): return "the TLS handshake with \(host) (is 'padgate serve' running there, and not overloaded?) did not finish within its deadline"
         case .refused(let reason): return "the host refused the connection: \(displayable(peerText: reason))"
         case .hostSilent(let silence): return "the host stopped answering (nothing for \(silence)); feedback on the pads stopped"
         }

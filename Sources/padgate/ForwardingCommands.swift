@@ -350,14 +350,14 @@ struct PairCommand: ParsableCommand {
         guard let pin, pin.count == 6, pin.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { throw ValidationError("the PIN is the 6 digits 'padgate serve --pair' shows") }
         // A first connection learns the host's identity; the PIN is stretched with none open (the
         // host's first-frame deadline would otherwise count the scrypt); the second one pairs.
-        let retried: (Int) -> Void = { commandLog.notice("the host closed the connection before answering (a slow or lossy link?); connecting again (\($0) of \(Pairing.connectionsPerStep))") }
-        let hostFingerprint: String = try Pairing.againIfClosedUnanswered(onRetry: retried) {
+        let retried: (Int) -> Void = { commandLog.notice("the host left the connection unanswered (a slow or lossy link?); connecting again (\($0) of \(Pairing.connectionsPerStep))") }
+        let hostFingerprint: String = try Pairing.againIfUnanswered(onRetry: retried) {
             let probe = try target.connect(identity: identity)
             guard let fingerprint = probe.peerFingerprint else { throw PairingError.protocolError("the host sent no certificate") }
             return fingerprint
         }
         let stretched = try Pairing.stretch(pin: pin, clientFingerprint: identity.fingerprint, hostFingerprint: hostFingerprint)
-        let connection = try Pairing.againIfClosedUnanswered(onRetry: retried) {
+        let connection = try Pairing.againIfUnanswered(onRetry: retried) {
             let connection = try target.connect(identity: identity)
             try Pairing.pairAsClient(connection, clientIdentity: identity, stretchedPIN: stretched, clientName: PeerName(local: ProcessInfo.processInfo.hostName))
             return connection

@@ -64,22 +64,34 @@ final class PairingTests: XCTestCase {
         XCTAssertThrowsError(try result.host.get()) { XCTAssertEqual($0 as? PairingError, .wrongPIN) }
     }
 
-    /// A host closes a connection whose first frame missed its deadline (a lossy link's
-    /// retransmissions): the client connects again and pairs, the PIN untouched. A host that
+    /// A host closes a connection whose first frame missed its deadline, or a client's handshake
+    /// misses its own (a lossy link's retransmissions): the client connects again and pairs, the
+    /// PIN untouched. A host that
     /// closes every connection is given `connectionsPerStep`; a host's answer ends the tries.
     func testAConnectionTheHostClosedUnansweredIsTriedAgain() throws {
         let hostIdentity = try TLSIdentity(directory: directory.appendingPathComponent("host"), commonName: "host")
         let clientIdentity = try TLSIdentity(directory: directory.appendingPathComponent("client"), commonName: "client")
         let pin = "482913"
-        /// A host that closes the first `unanswered` connections after their handshake, unread, and pairs on the next.
-        func run(unanswered: Int, hostPIN: String = pin) throws -> (client: Result<Void, Error>, connections: Int, retries: [Int]) {
+        /// A host that leaves the first `unanswered` connections unanswered and pairs on the next:
+        /// closed after their handshake, unread, or (`silentHandshake`) held without a handshake
+        /// until the client gives up on it.
+        func run(unanswered: Int, silentHandshake: Bool = false, hostPIN: String = pin) throws -> (client: Result<Void, Error>, connections: Int, retries: [Int]) {
             let listener = try TLSListener(identity: hostIdentity, address: "127.0.0.1", port: 0)
             let accepted = LockedBox(0)
             let done = expectation(description: "host side")
             Thread.detachNewThread {
                 defer { done.fulfill() }
+                var held: [PendingTCP] = []
                 for _ in 0..<unanswered {
-                    guard (try? listener.accept()) != nil else { return }
+                    if silentHandshake {
+                        let deadline = MonotonicInstant.now + .seconds(10)
+                        while MonotonicInstant.now < deadline {
+                            if case .accepted(let pending) = listener.acceptTCP() { held.append(pending); break }
+                            usleep(5_000)
+                        }
+                    } else {
+                        guard (try? listener.accept()) != nil else { return }
+                    }
                     accepted.update { $0 += 1 }
                 }
                 guard unanswered < Pairing.connectionsPerStep, let connection = try? listener.accept() else { return }
@@ -91,8 +103,9 @@ final class PairingTests: XCTestCase {
             let stretched = try Pairing.stretch(pin: pin, clientFingerprint: clientIdentity.fingerprint, hostFingerprint: hostIdentity.fingerprint)
             var retries: [Int] = []
             let client = Result {
-                try Pairing.againIfClosedUnanswered(onRetry: { retries.append($0) }) {
-                    let connection = try TLSDialer.connect(host: "127.0.0.1", port: listener.port, identity: clientIdentity)
+                try Pairing.againIfUnanswered(onRetry: { retries.append($0) }) {
+                    let connection = try TLSDialer.connect(host: "127.0.0.1", port: listener.port, identity: clientIdentity,
+                                                           timeout: .milliseconds(500))
                     try Pairing.pairAsClient(connection, clientIdentity: clientIdentity, stretchedPIN: stretched, clientName: PeerName(local: "couch"))
                 }
             }
@@ -108,6 +121,9 @@ final class PairingTests: XCTestCase {
             XCTAssertTrue($0 as? PairingError == .closedBeforeAnswer || $0 as? TLSError == .closed, "\($0)")
         }
         XCTAssertEqual(never.connections, Pairing.connectionsPerStep, "no more connections than the bound")
+        let silent = try run(unanswered: 1, silentHandshake: true)
+        XCTAssertNoThrow(try silent.client.get(), "a handshake past its deadline is tried again")
+        XCTAssertEqual(silent.connections, 2)
         let wrong = try run(unanswered: 0, hostPIN: "111111")
         XCTAssertThrowsError(try wrong.client.get()) { XCTAssertEqual($0 as? PairingError, .wrongPIN) }
         XCTAssertEqual(wrong.retries, [], "an answer ends the tries")
