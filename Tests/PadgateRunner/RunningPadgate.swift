@@ -86,14 +86,15 @@ public struct StopOutcome {
     public var took: Duration?
     /// The signal watchdog, not the command's own loops, ended it.
     public var forcedByWatchdog: Bool
-    /// It died of the signal instead of handling it.
-    public var diedOfSignal: Bool
+    /// The signal it died of instead of handling the one sent (nil: it exited): the one sent, or
+    /// a crash's (SIGILL for a Swift trap, SIGSEGV).
+    public var deathSignal: Int32?
     /// What it printed last, for failure messages.
     public var tail: String
 
     /// Stopped by its own loops within `limit` of the signal.
     public func orderly(within limit: Duration) -> Bool {
-        took.map { $0 < limit } == true && !forcedByWatchdog && !diedOfSignal
+        took.map { $0 < limit } == true && !forcedByWatchdog && deathSignal == nil
     }
 }
 
@@ -102,7 +103,8 @@ extension RunningPadgate {
     public func stopOutcome(after signal: Int32, limit: Duration = .seconds(10)) -> StopOutcome {
         let took = stop(with: signal, limit: limit)
         return StopOutcome(took: took, forcedByWatchdog: output.contains("did not stop within"),
-                           diedOfSignal: process.terminationReason == .uncaughtSignal, tail: String(output.suffix(300)))
+                           deathSignal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil,
+                           tail: String(output.suffix(300)))
     }
 }
 

@@ -23,5 +23,9 @@ export PADGATE_GUEST_OUT=$xfer/results PADGATE_IN_GUEST=1
 dmesg --follow-new --level=emerg,alert,crit,err,warn 2>/dev/null \
     | grep --line-buffered -v -E 'usb usb[0-9]+: Not yet implemented|vhci_get_frame_number: [0-9]+ callbacks suppressed' \
     | sed -u 's/^/guest kernel: /' > /dev/ttyS0 &
+# A process that crashes (a Swift trap's invalid opcode, a segfault) is said at the info level only.
+dmesg --follow-new --level=info 2>/dev/null \
+    | grep --line-buffered -E 'segfault at|traps: |general protection' \
+    | sed -u 's/^/guest kernel: /' > /dev/ttyS0 &
 bash $xfer/cmd > /dev/ttyS0 2>&1 < /dev/null
 finish $?
