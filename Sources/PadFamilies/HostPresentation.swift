@@ -30,15 +30,16 @@ public struct HostStyleChoices: Sendable, Equatable {
     private var chosen: [PadKind: HostStyle] = [:]
     public init() {}
 
-    /// Every `KIND=STYLE` the drivers take, for help and errors.
-    public static var offered: [String] {
-        PadKind.allCases.flatMap { kind in PadDrivers.driver(for: kind).hostStyles.map { "\(kind.name)=\($0.name)" } }
+    /// Every kind's styles, as its driver offers them.
+    private static var styles: [(kind: PadKind, style: HostStyle)] {
+        PadKind.allCases.flatMap { kind in PadDrivers.driver(for: kind).hostStyles.map { (kind, $0) } }
     }
 
+    /// Every `KIND=STYLE` the drivers take, for help and errors.
+    public static var offered: [String] { styles.map { "\($0.kind.name)=\($0.style.name)" } }
+
     /// Every `KIND=STYLE` with what its driver says of it, for help.
-    public static var described: [String] {
-        PadKind.allCases.flatMap { kind in PadDrivers.driver(for: kind).hostStyles.map { "\(kind.name)=\($0.name): \($0.summary)" } }
-    }
+    public static var described: [String] { styles.map { "\($0.kind.name)=\($0.style.name): \($0.style.summary)" } }
 
     /// `KIND=STYLE`, checked against the kind's driver.
     public mutating func add(_ text: String) throws(HostStyleError) {
