@@ -75,6 +75,12 @@ final class InputPath {
     /// unplugged, in order. They have the same addresses (the kernel refuses a second pad with
     /// one) and should get the same joystick numbers back. Another client's never waits for them.
     private let workshops = LockedBox<[String: WeakWorkshop]>([:])
+    /// The workshops' queued makes and removals (`closeAll` waits for them).
+    private let padWork = DispatchGroup()
+    /// The most a stopping server waits for its pads' removals: a driver's unplug takes hundreds
+    /// of ms on a busy machine; one that never returns must not hold the stop for ever (a signal's
+    /// watchdog ends `serve` sooner anyway).
+    static let unplugLimit: Duration = .seconds(5)
     private struct WeakWorkshop { weak var workshop: PadWorkshop? }
 
     init(configuration: PadServer.Configuration, udp: Socket, makePad: @escaping VirtualPadFactory, statistics: SharedStatistics,
@@ -116,7 +122,7 @@ final class InputPath {
         workshops.withLock { table in
             if let shared = table[client]?.workshop { return shared }
             table = table.filter { $0.value.workshop != nil }
-            let made = PadWorkshop(label: String(client.prefix(11)), factory: makePad, deliver: { [mailbox] work in mailbox.post(.run(work)) })
+            let made = PadWorkshop(label: String(client.prefix(11)), factory: makePad, outstanding: padWork, deliver: { [mailbox] work in mailbox.post(.run(work)) })
             table[client] = WeakWorkshop(workshop: made)
             return made
         }
@@ -210,6 +216,15 @@ final class InputPath {
     func closeAll(why: String) {
         mailbox.drain(perform)
         for id in Array(sessions.keys) { remove(id, why: why) }
+        // The server is stopped once its pads are gone, not once their removal is queued: a
+        // process that exits meanwhile leaves a driver's removal (or a make it then drops) to its
+        // exit, racing the exit's own teardown. A make that finishes now is delivered, and the
+        // closed session hands the pad straight back for removal: hence twice.
+        let limit = DispatchTime.now() + .milliseconds(Int(Self.unplugLimit / .milliseconds(1)))
+        for _ in 0..<2 {
+            _ = padWork.wait(timeout: limit)
+            mailbox.drain(perform)
+        }
         publish()
     }
 

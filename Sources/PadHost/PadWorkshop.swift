@@ -9,16 +9,21 @@ final class PadWorkshop: PadMaker {
     let factory: VirtualPadFactory
     let queue: DispatchQueue
     let deliver: @Sendable (@escaping () -> Void) -> Void
+    /// Every workshop's makes and removals, counted until they ran: a workshop goes with its last
+    /// session, but what it queued still runs, and the server waits for it when it stops.
+    let outstanding: DispatchGroup
 
-    init(label: String, factory: @escaping VirtualPadFactory, deliver: @escaping @Sendable (@escaping () -> Void) -> Void) {
+    init(label: String, factory: @escaping VirtualPadFactory, outstanding: DispatchGroup,
+         deliver: @escaping @Sendable (@escaping () -> Void) -> Void) {
         self.factory = factory
         self.deliver = deliver
+        self.outstanding = outstanding
         queue = DispatchQueue(label: "padgate.pads.\(label)")
     }
 
     func make(_ arrival: PadArrival, done: @escaping (Result<VirtualPad, Error>) -> Void) {
         let done = Handover(done)
-        queue.async { [factory, deliver] in
+        queue.async(group: outstanding) { [factory, deliver] in
             let result = Handover(Result { try factory(arrival) })
             deliver { done.value(result.value) }
         }
@@ -26,7 +31,7 @@ final class PadWorkshop: PadMaker {
 
     func remove(_ pad: VirtualPad) {
         let pad = Handover(pad)
-        queue.async { pad.value.remove() }
+        queue.async(group: outstanding) { pad.value.remove() }
     }
 
     /// A pad, or the input path's callback, crossing between the input path and this queue. Each
@@ -37,7 +42,4 @@ final class PadWorkshop: PadMaker {
         let value: Value
         init(_ value: Value) { self.value = value }
     }
-
-    /// Waits until every queued make and removal ran (the server's shutdown).
-    func finish() { queue.sync {} }
 }

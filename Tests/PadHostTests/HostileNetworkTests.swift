@@ -358,6 +358,21 @@ final class HostileNetworkTests: XCTestCase {
         XCTAssertEqual(log.padsRemoved, 0, "a stall is not an unplug: the pad stays for its grace period")
     }
 
+    /// A stopped host has removed its pads: a pad's removal runs off the input path (a driver's
+    /// unplug takes a while), and `serve` or `demo` returning before it ends leaves it to the
+    /// process's exit (a loaded 7.2 guest saw `demo` die of a signal then, issue 38).
+    func testAStoppedHostHasRemovedItsPadsWhenItsRunReturns() throws {
+        let (running, log) = try startHost()
+        log.removalTakes = .milliseconds(300)
+        let victim = try StreamingClient(port: running.port, identity: try identity("victim"))
+        victim.start()
+        XCTAssertNotNil(eventually(timeout: .seconds(5)) { log.count > 5 ? true : nil }, "the paired client's input never arrived")
+        victim.stop()
+        running.stop()
+        XCTAssertEqual(log.padsMade, 1)
+        XCTAssertEqual(log.padsRemoved, log.padsMade, "the host's run returned before its pads were removed")
+    }
+
     /// A Switch Pro's player LEDs through hid-nintendo take seconds on a busy machine, and before
     /// they went to a thread of their own they held forward's loop: it pinged nobody meanwhile,
     /// then took the host's silence over that time for the host's and reconnected (issue 38). A
@@ -422,6 +437,12 @@ final class ApplyLog: @unchecked Sendable {
     private(set) var count = 0
     private var buttons: UInt32 = 0
     private var made = 0, removed = 0
+    /// How long each pad's removal takes: a driver's unplug is hundreds of ms on a busy machine.
+    var removalTakes: Duration {
+        get { lock.withLock { removal } }
+        set { lock.withLock { removal = newValue } }
+    }
+    private var removal: Duration = .zero
     func record(_ state: PadStateSnapshot) {
         lock.withLock {
             if applied[state.leftX] == nil { applied[state.leftX] = .now }
@@ -460,7 +481,10 @@ final class RecordingPad: VirtualPad {
     func apply(_ motion: MotionBatch) throws {}
     var feedbackDescriptors: [FileDescriptor] { [] }
     func takeFeedback(into messages: inout [WireMessage]) throws {}
-    func remove() { log.removedPad() }
+    func remove() {
+        if log.removalTakes > .zero { Thread.sleep(forTimeInterval: Double(log.removalTakes / .milliseconds(1)) / 1000) }
+        log.removedPad()
+    }
 }
 
 /// A paired client that sends a new state every 10 ms (leftX counts up), with its arrival as a
