@@ -27,5 +27,18 @@ dmesg --follow-new --level=emerg,alert,crit,err,warn 2>/dev/null \
 dmesg --follow-new --level=info 2>/dev/null \
     | grep --line-buffered -E 'segfault at|traps: |general protection' \
     | sed -u 's/^/guest kernel: /' > /dev/ttyS0 &
+# A crash leaves a core, and its threads' stacks are printed at the end: a failure seen once
+# should explain itself (the guest's tmpfs holds them; %E is the program's path, '/' as '!').
+mkdir -p /tmp/cores
+echo '/tmp/cores/core.%p.%s.%E' > /proc/sys/kernel/core_pattern
+ulimit -c unlimited
 bash $xfer/cmd > /dev/ttyS0 2>&1 < /dev/null
-finish $?
+rc=$?
+for core in /tmp/cores/core.*; do
+    [ -e "$core" ] || break
+    program=$(basename "$core" | cut -d. -f4- | tr '!' '/')
+    echo "guest: a core from $program (signal $(basename "$core" | cut -d. -f3)); its threads' stacks:"
+    timeout 300 gdb -batch -nx -ex 'info threads' -ex 'thread apply all bt 25' "$program" "$core" 2>&1 \
+        | grep -v -E '^\[New LWP|^warning: (Could not|Unable to)' | head -400
+done > /dev/ttyS0 2>&1
+finish $rc
