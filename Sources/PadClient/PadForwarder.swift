@@ -30,6 +30,11 @@ public final class PadForwarder {
         /// loss alone almost never adds up to `hostSilenceLimit`.
         public var quietAfter: Duration = .milliseconds(500)
         public var urgentPingInterval: Duration = .milliseconds(100)
+        /// A session's first pings go `urgentPingInterval` apart: the link's jitter, which a pad's
+        /// haptics playout starts from, is then measured from several round trips within a second
+        /// of connecting, not from the first two a second apart (one change, often the session's
+        /// cold start) when a game's first haptics come.
+        public var startingPings = 8
         /// Zero bytes each ping carries: `probe` pads its pings to an input datagram's size.
         public var pingPadding: UInt16 = 0
         /// Round trips the link meter keeps for percentiles (`probe` keeps a whole run's).
@@ -81,6 +86,13 @@ public final class PadForwarder {
     /// A pong counts only for one of the last this many pings (a few seconds of `probe`'s rate).
     static let pongWindow: UInt32 = 1024
     static let pingsPerPass = 4
+
+    /// The time to the next ping once `sent` pings of this session went out: urgent while the
+    /// host is quiet or the session is young (`startingPings`), the steady interval otherwise.
+    static func pingInterval(after sent: Int, quiet: Bool, _ configuration: Configuration) -> Duration {
+        quiet || sent < configuration.startingPings ? min(configuration.urgentPingInterval, configuration.pingInterval) : configuration.pingInterval
+    }
+
     /// When the last authentic datagram came from the host (the welcome counts as one).
     var lastHeard = MonotonicInstant.now
     let origin = MonotonicInstant.now
@@ -352,7 +364,7 @@ public final class PadForwarder {
                                           padding: configuration.pingPadding)))
                 // A quiet host is asked often: one answer is enough to show it is alive. On a
                 // steady cadence, so a probe's rate is the rate asked for.
-                let interval = now - lastHeard >= configuration.quietAfter ? min(configuration.urgentPingInterval, configuration.pingInterval) : configuration.pingInterval
+                let interval = Self.pingInterval(after: linkMeter.sent, quiet: now - lastHeard >= configuration.quietAfter, configuration)
                 nextPing = nextPing + interval
                 if now - nextPing > interval * Self.pingsPerPass { nextPing = now + interval }
             }

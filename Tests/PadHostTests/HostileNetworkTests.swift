@@ -401,6 +401,25 @@ final class HostileNetworkTests: XCTestCase {
         XCTAssertEqual(removedWhileForwarding, 0, "the host's pad stayed")
     }
 
+    /// A pad's haptics playout starts from the link's jitter: it is measured within a session's
+    /// first second, from several round trips, not from two pings a second apart (issue 41).
+    func testTheLinksJitterIsMeasuredSeveralTimesInASessionsFirstSecond() throws {
+        let (running, _) = try startHost()
+        defer { running.stop() }
+        let (forwarder, _) = try capturedForwarder(port: running.port, identity: "victim")
+        let source = StallingSource(try ScriptedPadSource(script: InputScript(parsing: "press south"), slot: PadSlot(0)))
+        forwarder.add(source)
+        let start = MonotonicInstant.now
+        var connected: MonotonicInstant?
+        forwarder.run {
+            if connected == nil, forwarder.status.connected { connected = .now }
+            guard let connected else { return MonotonicInstant.now - start > .seconds(10) }
+            return MonotonicInstant.now - connected >= .seconds(1)
+        }
+        XCTAssertNotNil(connected, "the forwarder never connected")
+        XCTAssertGreaterThanOrEqual(source.linkJitters.count, 4, "jitter figures in the session's first second: \(source.linkJitters)")
+    }
+
     func testForwardDeclaresAFrozenHostLostAndReportsAHandshakeThatNeverEnds() throws {
         let host = try identity("host")
         let listener = try TLSListener(identity: host, address: "127.0.0.1", port: 0)
@@ -594,6 +613,9 @@ final class StallingSource: PadSource {
     var feedbackDeadline: MonotonicInstant? { inner.feedbackDeadline }
     func pumpFeedback() throws { try inner.pumpFeedback() }
     func silence() { inner.silence() }
+    /// Each jitter figure the forwarder passed on (its loop's thread).
+    private(set) var linkJitters: [Duration] = []
+    func observeLink(jitter: Duration) { linkJitters.append(jitter) }
 }
 
 extension RunningServer {
