@@ -12,8 +12,9 @@ import MonotonicTime
 ///   `maximumAllowance`; the configured `allowance` until anything is measured. Sound after the
 ///   host's silence (everything received played) is placed afresh the same way: a burst's onset;
 /// - **a late block is never played late**: a straggler whose place has passed (a newer block
-///   came first) is dropped and counted; the newest block that late is the sender falling
-///   behind, and the output goes back to its start (it had played concealment there), the
+///   came first, and sound after it played) is dropped and counted; the newest block that late,
+///   even in part, is the sender falling behind, and the output goes back to its start (it had
+///   played concealment there), the
 ///   allowance growing by the lateness up to `maximumAllowance`, past which the timeline follows
 ///   the sender's slipped clock with the base allowance again. No frame plays later than the
 ///   largest delay after its block arrived;
@@ -21,8 +22,9 @@ import MonotonicTime
 ///   to nothing over `concealment`, and silence follows;
 /// - **a dead link leaves the coils silent**: `deadLink` after the newest block's place the stream
 ///   ends (`render` says `.idle`) and the next block starts a new one;
-/// - a pull that comes late (the output's thread was held up) skips to where the timeline is
-///   now, rather than play the backlog late.
+/// - a pull that comes late (the output's thread was held up) plays the sound it holds late
+///   rather than skip it (a click skipped is lost), and catches up at the next silence; what
+///   would play later than the largest allowance after its place is skipped.
 ///
 /// It never reads a clock and never allocates after `init`: callers pass `now`, so tests drive it
 /// with simulated time and the benchmark measures the code that ships.
@@ -109,6 +111,8 @@ public struct HapticsPlayout: Sendable {
     private var historyEnd = 0
     private var remembered = 0
     private var lastRealFrame: Int64?
+    /// The last frame of real signal played that sounded.
+    private var lastSoundFrame: Int64?
     private var concealPeriod = 0
     /// 21 ms: periods up to 32 frames (94 Hz) are found.
     static let historyFrames = 64
@@ -161,6 +165,7 @@ public struct HapticsPlayout: Sendable {
             allowance = baseAllowance
             timeline.start(number, playsAt: now + delay)
             lastRealFrame = nil
+            lastSoundFrame = nil
             forgetHistory()
             firstArrival = (number, now)
             counters.worstLateness = .zero
@@ -178,23 +183,29 @@ public struct HapticsPlayout: Sendable {
             firstArrival = (number, now)
         }
         jitter.observe(number, at: now)
-        if let position = timeline.position, start + Int64(Self.blockFrames) <= position {
-            // Its place has passed. A straggler (a newer block came first) is dropped: what came
-            // after it has played. The newest block is the sender's pace falling behind (jitter,
-            // a stalled host): the output goes back to its start (what it played since was
-            // concealment or silence, not these frames) and the timeline with it, so it and the
-            // blocks after it play. That is the allowance growing by the lateness and the base
-            // allowance, up to its largest; past that the sender's clock slipped, and the timeline
-            // follows it with the stream's base allowance again (a slip).
+        if let position = timeline.position, start < position {
+            // Its place has passed, in part or whole. A straggler (a newer block came first)
+            // after whose start real sound has played is dropped once its whole place passed:
+            // what came after it has played. The newest block, or one after whose start only
+            // concealment or silence played (a click whose host's silent block came first), is
+            // the sender's pace falling behind (jitter, a stalled host): the output goes back to
+            // its start and the timeline with it, so it and the blocks after it play whole (a
+            // click's start, or the host's silent block that tells the next click is a new burst).
+            // That is the allowance growing by the lateness and the base allowance, up to its
+            // largest; past that the sender's clock slipped, and the timeline follows it with the
+            // stream's base allowance again (a slip).
             let behind = position - start
-            guard number >= (timeline.newest ?? number), behind <= Int64(Self.capacity * Self.blockFrames) else {
+            let goesBack = number >= (timeline.newest ?? number) || (lastSoundFrame ?? .min) < start
+            if goesBack ? behind > Int64(Self.capacity * Self.blockFrames) : start + Int64(Self.blockFrames) <= position {
                 counters.late += 1
                 return false
             }
-            // It plays the base allowance from now, so the blocks after it have that much slack again.
-            let back = behind + Self.frames(baseAllowance)
-            moveLater(by: back)
-            timeline.position = position - back
+            if goesBack {
+                // It plays the base allowance from now, so the blocks after it have that much slack again.
+                let back = behind + Self.frames(baseAllowance)
+                moveLater(by: back)
+                timeline.position = position - back
+            }
         }
         if let newest = timeline.newest, number <= newest - Int64(Self.capacity) { counters.stale += 1; return false }
         let slot = Int(number & Int64(Self.capacity - 1))
@@ -229,27 +240,39 @@ public struct HapticsPlayout: Sendable {
             for i in 0..<2 * count { out[i] = 0 }
             return .idle
         }
-        if timeline.position == nil, target > origin.frame {
+        // A stream's first block to arrive need not be its first: one before it (reordered on
+        // the link) is held too, and the burst starts there.
+        let first = timeline.position == nil ? min(origin.frame, earliestHeldFrame() ?? origin.frame) : origin.frame
+        if timeline.position == nil, target > first {
             // The stream's or burst's first pull plays past its first block's place: the output
             // plays further ahead than its stated lead (a card's queue rounded up, its clock run
             // ahead), or its thread woke late. The burst is not cut: it plays from its first frame
             // the base allowance from now, the allowance grown by the difference, but never past
             // the largest (a frame plays at most that long after its block arrived: a killed host
             // is silent within it); what that leaves behind is skipped.
-            let back = min(target - origin.frame + Self.frames(baseAllowance), max(0, Self.frames(configuration.maximumAllowance - allowance)))
+            let back = min(target - first + Self.frames(baseAllowance), max(0, Self.frames(configuration.maximumAllowance - allowance)))
             if back > 0 {
                 counters.regrown += 1
                 allowance += Self.duration(frames: back)
                 timeline.origin!.time += Self.duration(frames: back)
                 target -= back
             }
-            if target > origin.frame {
+            if target > first {
                 counters.skips += 1
-                counters.skippedFrames += Int(target - origin.frame)
-                forget(from: origin.frame, to: target)
+                counters.skippedFrames += Int(target - first)
+                forget(from: first, to: target)
             }
         }
         var position = timeline.position ?? target
+        if position < target - Int64(Self.tolerance) {
+            // A late pull (the output's thread was held up): the sound it holds and has not played
+            // plays late rather than not at all (a click skipped is a click lost); only the
+            // silence and gaps before it are skipped, and the output catches up with the timeline
+            // at the next silence. Never a frame later than the largest allowance after its place
+            // would have it (a killed host is silent within that).
+            let limit = target - max(0, Self.frames(configuration.maximumAllowance - allowance))
+            if let sound = firstHeldSound(from: max(position, limit), to: target) { target = sound }
+        }
         if position < target - Int64(Self.tolerance) {
             counters.skips += 1
             counters.skippedFrames += Int(target - position)
@@ -266,6 +289,7 @@ public struct HapticsPlayout: Sendable {
                 out[2 * i + 1] = samples[base + 1]
                 remember(left: out[2 * i], right: out[2 * i + 1])
                 lastRealFrame = position
+                if out[2 * i] != 0 || out[2 * i + 1] != 0 { lastSoundFrame = position }
                 concealPeriod = 0
                 if offset == Self.blockFrames - 1 {
                     slotBlock[slot] = -1
@@ -304,6 +328,31 @@ public struct HapticsPlayout: Sendable {
     private var isQuiet: Bool {
         guard remembered > 0, let position = timeline.position, let newest = timeline.newest else { return false }
         return position >= timeline.firstFrame(of: newest + 1) && lastBlockSilent()
+    }
+
+    /// The first frame of the earliest block held.
+    private func earliestHeldFrame() -> Int64? {
+        guard let newest = timeline.newest else { return nil }
+        var earliest: Int64?
+        for number in slotBlock where number >= newest - Int64(Self.capacity) + 1 && number <= newest {
+            earliest = min(earliest ?? number, number)
+        }
+        return earliest.map { $0 * Int64(Self.blockFrames) }
+    }
+
+    /// The first frame in `from..<to` of a received block that sounds (one the ring still holds).
+    private func firstHeldSound(from: Int64, to: Int64) -> Int64? {
+        guard let newest = timeline.newest, to > from else { return nil }
+        var number = max(SampleClock.block(of: from, size: Self.blockFrames), newest - Int64(Self.capacity) + 1)
+        while number <= newest, number * Int64(Self.blockFrames) < to {
+            let slot = Int(number & Int64(Self.capacity - 1))
+            if slotBlock[slot] == number {
+                let base = slot * 2 * Self.blockFrames
+                for i in 0..<2 * Self.blockFrames where samples[base + i] != 0 { return max(from, number * Int64(Self.blockFrames)) }
+            }
+            number += 1
+        }
+        return nil
     }
 
     /// Blocks a late pull skipped over are forgotten (their frames are counted as skipped).
