@@ -1,5 +1,6 @@
 import CAlsa
 import Glibc
+import MonotonicTime
 
 /// Playback to one ALSA card's first PCM device, as interleaved 16-bit frames at a fixed rate and
 /// channel count (no conversion: the pad's own format, or an error that says so). Writes block
@@ -34,15 +35,31 @@ public final class ALSAPlayback {
 
     deinit { stop() }
 
+    /// How long a write keeps waiting for a card whose clock stopped (below).
+    static let stallLimit: Duration = .seconds(1)
+
+    /// Times a write found the card's clock stopped and waited on (`write`).
+    public private(set) var stalls = 0
+
     /// Writes whole frames (`samples.count` a multiple of `channels`); an underrun (the writer was
     /// late) is recovered and the write retried once. Returns whether it was: the stream then
     /// restarted, and what was queued before is gone.
+    ///
+    /// A card that took nothing for its wait time (the larger of 100 ms and 1.1 buffers on recent
+    /// kernels, 6.12's among them; 10 s on older ones) fails the write with EIO while its stream stays running: a device
+    /// whose clock stalled (a loaded machine, a USB/IP device's thread held up). The write waits
+    /// on, up to `stallLimit` in all, rather than end the stream.
     @discardableResult
     public func write(_ samples: UnsafeBufferPointer<Int16>) throws -> Bool {
         guard let pcm, let base = samples.baseAddress else { return false }
         var offset = 0, frames = samples.count / channels, recovered = false
+        let began = MonotonicInstant.now
         while frames > 0 {
             let written = snd_pcm_writei(pcm, base + offset * channels, snd_pcm_uframes_t(frames))
+            if written == -snd_pcm_sframes_t(EIO), MonotonicInstant.now - began < Self.stallLimit {
+                stalls += 1
+                continue
+            }
             if written < 0 {
                 guard !recovered, snd_pcm_recover(pcm, Int32(written), 1) >= 0 else { throw Self.error(Int32(written), "write to \(device)") }
                 recovered = true

@@ -286,7 +286,9 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
                 period[4 * i] = speakerPeriod[2 * i]
                 period[4 * i + 1] = speakerPeriod[2 * i + 1]
             }
+            let stalls = playback.stalls
             let restarted = try period.withUnsafeBufferPointer { try playback.write($0) }
+            if playback.stalls > stalls { log.debug("the pad's card took nothing for its wait time (its clock stalled); the write waited on (\(playback.stalls) so far)") }
             let paced = playsAt + HapticsBlock.duration, onTheClock = MonotonicInstant.now + playback.queued
             let parted = paced > onTheClock ? paced - onTheClock : onTheClock - paced
             playsAt = restarted || state == .idle || parted > Self.usbQueue ? onTheClock : paced
