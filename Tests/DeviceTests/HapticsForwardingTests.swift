@@ -343,6 +343,52 @@ final class HapticsForwardingTests: XCTestCase {
         checkAgainstTheHost(serve, padOnsets: [arrivals[groups[0][0]], arrivals[groups[1][0]]], path: "USB", bound: .milliseconds(1500))
     }
 
+    /// A physical USB pad whose audio clock stops for 400 ms (its device's thread held up, as a
+    /// loaded machine's emulated pad's is): the client's write into its card fails with EIO after
+    /// the card's wait time (100 ms on recent kernels) while the stream still runs. The coils'
+    /// stream waits on rather than end and start again (it did: "the voice coils' stream failed
+    /// and starts again"), and the second burst still arrives.
+    func testAPadWhoseAudioClockStallsKeepsItsCoilsStream() throws {
+        let stalled = LockedBox(false)
+        let sounding = LockedBox<[MonotonicInstant]>([])
+        let physical = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
+            var sound = false
+            var i = 4
+            while i + 3 < packet.count && !sound {
+                sound = packet[i] != 0 || packet[i + 1] != 0 || packet[i + 2] != 0 || packet[i + 3] != 0
+                i += 8
+            }
+            guard sound else { return }
+            sounding.update { if $0.count < 100_000 { $0.append(.now) } }
+            // The first sound stops the device's clock (this is its thread) for 400 ms, once.
+            if !stalled.value { stalled.update { $0 = true }; usleep(400_000) }
+        })
+        defer { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
+        XCTAssertNotNil(eventually(timeout: .seconds(20)) { udev.soundCard(of: physicalPad) }, "snd-usb-audio made no card for the physical pad")
+        let (serve, forward, card) = try forwarding(physicalPad)
+        defer { forward.interrupt(); serve.interrupt() }
+        let file = try Self.signalFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let started = try play(file, card: card)
+        _ = eventually(timeout: .seconds(5), expiryIsExpected: true) { () -> Bool? in
+            guard let last = sounding.value.last else { return nil }
+            return MonotonicInstant.now - last > .milliseconds(500) ? true : nil
+        }
+        XCTAssertTrue(stalled.value, "the first burst reached the pad")
+        let log = forward.snapshot()
+        let stalls = log.filter { $0.contains("took nothing for its wait time") }
+        print("a pad's stalled audio clock: \(stalls.count) writes waited on; \(log.filter { $0.contains("starts again") }.count) restarts")
+        XCTAssertEqual(log.filter { $0.contains("the voice coils' stream failed and starts again") || $0.contains("voice coils stopped") }, [],
+                       "the coils' stream went on")
+        // The second burst (played 400 ms of silence after the first) sounds at the pad after
+        // the stall: sound, a silence of at least 200 ms, sound again.
+        let times = sounding.value
+        XCTAssertTrue(zip(times, times.dropFirst()).contains { $1 - $0 > .milliseconds(200) },
+                      "the second burst arrived after a silence (sound from \(times.first.map { "\($0 - started)" } ?? "-") to \(times.last.map { "\($0 - started)" } ?? "-") after the game began)")
+    }
+
     /// A host killed mid-haptics: the client plays what it holds (its allowance, up to 100 ms, and
     /// the report's 10.7 ms), conceals at most 30 ms, then the coils go silent. Asserted as that
     /// rule, in sound: the reports that still carry sound after the kill hold at most that much
