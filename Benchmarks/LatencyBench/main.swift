@@ -120,6 +120,61 @@ func measureChanges(_ name: String, on watcher: EvdevWatcher, type: UInt32, code
     return series
 }
 
+/// The writer on a thread of its own, as in `serve` (its input thread writes the host's pad; a
+/// game's thread reads it): the reading thread then has to be woken, as a game's is, for uhid as
+/// for USB. In the floors above the bench writes and reads on one thread, and uhid delivers within
+/// write(2), so the reader is never woken there.
+final class WriterThread: @unchecked Sendable {
+    private let go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+    // Handed over through the semaphores only.
+    private var job: (() throws -> Void)?
+    private var sent = MonotonicInstant.now
+    private var failure: (any Error)?
+
+    init() {
+        Thread { [self] in
+            while true {
+                go.wait()
+                guard let job else { return }
+                sent = .now
+                do { try job() } catch { failure = error }
+                done.signal()
+            }
+        }.start()
+    }
+
+    func start(_ job: @escaping () throws -> Void) { self.job = job; go.signal() }
+
+    /// When the job's write began.
+    func finish() throws -> MonotonicInstant {
+        done.wait()
+        if let failure { throw failure }
+        return sent
+    }
+
+    func stop() { job = nil; go.signal() }
+}
+
+/// `measureChanges`, the writes made by a `WriterThread`; the clock starts there, just before the write.
+func measureChangesWrittenElsewhere(_ name: String, on watcher: EvdevWatcher, type: UInt32, code: UInt32, count: Int = samples,
+                                    change: (Int) -> (expected: Int32, write: () throws -> Void)) throws -> Series {
+    var series = Series(name: name)
+    series.latencies.reserveCapacity(count)
+    let writer = WriterThread()
+    defer { writer.stop() }
+    for i in 0..<(warmUp + count) {
+        usleep(pacing)
+        try watcher.drain()
+        let (expected, write) = change(i)
+        writer.start(write)
+        let arrived = try watcher.arrival(type: type, code: code, value: expected, timeout: sampleTimeout)
+        let sent = try writer.finish()
+        guard i >= warmUp else { continue }
+        if let arrived { series.latencies.append(arrived - sent); series.spans.append((sent, arrived)) } else { series.lost += 1 }
+    }
+    return series
+}
+
 /// A uhid DualSense (hid-playstation bound, its evdev gamepad node known) whose left stick moves
 /// to a new X with every report: a step coprime with 256 visits every value and never repeats the
 /// last one, so no report is lost to the kernel's filtering of unchanged values.
@@ -156,6 +211,18 @@ final class SweptDualSense {
         return try measureChanges(name, on: watcher, type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X, count: count) { i in
             try device.send(reports[i].report)
             return reports[i].x
+        }
+    }
+}
+
+extension SweptDualSense {
+    /// `measure`, each report written by another thread (`WriterThread`).
+    func measureWrittenElsewhere(_ name: String, count: Int = samples) throws -> Series {
+        let reports = reports(warmUp + count)
+        let watcher = try EvdevWatcher(path: gamepadNode)
+        let device = device
+        return try measureChangesWrittenElsewhere(name, on: watcher, type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X, count: count) { i in
+            (reports[i].x, { try device.send(reports[i].report) })
         }
     }
 }
@@ -285,6 +352,16 @@ func usbHostPad(uhidFloor: Series, udev: Udev) {
         let series = try usb.measure("floor_usbip_usb", on: try EvdevWatcher(path: usb.gamepadNode))
         series.printLine("host side: a report to the USB DualSense on vhci-hcd (USB/IP) -> its evdev node")
         print(String(format: "usbip_vs_uhid p50_ratio=%.2f p99_ratio=%.2f", series.p50 / uhidFloor.p50, series.p99 / uhidFloor.p99))
+        // Like with like: both written by another thread than the reader's, as `serve` writes and
+        // a game reads (the USB path's one more wake-up, vhci-hcd's receive thread, is its own).
+        let bluetooth = try SweptDualSense(bus: EmulatedPlayStationPad.busPresentedToGames, udev: udev)
+        let uhidElsewhere = try bluetooth.measureWrittenElsewhere("floor_uhid_bt_written_elsewhere")
+        bluetooth.device.stop()
+        uhidElsewhere.printLine("the uhid floor, the report written by another thread than the reader's")
+        let usbElsewhere = try usb.measureWrittenElsewhere("floor_usbip_usb_written_elsewhere")
+        usbElsewhere.printLine("the USB DualSense the same way")
+        print(String(format: "usbip_vs_uhid_written_elsewhere p50_ratio=%.2f p99_ratio=%.2f",
+                     usbElsewhere.p50 / uhidElsewhere.p50, usbElsewhere.p99 / uhidElsewhere.p99))
         usbStages(usb, udev: udev)
         for (name, pad) in [("usbip", usb)] {
             let reports = pad.reports(2000)

@@ -226,7 +226,16 @@ final class HapticsLatencyBench: XCTestCase {
             return (MonotonicInstant(nanoseconds: at * 1000), allowance)
         }
         guard host.count == arrivals.count, client.count == arrivals.count else {
-            return print("haptics stages: not matched (\(host.count) host onsets, \(client.count) client onsets, \(arrivals.count) clicks)")
+            print("haptics stages: not matched (\(host.count) host onsets, \(client.count) client onsets, \(arrivals.count) clicks)")
+            // Both ends' logs, for the run's results (tools/guest/run.sh copies them out).
+            if let out = ProcessInfo.processInfo.environment["PADGATE_GUEST_OUT"] {
+                let stamp = Int(MonotonicInstant.now.nanoseconds / 1_000_000)
+                for (name, process) in [("serve", serve), ("forward", forward)] {
+                    try? process.snapshot().joined(separator: "\n").write(toFile: "\(out)/haptics-\(stamp)-\(name).log", atomically: true, encoding: .utf8)
+                }
+                print("haptics stages: both ends' logs are haptics-\(stamp)-*.log in the run's results")
+            }
+            return
         }
         let capture = host.map { $0.sent - $0.packet }
         let wire = zip(host, client).map { $1.received - $0.sent }
