@@ -58,13 +58,23 @@ final class HapticsLatencyBench: XCTestCase {
     }
     func ms(_ d: Duration) -> String { String(format: "%.1f ms", Double(d / .microseconds(1)) / 1000) }
 
-    /// Arrivals of sound after silence: a click's first sounding moment each.
-    func onsets(_ events: [(at: MonotonicInstant, sound: Bool)]) -> [MonotonicInstant] {
+    /// What the pad received, when: a packet or report, whether it sounds, how long it plays.
+    typealias Event = (at: MonotonicInstant, sound: Bool, lasts: Duration)
+
+    /// How long a USB packet of 4 16-bit channels at 48 kHz plays.
+    static func lasts(packetBytes: Int) -> Duration { .microseconds(Int64(packetBytes / 8) * 1_000_000 / 48_000) }
+
+    /// Arrivals of sound after silence: a click's first sounding moment each. Silence is counted
+    /// in what the stream played (40 ms of it between clicks 100 ms apart), not in arrival times:
+    /// a pad's device thread held up on a loaded machine takes what queued meanwhile at once, so
+    /// two clicks can arrive closer together than they play.
+    func onsets(_ events: [Event]) -> [MonotonicInstant] {
         var onsets: [MonotonicInstant] = []
-        var lastSound: MonotonicInstant?
-        for event in events where event.sound {
-            if lastSound.map({ event.at - $0 > .milliseconds(50) }) ?? true { onsets.append(event.at) }
-            lastSound = event.at
+        var silence: Duration?
+        for event in events {
+            guard event.sound else { silence = silence.map { $0 + event.lasts }; continue }
+            if silence.map({ $0 >= .milliseconds(40) }) ?? true { onsets.append(event.at) }
+            silence = .zero
         }
         return onsets
     }
@@ -72,10 +82,10 @@ final class HapticsLatencyBench: XCTestCase {
     /// Floor, audio: the game straight into a USB pad's card, each click timed to the pad's
     /// isochronous OUT packet.
     func audioFloor(_ udev: Udev) throws -> [Duration] {
-        let floorEvents = LockedBox<[(at: MonotonicInstant, sound: Bool)]>([])
+        let floorEvents = LockedBox<[Event]>([])
         let usbPad = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
             let sound = packet.contains { $0 != 0 }
-            floorEvents.update { if $0.count < 100_000 { $0.append((.now, sound)) } }
+            floorEvents.update { if $0.count < 100_000 { $0.append((.now, sound, Self.lasts(packetBytes: packet.count))) } }
         })
         defer { usbPad.stop() }
         let usbNode = try XCTUnwrap(padFor(usbPad, udev: udev))
@@ -92,7 +102,7 @@ final class HapticsLatencyBench: XCTestCase {
     /// (the total less `floor`) and the stages.
     /// - Parameter loss: host and client in two network namespaces, the host's side (the haptics'
     ///   direction) under this netem loss once the pad is up; nil: loopback.
-    func clicksAcrossPadgate(_ physicalPad: Pad, events: LockedBox<[(at: MonotonicInstant, sound: Bool)]>, floor: Duration, floorName: String,
+    func clicksAcrossPadgate(_ physicalPad: Pad, events: LockedBox<[Event]>, floor: Duration, floorName: String,
                              loss: String? = nil) throws {
         let udev = try Udev()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-hlat-\(UUID())")
@@ -153,7 +163,7 @@ final class HapticsLatencyBench: XCTestCase {
     func testAGamesClickReachesAUSBPadsOwnCoils() throws {
         let udev = try Udev()
         let audioFloor = try audioFloor(udev)
-        let packets = LockedBox<[(at: MonotonicInstant, sound: Bool)]>([])
+        let packets = LockedBox<[Event]>([])
         let physical = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
             // Frames of 4 s16 channels: the coils are bytes 4-7 of each 8.
             var sound = false
@@ -162,7 +172,7 @@ final class HapticsLatencyBench: XCTestCase {
                 sound = packet[i] != 0 || packet[i + 1] != 0 || packet[i + 2] != 0 || packet[i + 3] != 0
                 i += 8
             }
-            packets.update { if $0.count < 200_000 { $0.append((.now, sound)) } }
+            packets.update { if $0.count < 200_000 { $0.append((.now, sound, Self.lasts(packetBytes: packet.count))) } }
         })
         defer { physical.stop() }
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
@@ -176,11 +186,11 @@ final class HapticsLatencyBench: XCTestCase {
         let audioFloor = try audioFloor(udev)
 
         // Across padgate, to a Bluetooth pad.
-        let reports = LockedBox<[(at: MonotonicInstant, sound: Bool)]>([])
+        let reports = LockedBox<[Event]>([])
         let physical = try EmulatedPlayStationPad(bus: .bluetooth, onOutput: { report in
             guard let decoded = try? DualSenseHapticsReader.decode(report) else { return }
             let sound = (decoded.left + decoded.right).contains { $0 != 0 }
-            reports.update { if $0.count < 100_000 { $0.append((.now, sound)) } }
+            reports.update { if $0.count < 100_000 { $0.append((.now, sound, DualSenseHapticsReport.interval)) } }
         })
         defer { physical.stop() }
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
