@@ -80,6 +80,22 @@ final class HapticsForwardingTests: XCTestCase {
         return (serve, forward, card)
     }
 
+    /// A physical USB DualSense (its audio out to `onAudioOut`, on its device's thread) forwarded
+    /// to a host whose pad is on USB, and the signal file; stopped and removed at the test's end.
+    func forwardedUSBPad(onAudioOut: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) throws
+        -> (serve: PadgateProcess, forward: PadgateProcess, card: Int, file: URL) {
+        let physical = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: onAudioOut)
+        addTeardownBlock { physical.stop() }
+        let udev = try Udev()
+        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
+        XCTAssertNotNil(eventually(timeout: .seconds(20)) { udev.soundCard(of: physicalPad) }, "snd-usb-audio made no card for the physical pad")
+        let (serve, forward, card) = try forwarding(physicalPad)
+        addTeardownBlock { forward.interrupt(); serve.interrupt() }
+        let file = try Self.signalFile()
+        addTeardownBlock { try? FileManager.default.removeItem(at: file) }
+        return (serve, forward, card, file)
+    }
+
     /// The game: aplay into the host pad's card, as any ALSA program plays there.
     func play(_ file: URL, card: Int) throws -> MonotonicInstant {
         let started = MonotonicInstant.now
@@ -247,7 +263,7 @@ final class HapticsForwardingTests: XCTestCase {
         // device's thread must never wait on the test: the last sound's time has a box of its own.
         let audio = LockedBox<(bytes: [UInt8], packets: [(at: MonotonicInstant, offset: Int)])>(([], []))
         let lastSound = LockedBox<MonotonicInstant?>(nil)
-        let physical = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
+        let (serve, forward, card, file) = try forwardedUSBPad(onAudioOut: { packet in
             if packet.contains(where: { $0 != 0 }) { lastSound.update { $0 = .now } }
             audio.update { state in
                 guard state.bytes.count < 16 << 20 else { return }
@@ -255,14 +271,6 @@ final class HapticsForwardingTests: XCTestCase {
                 state.bytes += packet
             }
         })
-        defer { physical.stop() }
-        let udev = try Udev()
-        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
-        XCTAssertNotNil(eventually(timeout: .seconds(20)) { udev.soundCard(of: physicalPad) }, "snd-usb-audio made no card for the physical pad")
-        let (serve, forward, card) = try forwarding(physicalPad)
-        defer { forward.interrupt(); serve.interrupt() }
-        let file = try Self.signalFile()
-        defer { try? FileManager.default.removeItem(at: file) }
 
         audio.update { $0 = ([], []) }
         _ = try play(file, card: card)
@@ -351,26 +359,12 @@ final class HapticsForwardingTests: XCTestCase {
     func testAPadWhoseAudioClockStallsKeepsItsCoilsStream() throws {
         let stalled = LockedBox(false)
         let sounding = LockedBox<[MonotonicInstant]>([])
-        let physical = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
-            var sound = false
-            var i = 4
-            while i + 3 < packet.count && !sound {
-                sound = packet[i] != 0 || packet[i + 1] != 0 || packet[i + 2] != 0 || packet[i + 3] != 0
-                i += 8
-            }
-            guard sound else { return }
+        let (_, forward, card, file) = try forwardedUSBPad(onAudioOut: { packet in
+            guard DualSenseUSBAudioReader.coilsSound(packet) else { return }
             sounding.update { if $0.count < 100_000 { $0.append(.now) } }
             // The first sound stops the device's clock (this is its thread) for 400 ms, once.
             if !stalled.value { stalled.update { $0 = true }; usleep(400_000) }
         })
-        defer { physical.stop() }
-        let udev = try Udev()
-        let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
-        XCTAssertNotNil(eventually(timeout: .seconds(20)) { udev.soundCard(of: physicalPad) }, "snd-usb-audio made no card for the physical pad")
-        let (serve, forward, card) = try forwarding(physicalPad)
-        defer { forward.interrupt(); serve.interrupt() }
-        let file = try Self.signalFile()
-        defer { try? FileManager.default.removeItem(at: file) }
         let started = try play(file, card: card)
         _ = eventually(timeout: .seconds(5), expiryIsExpected: true) { () -> Bool? in
             guard let last = sounding.value.last else { return nil }

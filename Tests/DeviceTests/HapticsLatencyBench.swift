@@ -61,9 +61,6 @@ final class HapticsLatencyBench: XCTestCase {
     /// What the pad received, when: a packet or report, whether it sounds, how long it plays.
     typealias Event = (at: MonotonicInstant, sound: Bool, lasts: Duration)
 
-    /// How long a USB packet of 4 16-bit channels at 48 kHz plays.
-    static func lasts(packetBytes: Int) -> Duration { .microseconds(Int64(packetBytes / 8) * 1_000_000 / 48_000) }
-
     /// Arrivals of sound after silence: a click's first sounding moment each. Silence is counted
     /// in what the stream played (40 ms of it between clicks 100 ms apart), not in arrival times:
     /// a pad's device thread held up on a loaded machine takes what queued meanwhile at once, so
@@ -85,7 +82,7 @@ final class HapticsLatencyBench: XCTestCase {
         let floorEvents = LockedBox<[Event]>([])
         let usbPad = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
             let sound = packet.contains { $0 != 0 }
-            floorEvents.update { if $0.count < 100_000 { $0.append((.now, sound, Self.lasts(packetBytes: packet.count))) } }
+            floorEvents.update { if $0.count < 100_000 { $0.append((.now, sound, DualSenseUSBAudioReader.duration(ofPacketBytes: packet.count))) } }
         })
         defer { usbPad.stop() }
         let usbNode = try XCTUnwrap(padFor(usbPad, udev: udev))
@@ -165,14 +162,8 @@ final class HapticsLatencyBench: XCTestCase {
         let audioFloor = try audioFloor(udev)
         let packets = LockedBox<[Event]>([])
         let physical = try EmulatedPlayStationPad(kind: .dualSense, transport: .usb, onAudioOut: { packet in
-            // Frames of 4 s16 channels: the coils are bytes 4-7 of each 8.
-            var sound = false
-            var i = 4
-            while i + 3 < packet.count && !sound {
-                sound = packet[i] != 0 || packet[i + 1] != 0 || packet[i + 2] != 0 || packet[i + 3] != 0
-                i += 8
-            }
-            packets.update { if $0.count < 200_000 { $0.append((.now, sound, Self.lasts(packetBytes: packet.count))) } }
+            let sound = DualSenseUSBAudioReader.coilsSound(packet)
+            packets.update { if $0.count < 200_000 { $0.append((.now, sound, DualSenseUSBAudioReader.duration(ofPacketBytes: packet.count))) } }
         })
         defer { physical.stop() }
         let physicalPad = try XCTUnwrap(padFor(physical, udev: udev))
