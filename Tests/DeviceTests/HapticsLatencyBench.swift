@@ -62,7 +62,8 @@ final class HapticsLatencyBench: XCTestCase {
     typealias Event = (at: MonotonicInstant, sound: Bool, lasts: Duration)
 
     /// Arrivals of sound after silence: a click's first sounding moment each. Silence is counted
-    /// in what the stream played (40 ms of it between clicks 100 ms apart), not in arrival times:
+    /// in what the stream played (a report's or 10 ms of it: a click has none inside, and a late
+    /// output that plays a click late catches up in the silence after it), not in arrival times:
     /// a pad's device thread held up on a loaded machine takes what queued meanwhile at once, so
     /// two clicks can arrive closer together than they play.
     func onsets(_ events: [Event]) -> [MonotonicInstant] {
@@ -70,7 +71,7 @@ final class HapticsLatencyBench: XCTestCase {
         var silence: Duration?
         for event in events {
             guard event.sound else { silence = silence.map { $0 + event.lasts }; continue }
-            if silence.map({ $0 >= .milliseconds(40) }) ?? true { onsets.append(event.at) }
+            if silence.map({ $0 >= .milliseconds(10) }) ?? true { onsets.append(event.at) }
             silence = .zero
         }
         return onsets
@@ -85,7 +86,14 @@ final class HapticsLatencyBench: XCTestCase {
             floorEvents.update { if $0.count < 100_000 { $0.append((.now, sound, DualSenseUSBAudioReader.duration(ofPacketBytes: packet.count))) } }
         })
         defer { usbPad.stop() }
-        let usbNode = try XCTUnwrap(padFor(usbPad, udev: udev))
+        let found = padFor(usbPad, udev: udev)
+        // What the kernel said meanwhile (a USB pad made right after another test's three).
+        if found == nil {
+            print("haptics latency: the floor's USB pad (uniq \(usbPad.uniq)) never appeared; the pads: "
+                  + udev.pads().map { "\($0.uniq) \($0.bus) \($0.evdev.map(\.role)) hidraw \($0.hidraw ?? "-") \($0.capabilities)" }.joined(separator: "; "))
+            print("haptics latency: the kernel's last lines:\n" + ((try? shell("dmesg 2>&1 | tail -40")) ?? "-"))
+        }
+        let usbNode = try XCTUnwrap(found, "the floor's USB pad appeared")
         let usbCard = try XCTUnwrap(eventually(timeout: .seconds(20)) { udev.soundCard(of: usbNode) })
         let floorWrites = try playClicks(card: usbCard)
         usbPad.stop()
