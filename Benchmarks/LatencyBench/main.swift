@@ -102,18 +102,22 @@ final class EvdevWatcher {
     }
 }
 
-/// `samples` changes (after `warmUp` uncounted ones): `write` makes change i and returns the value
-/// the node must show for it; the clock starts just before the write.
+/// `samples` changes (after `warmUp` uncounted ones): `change(i)` is the value the node must show
+/// for change i and the write that makes it. The clock starts just before the write, on this
+/// thread or on `writer`'s.
 func measureChanges(_ name: String, on watcher: EvdevWatcher, type: UInt32, code: UInt32, count: Int = samples,
-                    write: (Int) throws -> Int32) throws -> Series {
+                    writtenBy writer: WriterThread? = nil,
+                    change: (Int) -> (expected: Int32, write: () throws -> Void)) throws -> Series {
     var series = Series(name: name)
     series.latencies.reserveCapacity(count)
     for i in 0..<(warmUp + count) {
         usleep(pacing)
         try watcher.drain()
-        let sent = MonotonicInstant.now
-        let expected = try write(i)
+        let (expected, write) = change(i)
+        var sent = MonotonicInstant.now
+        if let writer { writer.start(write) } else { try write() }
         let arrived = try watcher.arrival(type: type, code: code, value: expected, timeout: sampleTimeout)
+        if let writer { sent = try writer.finish() }
         guard i >= warmUp else { continue }
         if let arrived { series.latencies.append(arrived - sent); series.spans.append((sent, arrived)) } else { series.lost += 1 }
     }
@@ -155,26 +159,6 @@ final class WriterThread: @unchecked Sendable {
     func stop() { job = nil; go.signal() }
 }
 
-/// `measureChanges`, the writes made by a `WriterThread`; the clock starts there, just before the write.
-func measureChangesWrittenElsewhere(_ name: String, on watcher: EvdevWatcher, type: UInt32, code: UInt32, count: Int = samples,
-                                    change: (Int) -> (expected: Int32, write: () throws -> Void)) throws -> Series {
-    var series = Series(name: name)
-    series.latencies.reserveCapacity(count)
-    let writer = WriterThread()
-    defer { writer.stop() }
-    for i in 0..<(warmUp + count) {
-        usleep(pacing)
-        try watcher.drain()
-        let (expected, write) = change(i)
-        writer.start(write)
-        let arrived = try watcher.arrival(type: type, code: code, value: expected, timeout: sampleTimeout)
-        let sent = try writer.finish()
-        guard i >= warmUp else { continue }
-        if let arrived { series.latencies.append(arrived - sent); series.spans.append((sent, arrived)) } else { series.lost += 1 }
-    }
-    return series
-}
-
 /// A uhid DualSense (hid-playstation bound, its evdev gamepad node known) whose left stick moves
 /// to a new X with every report: a step coprime with 256 visits every value and never repeats the
 /// last one, so no report is lost to the kernel's filtering of unchanged values.
@@ -206,11 +190,11 @@ final class SweptDualSense {
     }
 
     /// Writes the reports one per sample; the host side or the pad's own node shows each X.
-    func measure(_ name: String, on watcher: EvdevWatcher, count: Int = samples) throws -> Series {
+    func measure(_ name: String, on watcher: EvdevWatcher, count: Int = samples, writtenBy writer: WriterThread? = nil) throws -> Series {
         let reports = reports(warmUp + count)
-        return try measureChanges(name, on: watcher, type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X, count: count) { i in
-            try device.send(reports[i].report)
-            return reports[i].x
+        let device = device
+        return try measureChanges(name, on: watcher, type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X, count: count, writtenBy: writer) { i in
+            (reports[i].x, { try device.send(reports[i].report) })
         }
     }
 }
@@ -218,12 +202,9 @@ final class SweptDualSense {
 extension SweptDualSense {
     /// `measure`, each report written by another thread (`WriterThread`).
     func measureWrittenElsewhere(_ name: String, count: Int = samples) throws -> Series {
-        let reports = reports(warmUp + count)
-        let watcher = try EvdevWatcher(path: gamepadNode)
-        let device = device
-        return try measureChangesWrittenElsewhere(name, on: watcher, type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X, count: count) { i in
-            (reports[i].x, { try device.send(reports[i].report) })
-        }
+        let writer = WriterThread()
+        defer { writer.stop() }
+        return try measure(name, on: try EvdevWatcher(path: gamepadNode), count: count, writtenBy: writer)
     }
 }
 
@@ -241,9 +222,10 @@ func uinputFloor() throws -> Series {
     let watcher = try EvdevWatcher(path: node)
     return try measureChanges("floor_uinput", on: watcher, type: EvdevCode.EV_KEY, code: key) { i in
         let value: Int32 = i % 2 == 0 ? 1 : 0
-        try device.emit(type: EvdevCode.EV_KEY, code: key, value: value)
-        try device.sync()
-        return value
+        return (value, {
+            try device.emit(type: EvdevCode.EV_KEY, code: key, value: value)
+            try device.sync()
+        })
     }
 }
 

@@ -46,19 +46,23 @@ public final class ALSAPlayback {
     /// restarted, and what was queued before is gone.
     ///
     /// A card that took nothing for its wait time (the larger of 100 ms and 1.1 buffers on recent
-    /// kernels, 6.12's among them; 10 s on older ones) fails the write with EIO while its stream stays running: a device
-    /// whose clock stalled (a loaded machine, a USB/IP device's thread held up). The write waits
-    /// on, up to `stallLimit` in all, rather than end the stream.
+    /// kernels, 6.12's among them; 10 s on older ones) fails the write with EIO while its stream
+    /// stays running: a device whose clock stalled (a loaded machine, a USB/IP device's thread
+    /// held up). The write waits on, up to `stallLimit` in all, rather than end the stream.
     @discardableResult
     public func write(_ samples: UnsafeBufferPointer<Int16>) throws -> Bool {
         guard let pcm, let base = samples.baseAddress else { return false }
         var offset = 0, frames = samples.count / channels, recovered = false
-        let began = MonotonicInstant.now
+        var stalledSince: MonotonicInstant?
         while frames > 0 {
             let written = snd_pcm_writei(pcm, base + offset * channels, snd_pcm_uframes_t(frames))
-            if written == -snd_pcm_sframes_t(EIO), MonotonicInstant.now - began < Self.stallLimit {
-                stalls += 1
-                continue
+            if written == -snd_pcm_sframes_t(EIO) {
+                let now = MonotonicInstant.now
+                if now - (stalledSince ?? now) < Self.stallLimit {
+                    stalledSince = stalledSince ?? now
+                    stalls += 1
+                    continue
+                }
             }
             if written < 0 {
                 guard !recovered, snd_pcm_recover(pcm, Int32(written), 1) >= 0 else { throw Self.error(Int32(written), "write to \(device)") }
