@@ -30,13 +30,23 @@ final class HostPadOrderDeviceTests: XCTestCase {
         }.map { "\(root)/\($0)" }
     }
 
-    /// The joystick number (`jsN`) of the input device a driver registered with `uniq`.
+    /// The pad's first joystick number (`jsN`) among the input devices a driver registered with
+    /// `uniq` (joydev also numbers a DualSense's motion sensors).
     func joystick(uniq: String) -> Int? {
-        for input in inputDevices(uniq: uniq) {
-            let js = ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []).first { $0.hasPrefix("js") }
-            if let js, let number = Int(js.dropFirst(2)) { return number }
+        inputDevices(uniq: uniq).flatMap { input in
+            ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []).filter { $0.hasPrefix("js") }.compactMap { Int($0.dropFirst(2)) }
+        }.min()
+    }
+
+    /// Every joystick node with the name and phys of its input device.
+    func joysticks() -> [String] {
+        let root = "/sys/class/input"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { $0.hasPrefix("js") }.sorted().map { js in
+            func read(_ name: String) -> String {
+                ((try? String(contentsOfFile: "\(root)/\(js)/device/\(name)", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            return "\(js) \"\(read("name"))\" at \(read("phys"))"
         }
-        return nil
     }
 
     func testAHostPadIsMadeWithItsInputDevicesSoJoysticksAreNumberedInTheOrderPadsAreMade() throws {
@@ -44,6 +54,10 @@ final class HostPadOrderDeviceTests: XCTestCase {
         // number this test's first pad late (a boot's first test).
         _ = try? shell("modprobe joydev")
         XCTAssertTrue(FileManager.default.fileExists(atPath: "/sys/module/joydev"), "joydev is not loaded: no joystick numbers to check")
+        // Joysticks an earlier test left: a pad removed after its maker returned would free its
+        // number under this test's pads (each takes the lowest free one).
+        let before = joysticks()
+        print("joysticks before the first pad: \(before.isEmpty ? "none" : before.joined(separator: "; "))")
         // Every driver order: hid-playstation's, hid-sony's or hid-playstation's DualShock 4
         // (by kernel line), hid-nintendo's.
         let kinds: [PadKind] = [.dualSense, .dualShock4, .dualSense, .switchPro]

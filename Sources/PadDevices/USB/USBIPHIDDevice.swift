@@ -45,6 +45,10 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         static let sendTimeout: Duration = .seconds(2)
         /// How long an unplug waits for the last input report to reach the driver.
         static let flush: Duration = .milliseconds(100)
+        /// How long an unplug waits for the kernel to remove the detached device (its drivers
+        /// let go in the hub's thread, after the detach): a pad is gone when its unplug returns,
+        /// as a uhid pad is, so the next pad made gets the numbers it freed.
+        static let removal: Duration = .seconds(2)
         /// How far behind its schedule an isochronous endpoint catches up (completing what is
         /// queued at once) rather than start a new schedule from now: a device's clock does not
         /// slow when its server thread is held up, and a stream that stopped starts afresh.
@@ -166,7 +170,9 @@ package final class USBIPHIDDevice: HIDDeviceEnd, @unchecked Sendable {
         }
         let port = lock.withLock { () -> UInt32? in defer { self.port = nil }; return self.port }
         stopping.store(true, ordering: .releasing)
-        if let port { try? VHCI.detach(port: port) }
+        if let port, (try? VHCI.detach(port: port, waitingUpTo: Limits.removal)) == false {
+            log.warning("usb/ip: the kernel had not removed the pad on port \(port) \(Limits.removal) after it was detached")
+        }
         stop()
     }
 

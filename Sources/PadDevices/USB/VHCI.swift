@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MonotonicTime
 import PadSystem
 import USBDevice
 
@@ -59,9 +60,23 @@ public enum VHCI {
         throw lastError ?? DeviceError.unsupported("every high-speed port of vhci-hcd is in use (ports \(used.joined(separator: ", "))): free one (usbip port; usbip detach -p N) or load vhci-hcd with more (nr_hcs=)")
     }
 
-    /// Detaches the device on `port`. The kernel removes it and its drivers let go.
-    static func detach(port: UInt32) throws {
+    /// Detaches the device on `port` and waits, up to `limit`, until the kernel has removed it:
+    /// the write returns once the port is free, and the hub removes the device after that
+    /// (its drivers let go, its input devices and joystick numbers are freed, its node goes).
+    /// Returns false when the device was still there at the limit.
+    static func detach(port: UInt32, waitingUpTo limit: Duration) throws -> Bool {
+        // The device's node and its address: a device attached to the port meanwhile has another.
+        let node = ports().first { $0.port == port && !$0.isFree && $0.busID != "0-0" }.map { "/sys/bus/usb/devices/\($0.busID)" }
+        func address() -> String? { node.flatMap { try? String(contentsOfFile: $0 + "/devnum", encoding: .ascii) } }
+        let attached = address()
         try write(String(port), to: directory + "/detach")
+        guard attached != nil else { return true }
+        let deadline = MonotonicInstant.now + limit
+        while address() == attached {
+            guard MonotonicInstant.now < deadline else { return false }
+            usleep(2_000)
+        }
+        return true
     }
 
     /// The mark of the vhci device a HID device hangs off (its syspath runs through
