@@ -87,6 +87,9 @@ public struct HapticsPlayout: Sendable {
     static let capacity = 64
     /// A pull more than this far from the timeline is moved onto it.
     static let tolerance = 2 * blockFrames
+    /// The least of what precedes a burst a late output's catch-up keeps before it: 10 ms, which
+    /// the hand tells apart as two bursts.
+    static let burstSeparation: Duration = .milliseconds(10)
 
     public let configuration: Configuration
     public private(set) var counters = Counters()
@@ -114,6 +117,10 @@ public struct HapticsPlayout: Sendable {
     /// The last frame of real signal played that sounded.
     private var lastSoundFrame: Int64?
     private var concealPeriod = 0
+    /// Frames of concealment played since the last real frame: its fade counts what the output
+    /// played, not timeline frames (a late pull skips a gap, a late block moves the timeline
+    /// back), so the gap before a late block is concealed whole, never silence inside a burst.
+    private var concealed: Int64 = 0
     /// 21 ms: periods up to 32 frames (94 Hz) are found.
     static let historyFrames = 64
 
@@ -270,8 +277,11 @@ public struct HapticsPlayout: Sendable {
             // silence and gaps before it are skipped, and the output catches up with the timeline
             // at the next silence. Never a frame later than the largest allowance after its place
             // would have it (a killed host is silent within that).
+            // What it skips to keeps `burstSeparation` of what comes before the sound (a click
+            // played late, then the next one straight after it, are one click to the hand).
             let limit = target - max(0, Self.frames(configuration.maximumAllowance - allowance))
-            if let sound = firstHeldSound(from: max(position, limit), to: target) { target = sound }
+            let from = max(position, limit), keep = Self.frames(Self.burstSeparation)
+            if let sound = firstHeldSound(from: from, to: target + keep) { target = max(from, min(target, sound - keep)) }
         }
         if position < target - Int64(Self.tolerance) {
             counters.skips += 1
@@ -291,13 +301,14 @@ public struct HapticsPlayout: Sendable {
                 lastRealFrame = position
                 if out[2 * i] != 0 || out[2 * i + 1] != 0 { lastSoundFrame = position }
                 concealPeriod = 0
+                concealed = 0
                 if offset == Self.blockFrames - 1 {
                     slotBlock[slot] = -1
                     counters.played += 1
                 }
             } else {
                 if offset == 0, number <= newest, number >= origin.frame / Int64(Self.blockFrames) { counters.missing += 1 }
-                conceal(into: out, at: i, frame: position)
+                conceal(into: out, at: i)
             }
             position += 1
         }
@@ -356,14 +367,25 @@ public struct HapticsPlayout: Sendable {
     }
 
     /// Blocks a late pull skipped over are forgotten (their frames are counted as skipped).
-    private mutating func forget(from: Int64, to: Int64) {
-        var f = from
+    /// Drops the blocks held from `from` to `to` (a skip). True when one of them was silent: the
+    /// host's end of a burst, so what the output skips to is no continuation of what it played,
+    /// and the gap after it is not concealed (a catch-up that skipped a burst's end and repeated
+    /// its sound into the next burst merged two clicks).
+    @discardableResult
+    private mutating func forget(from: Int64, to: Int64) -> Bool {
+        var f = from, silence = false
         while f < to {
             let number = f / Int64(Self.blockFrames)
             let slot = Int(number & Int64(Self.capacity - 1))
-            if slotBlock[slot] == number { slotBlock[slot] = -1 }
+            if slotBlock[slot] == number {
+                slotBlock[slot] = -1
+                let base = slot * 2 * Self.blockFrames
+                if !(0..<2 * Self.blockFrames).contains(where: { samples[base + $0] != 0 }) { silence = true }
+            }
             f = (number + 1) * Int64(Self.blockFrames)
         }
+        if silence { concealPeriod = -1 }
+        return silence
     }
 
     private mutating func remember(left: Int8, right: Int8) {
@@ -377,17 +399,20 @@ public struct HapticsPlayout: Sendable {
     private mutating func forgetHistory() {
         remembered = 0
         concealPeriod = 0
+        concealed = 0
     }
 
     /// A frame of concealment: the last real signal's period repeated, fading linearly to zero
-    /// over `concealment` after the last real frame; silence after that, or with nothing to repeat.
-    private mutating func conceal(into out: UnsafeMutableBufferPointer<Int8>, at i: Int, frame: Int64) {
+    /// over `concealment` of output after the last real frame; silence after that, or with
+    /// nothing to repeat.
+    private mutating func conceal(into out: UnsafeMutableBufferPointer<Int8>, at i: Int) {
         out[2 * i] = 0
         out[2 * i + 1] = 0
-        guard let lastRealFrame else { return }
-        let gap = frame - lastRealFrame
+        guard lastRealFrame != nil else { return }
+        let gap = concealed + 1
         let length = Self.frames(configuration.concealment)
-        guard gap > 0, gap < length else { return }
+        guard gap < length else { return }
+        concealed = gap
         if concealPeriod == 0 { concealPeriod = lastBlockSilent() ? -1 : findPeriod() }
         // After silence there is nothing to conceal: repeating a period would bring back sound
         // from before it.

@@ -77,6 +77,33 @@ final class HapticsLatencyBench: XCTestCase {
         return onsets
     }
 
+    /// The pad's stream as runs of sound (when each arrived after the game's first write, where
+    /// it sits in the stream, how long it played and the silence before it), beside the game's
+    /// writes: which click split or merged, and whether the pad's stream or its arrival did it.
+    func printSoundRuns(_ events: [Event], since start: MonotonicInstant, writes: [MonotonicInstant]) {
+        var runs: [String] = []
+        var position = Duration.zero, silence = Duration.zero, run: (at: MonotonicInstant, from: Duration, lasts: Duration)?
+        func end() {
+            guard let r = run else { return }
+            runs.append("\(ms(r.at - start)) at stream \(ms(r.from)) for \(ms(r.lasts))")
+            run = nil
+        }
+        for event in events {
+            if event.sound {
+                if run == nil { runs.append("silence \(ms(silence))"); run = (event.at, position, .zero) }
+                run?.lasts += event.lasts
+                silence = .zero
+            } else {
+                end()
+                silence += event.lasts
+            }
+            position += event.lasts
+        }
+        end()
+        print("haptics latency: the game's writes after its first: \(writes.map { ms($0 - start) }.joined(separator: ", "))")
+        print("haptics latency: the pad's sound: \(runs.suffix(130).joined(separator: ", "))")
+    }
+
     /// Floor, audio: the game straight into a USB pad's card, each click timed to the pad's
     /// isochronous OUT packet.
     func audioFloor(_ udev: Udev) throws -> [Duration] {
@@ -134,6 +161,7 @@ final class HapticsLatencyBench: XCTestCase {
         // that does not arrive shifts no other's figure.
         let totals = arrivals.compactMap { arrival in writes.last { $0 < arrival }.map { arrival - $0 } }
         print("haptics latency\(loss.map { " under \($0)" } ?? ""): \(arrivals.count) of \(Self.clicks) clicks arrived")
+        if arrivals.count != Self.clicks, let first = writes.first { printSoundRuns(events.value, since: first, writes: writes) }
         if loss == nil {
             XCTAssertEqual(arrivals.count, Self.clicks, "every click arrives, once")
         } else {
