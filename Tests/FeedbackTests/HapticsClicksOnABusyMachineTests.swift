@@ -120,13 +120,7 @@ final class HapticsClicksOnABusyMachineTests: XCTestCase {
         }
         // Each click one run of sound at the pad: a silence of 10 ms or more between two sounds
         // (the device bench's onset) splits it, and sound brought back after silence repeats it.
-        var runs = 0, silence = Int.max
-        for p in played {
-            if p.left != 0 || p.right != 0 {
-                if silence >= 30 { runs += 1 }
-                silence = 0
-            } else if silence < Int.max { silence += 1 }
-        }
+        let runs = soundRuns(played.lazy.map { ($0.left, $0.right) }, gap: 30)
         if runs != Self.clicks { problems.append("\(runs) runs of sound for \(Self.clicks) clicks") }
         return problems.joined(separator: "; ") + (problems.isEmpty ? "" : " (jitter \(jitter) µs; \(playout.counters.skips) skips)")
     }
