@@ -113,7 +113,8 @@ public struct HapticsPlayout: Sendable {
     private var history: [Int8]
     private var historyEnd = 0
     private var remembered = 0
-    private var lastRealFrame: Int64?
+    /// Whether this stream has played any real signal (concealment needs some).
+    private var playedReal = false
     /// The last frame of real signal played that sounded.
     private var lastSoundFrame: Int64?
     private var concealPeriod = 0
@@ -171,7 +172,7 @@ public struct HapticsPlayout: Sendable {
             baseAllowance = jitter.allowance(at: now)
             allowance = baseAllowance
             timeline.start(number, playsAt: now + delay)
-            lastRealFrame = nil
+            playedReal = false
             lastSoundFrame = nil
             forgetHistory()
             firstArrival = (number, now)
@@ -298,7 +299,7 @@ public struct HapticsPlayout: Sendable {
                 out[2 * i] = samples[base]
                 out[2 * i + 1] = samples[base + 1]
                 remember(left: out[2 * i], right: out[2 * i + 1])
-                lastRealFrame = position
+                playedReal = true
                 if out[2 * i] != 0 || out[2 * i + 1] != 0 { lastSoundFrame = position }
                 concealPeriod = 0
                 concealed = 0
@@ -357,35 +358,34 @@ public struct HapticsPlayout: Sendable {
         var number = max(SampleClock.block(of: from, size: Self.blockFrames), newest - Int64(Self.capacity) + 1)
         while number <= newest, number * Int64(Self.blockFrames) < to {
             let slot = Int(number & Int64(Self.capacity - 1))
-            if slotBlock[slot] == number {
-                let base = slot * 2 * Self.blockFrames
-                for i in 0..<2 * Self.blockFrames where samples[base + i] != 0 { return max(from, number * Int64(Self.blockFrames)) }
-            }
+            if slotBlock[slot] == number, sounds(slot: slot) { return max(from, number * Int64(Self.blockFrames)) }
             number += 1
         }
         return nil
     }
 
-    /// Blocks a late pull skipped over are forgotten (their frames are counted as skipped).
-    /// Drops the blocks held from `from` to `to` (a skip). True when one of them was silent: the
-    /// host's end of a burst, so what the output skips to is no continuation of what it played,
-    /// and the gap after it is not concealed (a catch-up that skipped a burst's end and repeated
-    /// its sound into the next burst merged two clicks).
-    @discardableResult
-    private mutating func forget(from: Int64, to: Int64) -> Bool {
-        var f = from, silence = false
+    /// Whether the block held in `slot` has any sound.
+    private func sounds(slot: Int) -> Bool {
+        let base = slot * 2 * Self.blockFrames
+        for i in 0..<2 * Self.blockFrames where samples[base + i] != 0 { return true }
+        return false
+    }
+
+    /// Drops the blocks a late pull skipped over, `from` to `to` (their frames are counted as
+    /// skipped). A silent one among them is the host's end of a burst: what the output skips to
+    /// is no continuation of what it played, so the gap after it is not concealed (a catch-up
+    /// that skipped a burst's end and repeated its sound into the next burst merged two clicks).
+    private mutating func forget(from: Int64, to: Int64) {
+        var f = from
         while f < to {
             let number = f / Int64(Self.blockFrames)
             let slot = Int(number & Int64(Self.capacity - 1))
             if slotBlock[slot] == number {
                 slotBlock[slot] = -1
-                let base = slot * 2 * Self.blockFrames
-                if !(0..<2 * Self.blockFrames).contains(where: { samples[base + $0] != 0 }) { silence = true }
+                if !sounds(slot: slot) { concealPeriod = -1 }
             }
             f = (number + 1) * Int64(Self.blockFrames)
         }
-        if silence { concealPeriod = -1 }
-        return silence
     }
 
     private mutating func remember(left: Int8, right: Int8) {
@@ -408,7 +408,7 @@ public struct HapticsPlayout: Sendable {
     private mutating func conceal(into out: UnsafeMutableBufferPointer<Int8>, at i: Int) {
         out[2 * i] = 0
         out[2 * i + 1] = 0
-        guard lastRealFrame != nil else { return }
+        guard playedReal else { return }
         let gap = concealed + 1
         let length = Self.frames(configuration.concealment)
         guard gap < length else { return }
