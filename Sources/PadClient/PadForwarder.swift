@@ -110,7 +110,10 @@ public final class PadForwarder {
     public func add(_ source: PadSource) {
         pads.append(ForwardedPad(source, schedule: configuration.resendSchedule))
         status.pads = pads.count
-        if link != nil { send(announcement(pads.count - 1, now: .now)) }
+        if link != nil {
+            send(announcement(pads.count - 1, now: .now))
+            source.sessionStarted()
+        }
     }
 
     func announcement(_ index: Int, now: MonotonicInstant) -> [WireMessage] {
@@ -221,6 +224,7 @@ public final class PadForwarder {
             logger.notice("connected to \(name), session \(String(session, radix: 16))")
             pads = pads.map { ForwardedPad($0.source, schedule: configuration.resendSchedule) }
             send(pads.indices.flatMap { announcement($0, now: .now) })
+            for pad in pads { pad.source.sessionStarted() }
         }
     }
 

@@ -40,6 +40,9 @@ public protocol PadSource: AnyObject {
     func silence()
     /// The link's jitter as `forward`'s pings measure it (for the pad's haptics playout).
     func observeLink(jitter: Duration)
+    /// A host session began (or the pad joined one): its feedback opens what costs time to start,
+    /// a USB pad's coil stream, until `silence()` ends the session's feedback.
+    func sessionStarted()
     /// Whether there is a pad to forward: false for a receiver's slot while no controller is on it
     /// (the host then has no pad for it).
     var present: Bool { get }
@@ -52,6 +55,7 @@ public protocol PadSource: AnyObject {
 extension PadSource {
     public var present: Bool { true }
     public func observeLink(jitter: Duration) {}
+    public func sessionStarted() {}
     public var battery: BatteryReport? { nil }
     public var motionCorrection: MotionCorrection? { nil }
     public var gyroCalibration: GyroCalibrationMode { .off }

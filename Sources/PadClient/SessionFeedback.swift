@@ -96,6 +96,8 @@ public final class SessionFeedback {
         linkJitter = jitter
         feedback.observeLink(jitter: jitter)
     }
+    /// A host session began: outputs that cost time to start open now (`PadFeedback.openHaptics`).
+    func sessionStarted() { feedback.openHaptics() }
     var deadline: MonotonicInstant? { feedback.nextDeadline }
     func pump() throws { try feedback.pump() }
     func silence() {
@@ -123,6 +125,7 @@ extension PhysicalPadSource {
     public var uplinkDescriptor: FileDescriptor? { sessionFeedback.uplink.descriptor }
     public func takeUplink(_ body: (WireMessage) -> Void) { sessionFeedback.takeUplink(body) }
     public func observeLink(jitter: Duration) { sessionFeedback.observeLink(jitter: jitter) }
+    public func sessionStarted() { sessionFeedback.sessionStarted() }
     public var feedbackDeadline: MonotonicInstant? { sessionFeedback.deadline }
     public func pumpFeedback() throws { try sessionFeedback.pump() }
     /// Motors to zero now; a fresh renderer takes the next session's leases.

@@ -69,8 +69,8 @@ public protocol PadDriver: Sendable {
     /// Client: how long the pad's motors hold a level by themselves, where its hardware stops
     /// them (nil: until told otherwise); the renderer re-sends within it.
     var rumbleHold: Duration? { get }
-    /// Client: where the host's haptics stream plays on the pad (its voice coils), made when the
-    /// first block arrives; nil: the family has none (docs/haptics.md).
+    /// Client: where the host's haptics stream plays on the pad (its voice coils), made when a
+    /// session starts or at its first block; nil: the family has none (docs/haptics.md).
     func hapticsOutput(for pad: Pad) throws -> (any HapticsOutput)?
 
     /// Client: where the host's trackpad pulses play on the pad (a Steam Deck's pads), made at the
@@ -166,12 +166,16 @@ public protocol HapticsOutput: AnyObject {
     /// The link's jitter as its pings measure it: what a playout starts with before it has
     /// measured a stream of its own.
     func observeLink(jitter: Duration)
+    /// A session that may play haptics is up: an output whose stream costs time to start (a USB
+    /// card's) starts it now on silence, so no burst waits for it; `close()` ends it.
+    func open()
 }
 
 extension HapticsOutput {
     public var sharesTheRumbleActuators: Bool { false }
     public func receive(_ frame: SpeakerFrame, at now: MonotonicInstant) {}
     public func observeLink(jitter: Duration) {}
+    public func open() {}
 }
 
 /// A physical pad's trackpads, playing the host's pulse trains (`TrackpadPulse`): each is finite

@@ -134,6 +134,22 @@ public final class PadFeedback {
         haptics?.receive(frame, at: now)
     }
 
+    /// A session that may play haptics started: the pad's coils open their stream now where
+    /// starting it costs time (`HapticsOutput.open`). A pad without coils makes nothing yet, and
+    /// an output that fails is left for the first block to make again and say why.
+    public func openHaptics() {
+        guard !closed, !hapticsUnavailable, haptics == nil, envelope == nil else { return }
+        let made: (any HapticsOutput)?
+        do { made = try driver.hapticsOutput(for: pad) } catch {
+            Self.log.debug("\(pad.name): the haptics output waits for the first block: \(error)")
+            return
+        }
+        guard let made else { return }
+        haptics = made
+        if let linkJitter { made.observeLink(jitter: linkJitter) }
+        made.open()
+    }
+
     /// The pad's haptics output (its voice coils), or the envelope onto its motors where it has
     /// none, made at the first block or frame. False: nothing takes them (closed, or it failed).
     private func makeHapticsOutput() throws -> Bool {

@@ -351,6 +351,51 @@ final class HapticsForwardingTests: XCTestCase {
         checkAgainstTheHost(serve, padOnsets: [arrivals[groups[0][0]], arrivals[groups[1][0]]], path: "USB", bound: .milliseconds(1500))
     }
 
+    /// A USB pad's coil stream is open from the session's start, silent until the game plays, so
+    /// the first burst never waits for the card's stream to start (tens of ms idle, hundreds on a
+    /// busy machine); the session's end closes it. Its cost (the client's CPU and context switches
+    /// while the stream plays silence) is printed: the emulator's speed, not a rule.
+    func testAUSBPadsCoilStreamIsOpenAndSilentFromTheSessionsStart() throws {
+        let packets = LockedBox((count: 0, sounding: 0))
+        let (_, forward, _, _) = try forwardedUSBPad(onAudioOut: { packet in
+            packets.update { $0.count += 1; if packet.contains(where: { $0 != 0 }) { $0.sounding += 1 } }
+        })
+        // No game plays: the stream is the client's own, on silence (1 ms packets).
+        let open = eventually(timeout: .seconds(10)) { packets.value.count >= 200 ? true : nil }
+        XCTAssertNotNil(open, "the pad's card carried \(packets.value.count) packets before any haptics: its stream waits for the first burst; forward said \(forward.snapshot().suffix(5))")
+        XCTAssertEqual(packets.value.sounding, 0, "sound on the pad before the game played any")
+        // What the open stream costs the client: its CPU time and context switches over 2 s.
+        let pid = forward.process.processIdentifier
+        let (cpu0, switches0) = try Self.usage(pid), began = MonotonicInstant.now
+        Thread.sleep(forTimeInterval: 2)
+        let (cpu1, switches1) = try Self.usage(pid), took = MonotonicInstant.now - began
+        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+        print("a silent coil stream: forward used \(String(format: "%.2f", Double(cpu1 - cpu0) / Double(sysconf(Int32(_SC_CLK_TCK))) / seconds * 100)) % of a core and \(String(format: "%.0f", Double(switches1 - switches0) / seconds)) context switches a second (the emulated guest)")
+        forward.interrupt()
+        // The session ended: the stream stops (the card's last queued packets drain first).
+        Thread.sleep(forTimeInterval: 0.5)
+        let after = packets.value.count
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(packets.value.count, after, "the pad's card stream went on after the session ended")
+        XCTAssertEqual(packets.value.sounding, 0, "sound on the pad though no game played")
+    }
+
+    /// A process's CPU time (clock ticks, user and system) and its threads' context switches.
+    static func usage(_ pid: Int32) throws -> (ticks: Int, switches: Int) {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+        let fields = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")
+        let ticks = (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+        var switches = 0
+        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+            for line in status.split(separator: "\n") where line.contains("ctxt_switches") {
+                switches += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+            }
+        }
+        return (ticks, switches)
+    }
+
     /// A physical USB pad whose audio clock stops for 400 ms (its device's thread held up, as a
     /// loaded machine's emulated pad's is): the client's write into its card fails with EIO after
     /// the card's wait time (100 ms on recent kernels) while the stream still runs. The coils'

@@ -98,6 +98,19 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         startThread()
     }
 
+    /// Over USB, the card's stream from the session's start, silent until a block sounds: starting
+    /// it costs tens of ms idle and hundreds on a busy machine, which a burst would otherwise wait
+    /// (docs/haptics.md). Over Bluetooth nothing: a report stream starts with its first report.
+    public func open() {
+        guard case .usb = output else { return }
+        let start = lock.withLock { () -> Bool in
+            guard !stopping, !broken, !running else { return false }
+            running = true
+            return true
+        }
+        if start { startThread() }
+    }
+
     private func startThread() {
         thread?.join()  // the last stream's thread has ended (it cleared `running`)
         thread = JoinableThread { [self] in ThreadPriority.raisedForInput { play() } }
