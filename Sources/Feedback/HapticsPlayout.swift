@@ -189,6 +189,23 @@ public struct HapticsPlayout: Sendable {
             timeline.start(number, playsAt: now + delay)
             forgetHistory()
             firstArrival = (number, now)
+        } else if let newest = timeline.newest, number > newest, holdsSilence(newest), let origin = timeline.origin {
+            // Sound after the host's silence while the burst before it still waits to play (an
+            // allowance, grown or guessed, longer than the gap between bursts: a game's clicks
+            // would keep it for good). The new burst is placed at the allowance measured now; the
+            // timeline moves earlier, and the output plays what it holds late and catches up in
+            // the silence before the new burst (`render`), as after a late pull.
+            let fresh = jitter.allowance(at: now)
+            let wanted = now + fresh + configuration.lead
+            let place = origin.time + Self.duration(frames: start - origin.frame)
+            if place > wanted + Self.blockDuration(1) {
+                counters.onsets += 1
+                jitter.startStream()
+                baseAllowance = fresh
+                allowance = fresh
+                timeline.origin!.time = origin.time - (place - wanted)
+                firstArrival = (number, now)
+            }
         }
         jitter.observe(number, at: now)
         if let position = timeline.position, start < position {
@@ -362,6 +379,12 @@ public struct HapticsPlayout: Sendable {
             number += 1
         }
         return nil
+    }
+
+    /// Whether block `number` is held, unplayed, and silent (the host's end of a burst).
+    private func holdsSilence(_ number: Int64) -> Bool {
+        let slot = Int(number & Int64(Self.capacity - 1))
+        return slotBlock[slot] == number && !sounds(slot: slot)
     }
 
     /// Whether the block held in `slot` has any sound.

@@ -62,6 +62,9 @@ public struct JitterEstimate: Sendable {
     /// trip's changes are both directions', a stream's spread the extremes of a second's worth),
     /// instead of `initial`. The host pad's own capture jitter is not in it: the floor covers a
     /// wake-up's worth, and a late block still grows the playout's allowance.
+    /// The pings only ever lower `initial`: their first few at a connection's start (the TLS
+    /// handshake, the host making its pad) are no stream's jitter, and one stall among them put
+    /// a first burst at the ceiling; a stream's own blocks raise it.
     public mutating func seed(linkJitter: Duration) { seeded = linkJitter * 4 }
 
     /// A new stream: its transits are not compared with the last one's.
@@ -95,7 +98,7 @@ public struct JitterEstimate: Sendable {
     /// The allowance for a stream starting at `now`: the largest spread of the remembered windows
     /// plus the margin, within the floor and ceiling; `initial` before anything was measured.
     public func allowance(at now: MonotonicInstant) -> Duration {
-        guard measured else { return seeded.map(clamped) ?? configuration.initial }
+        guard measured else { return seeded.map { min(clamped($0), configuration.initial) } ?? configuration.initial }
         let w = now.nanoseconds / Self.window.wholeNanoseconds
         var largest: Duration?
         for slot in 0..<Self.windows where windowOf[slot] > w - Int64(Self.windows) && windowOf[slot] <= w {

@@ -386,6 +386,41 @@ final class HapticsPlayoutTests: XCTestCase {
         }
         XCTAssertEqual(playout.counters.late + playout.counters.missing, 0)
     }
+    /// Clicks 100 ms apart after a first one placed at the largest allowance (a guess, or one
+    /// grown by a stall): each next click arrives while the one before still waits to play, so it
+    /// was never "after silence" and the whole train kept 100 ms (the device bench saw every
+    /// click 110 ms late). The next click is placed at the allowance measured now; the one still
+    /// waiting plays first, whole, and every click after the transition at the measured allowance.
+    func testAClickArrivingWhileTheLastStillWaitsIsPlacedAtTheMeasuredAllowance() throws {
+        let clicks: [Int] = [0, 20, 40, 60, 80]
+        var arrivals: [(block: Int, at: Int)] = []
+        for click in clicks {
+            arrivals.append((block: click, at: 1000 + click * 5000))
+            arrivals.append((block: click + 1, at: 1000 + (click + 1) * 5000))
+        }
+        let lead = Duration.nanoseconds(10_666_667)
+        let (played, playout) = run(arrivals, until: .milliseconds(800),
+                                    configuration: .init(allowance: .milliseconds(100), lead: lead), silent: Set(clicks.map { $0 + 1 }))
+        let placed = self.placed(played)
+        var starts: [MonotonicInstant] = []
+        for click in clicks {
+            let frames = placed.filter { (click * Self.frames..<(click + 1) * Self.frames).contains($0.frame) }
+            XCTAssertEqual(frames.map(\.frame), Array(click * Self.frames..<(click + 1) * Self.frames), "click \(click) plays whole, once, in order")
+            let first = try XCTUnwrap(frames.first, "click \(click)")
+            starts.append(first.at)
+            let arrived = MonotonicInstant.origin + .microseconds(1000 + Int64(click) * 5000)
+            switch click {
+            case 0: XCTAssertEqual(Double((first.at - arrived) / .microseconds(1)), Double((.milliseconds(100) + lead) / .microseconds(1)), accuracy: 334)
+            // The transition: after the click before it (5 ms) and 10 ms of silence, within a pull.
+            case 20: XCTAssertLessThan(first.at - arrived, .milliseconds(40), "click 20")
+            default: XCTAssertEqual(Double((first.at - arrived) / .microseconds(1)), Double((.milliseconds(2) + lead) / .microseconds(1)), accuracy: 334, "click \(click)")
+            }
+        }
+        XCTAssertEqual(starts, starts.sorted(), "the clicks in their order")
+        XCTAssertEqual(soundRuns(played.lazy.map { ($0.left, $0.right) }, gap: 30), clicks.count, "each click one run of sound")
+        XCTAssertEqual(playout.counters.late, 0)
+    }
+
     /// An output that plays further ahead than its stated lead (a USB card whose queue ALSA
     /// rounded up, or whose clock ran ahead of the wall's): its first pull of a burst lands past
     /// the burst's first block. The burst still plays whole, from its first frame, the allowance

@@ -26,7 +26,7 @@ final class JitterEstimateTests: XCTestCase {
     }
 
     /// Before a stream is measured, the link's pings say: four of their mean round-trip changes plus
-    /// the margin, within the floor and the ceiling; a measured stream then says instead.
+    /// the margin, within the floor and the initial guess; a measured stream then says instead.
     func testTheLinksPingsSeedTheFirstStream() {
         var estimate = JitterEstimate(block: Self.block)
         estimate.seed(linkJitter: .microseconds(1500))
@@ -34,7 +34,9 @@ final class JitterEstimateTests: XCTestCase {
         estimate.seed(linkJitter: .microseconds(100))
         XCTAssertEqual(estimate.allowance(at: .seconds(3)), .milliseconds(2), "a quiet link: the floor")
         estimate.seed(linkJitter: .seconds(1))
-        XCTAssertEqual(estimate.allowance(at: .seconds(3)), .milliseconds(100), "a hostile figure: the ceiling")
+        XCTAssertEqual(estimate.allowance(at: .seconds(3)), .milliseconds(20), "a hostile figure, or a stall among the first pings: no more than the initial guess")
+        estimate.seed(linkJitter: .milliseconds(30))
+        XCTAssertEqual(estimate.allowance(at: .seconds(3)), .milliseconds(20), "the pings only lower the initial guess")
         feed(&estimate, count: 60, start: .seconds(1)) { .milliseconds([0, 3, 7][$0 % 3]) }
         XCTAssertEqual(estimate.allowance(at: .seconds(2)), .milliseconds(8), "measured wins")
     }
