@@ -362,14 +362,17 @@ final class HapticsPlayoutTests: XCTestCase {
     /// A game's clicks keep one stream going (each ends in the host's silent block, and the next
     /// comes before the dead link): each click after the first is placed afresh at the allowance
     /// measured by then, not held at the 20 ms the stream began with.
-    func testEachClickAfterSilenceStartsAtTheMeasuredAllowance() throws {
-        // Clicks every 100 ms: a sounding block and the silent one after it, on a steady link.
-        let clicks: [Int] = [0, 20, 40, 60, 80]
+    /// Clicks every 100 ms: a sounding block and the silent one after it, on a steady link (the
+    /// silent blocks are each click's number + 1).
+    static func clickTrain() -> (clicks: [Int], arrivals: [(block: Int, at: Int)]) {
+        let clicks = [0, 20, 40, 60, 80]
         var arrivals: [(block: Int, at: Int)] = []
-        for click in clicks {
-            arrivals.append((block: click, at: 1000 + click * 5000))
-            arrivals.append((block: click + 1, at: 1000 + (click + 1) * 5000))
-        }
+        for click in clicks { arrivals += [(click, 1000 + click * 5000), (click + 1, 1000 + (click + 1) * 5000)] }
+        return (clicks, arrivals)
+    }
+
+    func testEachClickAfterSilenceStartsAtTheMeasuredAllowance() throws {
+        let (clicks, arrivals) = Self.clickTrain()
         let (played, playout) = run(arrivals, until: .milliseconds(700), silent: Set(clicks.map { $0 + 1 }))
         XCTAssertEqual(playout.counters.streams, 1, "one stream: each click came before the dead link")
         XCTAssertEqual(playout.counters.onsets, 4, "every click after the first placed afresh")
@@ -392,12 +395,7 @@ final class HapticsPlayoutTests: XCTestCase {
     /// click 110 ms late). The next click is placed at the allowance measured now; the one still
     /// waiting plays first, whole, and every click after the transition at the measured allowance.
     func testAClickArrivingWhileTheLastStillWaitsIsPlacedAtTheMeasuredAllowance() throws {
-        let clicks: [Int] = [0, 20, 40, 60, 80]
-        var arrivals: [(block: Int, at: Int)] = []
-        for click in clicks {
-            arrivals.append((block: click, at: 1000 + click * 5000))
-            arrivals.append((block: click + 1, at: 1000 + (click + 1) * 5000))
-        }
+        let (clicks, arrivals) = Self.clickTrain()
         let lead = Duration.nanoseconds(10_666_667)
         let (played, playout) = run(arrivals, until: .milliseconds(800),
                                     configuration: .init(allowance: .milliseconds(100), lead: lead), silent: Set(clicks.map { $0 + 1 }))
