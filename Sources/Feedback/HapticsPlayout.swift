@@ -168,14 +168,11 @@ public struct HapticsPlayout: Sendable {
         if !timeline.isPlaying {
             starts = true
             counters.streams += 1
-            jitter.startStream()
-            baseAllowance = jitter.allowance(at: now)
-            allowance = baseAllowance
+            placeAfresh(number, at: now)
             timeline.start(number, playsAt: now + delay)
             playedReal = false
             lastSoundFrame = nil
             forgetHistory()
-            firstArrival = (number, now)
             counters.worstLateness = .zero
             for i in slotBlock.indices { slotBlock[i] = -1 }
         } else if isQuiet, let newest = timeline.newest, number > newest {
@@ -183,28 +180,20 @@ public struct HapticsPlayout: Sendable {
             // the allowance measured now (a game's clicks keep one stream going, and the first
             // click's allowance would hold for all of them); what the move skips is silence.
             counters.onsets += 1
-            jitter.startStream()
-            baseAllowance = jitter.allowance(at: now)
-            allowance = baseAllowance
+            placeAfresh(number, at: now)
             timeline.start(number, playsAt: now + delay)
             forgetHistory()
-            firstArrival = (number, now)
-        } else if let newest = timeline.newest, number > newest, holdsSilence(newest), let origin = timeline.origin {
+        } else if let newest = timeline.newest, number > newest, holdsSilence(newest), let place = timeline.time(of: start) {
             // Sound after the host's silence while the burst before it still waits to play (an
             // allowance, grown or guessed, longer than the gap between bursts: a game's clicks
             // would keep it for good). The new burst is placed at the allowance measured now; the
             // timeline moves earlier, and the output plays what it holds late and catches up in
             // the silence before the new burst (`render`), as after a late pull.
-            let fresh = jitter.allowance(at: now)
-            let wanted = now + fresh + configuration.lead
-            let place = origin.time + Self.duration(frames: start - origin.frame)
+            let wanted = now + jitter.allowance(at: now) + configuration.lead
             if place > wanted + Self.blockDuration(1) {
                 counters.onsets += 1
-                jitter.startStream()
-                baseAllowance = fresh
-                allowance = fresh
-                timeline.origin!.time = origin.time - (place - wanted)
-                firstArrival = (number, now)
+                placeAfresh(number, at: now)
+                timeline.origin!.time = timeline.origin!.time - (place - wanted)
             }
         }
         jitter.observe(number, at: now)
@@ -245,8 +234,7 @@ public struct HapticsPlayout: Sendable {
             // the slipped one), and a host killed then would sound on that long. The timeline moves
             // earlier; the output skips what it has not reached (counted as skips).
             let latest = now + configuration.maximumAllowance + configuration.lead
-            let place = timeline.origin!.time + Self.duration(frames: start - timeline.origin!.frame)
-            if place > latest {
+            if let place = timeline.time(of: start), place > latest {
                 counters.trimmed += 1
                 timeline.origin!.time = timeline.origin!.time - (place - latest)
                 // The newest now waits the largest allowance: nothing may move it later.
@@ -332,6 +320,14 @@ public struct HapticsPlayout: Sendable {
         }
         timeline.position = position
         return timeline.endIfDead(after: configuration.deadLink) ? .idle : .playing
+    }
+
+    /// A stream or burst placed afresh: the allowance measured now, and its pace from this block.
+    private mutating func placeAfresh(_ number: Int64, at now: MonotonicInstant) {
+        jitter.startStream()
+        baseAllowance = jitter.allowance(at: now)
+        allowance = baseAllowance
+        firstArrival = (number, now)
     }
 
     /// The timeline `back` frames later: the allowance grows by it, up to its largest; past that

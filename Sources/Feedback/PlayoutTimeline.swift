@@ -30,6 +30,9 @@ struct PlayoutTimeline: Sendable {
 
     func firstFrame(of number: Int64) -> Int64 { number * Int64(blockFrames) }
 
+    /// When frame `frame` plays (nil: no stream).
+    func time(of frame: Int64) -> MonotonicInstant? { origin.map { $0.time + SampleClock.duration(frames: frame - $0.frame, rate: rate) } }
+
     /// Whether block `number` lies beyond what a ring of `ring` blocks holds from where the output
     /// is (or the timeline, before the first pull): a new stream, not a wait that keeps the output
     /// running on silence.

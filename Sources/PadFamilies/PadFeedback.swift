@@ -139,15 +139,11 @@ public final class PadFeedback {
     /// an output that fails is left for the first block to make again and say why.
     public func openHaptics() {
         guard !closed, !hapticsUnavailable, haptics == nil, envelope == nil else { return }
-        let made: (any HapticsOutput)?
-        do { made = try driver.hapticsOutput(for: pad) } catch {
+        do { haptics = try madeHapticsOutput() } catch {
             Self.log.debug("\(pad.name): the haptics output waits for the first block: \(error)")
             return
         }
-        guard let made else { return }
-        haptics = made
-        if let linkJitter { made.observeLink(jitter: linkJitter) }
-        made.open()
+        haptics?.open()
     }
 
     /// The pad's haptics output (its voice coils), or the envelope onto its motors where it has
@@ -156,14 +152,20 @@ public final class PadFeedback {
         guard !closed, !hapticsUnavailable else { return false }
         guard haptics == nil && envelope == nil else { return true }
         do {
-            haptics = try driver.hapticsOutput(for: pad)
+            haptics = try madeHapticsOutput()
         } catch {
             hapticsUnavailable = true
             throw error
         }
         if haptics == nil { envelope = HapticsEnvelope() }
-        if let linkJitter { haptics?.observeLink(jitter: linkJitter) }
         return true
+    }
+
+    /// The family's haptics output for the pad, with the link's jitter as measured so far.
+    private func madeHapticsOutput() throws -> (any HapticsOutput)? {
+        let made = try driver.hapticsOutput(for: pad)
+        if let linkJitter { made?.observeLink(jitter: linkJitter) }
+        return made
     }
 
     /// What the haptics stream did on the motors of a pad without voice coils (nil: none came, or

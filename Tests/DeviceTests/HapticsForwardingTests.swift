@@ -6,6 +6,7 @@ import MonotonicTime
 @testable import PadDevices
 @testable import PadFamilies
 import PadSystem
+import PadgateRunner
 import TestDecoders
 import XCTest
 
@@ -366,11 +367,11 @@ final class HapticsForwardingTests: XCTestCase {
         XCTAssertEqual(packets.value.sounding, 0, "sound on the pad before the game played any")
         // What the open stream costs the client: its CPU time and context switches over 2 s.
         let pid = forward.process.processIdentifier
-        let (cpu0, switches0) = try Self.usage(pid), began = MonotonicInstant.now
+        let cpu0 = ProcessUsage.cpuSeconds(pid), switches0 = ProcessUsage.contextSwitches(pid), began = MonotonicInstant.now
         Thread.sleep(forTimeInterval: 2)
-        let (cpu1, switches1) = try Self.usage(pid), took = MonotonicInstant.now - began
+        let cpu1 = ProcessUsage.cpuSeconds(pid), switches1 = ProcessUsage.contextSwitches(pid), took = MonotonicInstant.now - began
         let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
-        print("a silent coil stream: forward used \(String(format: "%.2f", Double(cpu1 - cpu0) / Double(sysconf(Int32(_SC_CLK_TCK))) / seconds * 100)) % of a core and \(String(format: "%.0f", Double(switches1 - switches0) / seconds)) context switches a second (the emulated guest)")
+        print("a silent coil stream: forward used \(String(format: "%.2f", (cpu1 - cpu0) / seconds * 100)) % of a core and \(String(format: "%.0f", Double(switches1 - switches0) / seconds)) context switches a second (the emulated guest)")
         forward.interrupt()
         // The session ended: the stream stops (the card's last queued packets drain first).
         Thread.sleep(forTimeInterval: 0.5)
@@ -378,22 +379,6 @@ final class HapticsForwardingTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1)
         XCTAssertEqual(packets.value.count, after, "the pad's card stream went on after the session ended")
         XCTAssertEqual(packets.value.sounding, 0, "sound on the pad though no game played")
-    }
-
-    /// A process's CPU time (clock ticks, user and system) and its threads' context switches.
-    static func usage(_ pid: Int32) throws -> (ticks: Int, switches: Int) {
-        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-        // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-        let fields = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")
-        let ticks = (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
-        var switches = 0
-        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
-            for line in status.split(separator: "\n") where line.contains("ctxt_switches") {
-                switches += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
-            }
-        }
-        return (ticks, switches)
     }
 
     /// A physical USB pad whose audio clock stops for 400 ms (its device's thread held up, as a

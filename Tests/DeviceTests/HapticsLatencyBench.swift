@@ -287,6 +287,6 @@ final class HapticsLatencyBench: XCTestCase {
             print("haptics stage: \(name): p50 \(ms(percentile(values, 0.5))), p99 \(ms(percentile(values, 0.99)))")
         }
         // In order: one hiccup held for the estimate's memory shows as a run of equal allowances.
-        print("haptics stage: each burst's allowance, in order: \(allowances.map { String(format: "%.1f", Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) }.joined(separator: " ")) ms")
+        print("haptics stage: each burst's allowance, in order: \(allowances.map(ms).joined(separator: ", "))")
     }
 }

@@ -231,9 +231,9 @@ final class HostAdministrationTests: XCTestCase {
         defer { held.forEach { close($0) } }
 
         let starved = MonotonicInstant.now
-        let before = cpuSeconds(pid)
+        let before = ProcessUsage.cpuSeconds(pid)
         Thread.sleep(forTimeInterval: 3)
-        let spent = cpuSeconds(pid) - before
+        let spent = ProcessUsage.cpuSeconds(pid) - before
         XCTAssertLessThan(spent, 0.6, "the control socket spun for \(spent) s of 3 s")
         XCTAssertTrue(serve.output.contains("control socket: cannot accept"), serve.output)
         let windows = Int((MonotonicInstant.now - starved) / .seconds(10)) + 1
@@ -246,11 +246,6 @@ final class HostAdministrationTests: XCTestCase {
         XCTAssertNotNil(within(.seconds(20)) { (try? hostCommand(["status"]))?.status == 0 ? true : nil }, serve.output)
     }
 
-    private func cpuSeconds(_ pid: pid_t) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
 
     // MARK: One PIN armed at a time (issue 31)
 

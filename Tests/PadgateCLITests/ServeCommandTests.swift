@@ -162,13 +162,7 @@ final class Background {
     }
 
     /// User plus system CPU time, from /proc.
-    var cpuSeconds: Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
-        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    var cpuSeconds: Double { ProcessUsage.cpuSeconds(process.processIdentifier) }
 
     func stop() {
         if process.isRunning { process.interrupt() }
