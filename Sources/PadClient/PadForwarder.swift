@@ -444,8 +444,7 @@ public final class PadForwarder {
             linkMeter.answered(probe, roundTripMicros: UInt32(clamping: now - probe.sentMicros))
             status.link = linkMeter.figures
             // The pads' haptics playouts start from the link's measured jitter, not a guess.
-            let jitter = linkMeter.figures.jitterMicros
-            if jitter > 0 { for pad in pads { pad.source.observeLink(jitter: .microseconds(Int64(jitter))) } }
+            if let jitter = linkMeter.recentJitter { for pad in pads { pad.source.observeLink(jitter: jitter) } }
         default:
             break
         }

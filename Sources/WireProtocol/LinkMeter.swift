@@ -19,6 +19,9 @@ public struct LinkMeter: Sendable {
     private var jitterSum: Double = 0
     private var jitterCount: Int { max(0, pongs - 1) }
     private var lastRoundTrip: UInt32?
+    /// The latest changes between consecutive round trips, ring-indexed: `recentJitter`'s median.
+    public static let recentChanges = 16
+    private var changes = [UInt32](repeating: 0, count: LinkMeter.recentChanges)
 
     public init(keptSamples: Int = 8192) {
         self.keptSamples = max(1, keptSamples)
@@ -37,7 +40,9 @@ public struct LinkMeter: Sendable {
         if roundTrips.count < keptSamples { roundTrips.append(roundTripMicros) } else { roundTrips[next] = roundTripMicros; next = (next + 1) % keptSamples }
         smoothedRoundTrip = smoothedRoundTrip.map { $0 + (Double(roundTripMicros) - $0) / 8 } ?? Double(roundTripMicros)
         if let last = lastRoundTrip {
-            jitterSum += Double(roundTripMicros > last ? roundTripMicros - last : last - roundTripMicros)
+            let change = roundTripMicros > last ? roundTripMicros - last : last - roundTripMicros
+            changes[(jitterCount - 1) % Self.recentChanges] = change
+            jitterSum += Double(change)
         }
         lastRoundTrip = roundTripMicros
         let tally = probe.tally
@@ -56,6 +61,24 @@ public struct LinkMeter: Sendable {
                            jitterMicros: jitterCount > 0 ? UInt32(clamping: Int((jitterSum / Double(jitterCount)).rounded())) : 0,
                            lossToHostPermille: UInt16((min(1, up ?? 0) * 1000).rounded()),
                            lossToClientPermille: UInt16((min(1, down ?? 0) * 1000).rounded()))
+    }
+
+    /// The median of the latest `recentChanges` changes between consecutive round trips, nil
+    /// before the second pong: the link's jitter as a playout should start from it. The mean (the
+    /// link test's figure) is the whole session's, and one stall among a session's first pings
+    /// (its handshake, the host making its pad) raised it to four times the steady figure in the
+    /// test guest, which started the first haptics burst at the largest guess. No allocation.
+    public var recentJitter: Duration? {
+        let count = min(jitterCount, Self.recentChanges)
+        guard count > 0 else { return nil }
+        // The lower median by rank: the least change with at least half the others at or below it.
+        var median = UInt32.max
+        for i in 0..<count {
+            var below = 0
+            for j in 0..<count where changes[j] <= changes[i] { below += 1 }
+            if below * 2 >= count, changes[i] < median { median = changes[i] }
+        }
+        return .microseconds(Int64(median))
     }
 
     /// Loss each way, as fractions; nil until a pong came back. Only pings up to the highest the

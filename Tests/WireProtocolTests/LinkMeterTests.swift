@@ -35,6 +35,33 @@ final class LinkMeterTests: XCTestCase {
         XCTAssertTrue((40_000...44_000).contains(figures.roundTripMicros), "\(figures)")
     }
 
+    /// What a playout starts from: the median of the latest changes, so one stall among a
+    /// session's first pings does not count as the link's jitter, while a link that is jittery
+    /// throughout does; changes older than the last 16 are forgotten.
+    func testRecentJitterIsTheMedianOfTheLatestChanges() {
+        var meter = LinkMeter()
+        var id: UInt32 = 0
+        func pong(_ micros: UInt32) {
+            meter.sent(id: id)
+            var tally = PingTally(); tally.count(id)
+            meter.answered(Probe(id: id, sentMicros: 0).echo(tally), roundTripMicros: micros)
+            id += 1
+        }
+        pong(500)
+        XCTAssertNil(meter.recentJitter, "one round trip has no change")
+        // The first ping answered 30 ms late (the host making its pad), then a steady 0.5-0.7 ms:
+        // changes 29.5, 29.4, 0.05, 0.07, 0.04, 0.02, 0.01 ms.
+        for rtt: UInt32 in [30_000, 600, 550, 620, 580, 600, 590] { pong(rtt) }
+        XCTAssertEqual(meter.recentJitter, .microseconds(50))
+        XCTAssertGreaterThan(Double(meter.figures.jitterMicros), 8_000, "the mean keeps the stall: it is the link test's figure")
+        // A link jittery throughout: every change 4 ms. After 16 of them the start is forgotten.
+        for i in 0..<16 { pong(i % 2 == 0 ? 4_600 : 600) }
+        XCTAssertEqual(meter.recentJitter, .microseconds(4_000))
+        // Half of the latest 16 at 1 ms and half at 4 ms: the lower median.
+        for i in 0..<8 { pong(i % 2 == 0 ? 1_600 : 600) }
+        XCTAssertEqual(meter.recentJitter, .microseconds(1_000))
+    }
+
     func testReorderingEachWayIsCounted() {
         var meter = LinkMeter()
         var tally = PingTally()
