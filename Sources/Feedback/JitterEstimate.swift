@@ -2,15 +2,15 @@ import MonotonicTime
 
 /// The allowance a playout starts a stream with, measured instead of assumed: how far apart the
 /// blocks of one stream arrive against their own pace (the link's jitter and the host's capture
-/// jitter together), the largest spread of the last few seconds plus a margin, between a floor
+/// jitter together), the spread of the last few seconds plus a margin, between a floor
 /// and a ceiling (docs/haptics.md, "The allowance").
 ///
 /// A block's transit is its arrival less its place in the sender's numbering (`number × block`):
 /// on a steady path every block has the same transit, and the spread between the earliest and the
 /// latest transit is what a playout must wait for. Spreads are measured within a stream (the
-/// sender's numbering may pause between streams) and within a window of `window`, so a spike is
-/// remembered for `windows × window` and then forgotten; after a quiet spell longer than that, the
-/// spread last measured stands.
+/// sender's numbering may pause between streams) and within a window of `window`; a spike in one
+/// window is forgiven, one in two is remembered for `windows × window` and then forgotten; after a
+/// quiet spell longer than that, the spread last measured stands.
 ///
 /// Pure: callers pass `now`; no clock read, no allocation after `init`.
 public struct JitterEstimate: Sendable {
@@ -57,8 +57,8 @@ public struct JitterEstimate: Sendable {
         windowOf = [Int64](repeating: .min, count: Self.windows)
     }
 
-    /// Before the first stream is measured, the link's jitter as its pings measured it (the mean
-    /// change between successive round trips): a stream's spread is about four of them (a round
+    /// Before the first stream is measured, the link's jitter as its pings measured it (the median
+    /// of the latest changes between successive round trips): a stream's spread is about four of them (a round
     /// trip's changes are both directions', a stream's spread the extremes of a second's worth),
     /// instead of `initial`. The host pad's own capture jitter is not in it: the floor covers a
     /// wake-up's worth, and a late block still grows the playout's allowance.
@@ -95,16 +95,27 @@ public struct JitterEstimate: Sendable {
         measured = true
     }
 
-    /// The allowance for a stream starting at `now`: the largest spread of the remembered windows
-    /// plus the margin, within the floor and ceiling; `initial` before anything was measured.
+    /// The allowance for a stream starting at `now`: the second largest spread of the remembered
+    /// windows (the largest while only one was measured) plus the margin, within the floor and
+    /// ceiling; `initial` before anything was measured. One window's spike is forgiven: it made a
+    /// block or two late, which the playout plays whole by going back to them, where holding it
+    /// for the memory's 8 s delayed every burst after it (an idle guest's single 8 ms spread set
+    /// a click train's median past 15 ms). A spike in two windows of eight is the link's.
     public func allowance(at now: MonotonicInstant) -> Duration {
         guard measured else { return seeded.map { min(clamped($0), configuration.initial) } ?? configuration.initial }
         let w = now.nanoseconds / Self.window.wholeNanoseconds
         var largest: Duration?
+        var second: Duration?
         for slot in 0..<Self.windows where windowOf[slot] > w - Int64(Self.windows) && windowOf[slot] <= w {
-            largest = max(largest ?? .zero, spreads[slot])
+            let spread = spreads[slot]
+            if let top = largest, spread <= top {
+                if second.map({ spread > $0 }) ?? true { second = spread }
+            } else {
+                second = largest
+                largest = spread
+            }
         }
-        return clamped(largest ?? lastSpread)
+        return clamped(second ?? largest ?? lastSpread)
     }
 
     /// A spread plus the margin, within the floor and the ceiling.
