@@ -75,6 +75,8 @@ public struct HapticsPlayout: Sendable {
         /// Streams started (a block after idle), and bursts placed afresh within one (sound after
         /// silence, at the allowance measured then).
         public var streams = 0, onsets = 0
+        /// Blocks taken from the copy a later block carried (the block itself lost).
+        public var recovered = 0
         /// The latest a block arrived, this stream, against the first block's pace (5 ms a
         /// block from its arrival): the jitter the allowance has to cover.
         public var worstLateness: Duration = .zero
@@ -117,6 +119,8 @@ public struct HapticsPlayout: Sendable {
     private var playedReal = false
     /// The last frame of real signal played that sounded.
     private var lastSoundFrame: Int64?
+    /// Whether the newest block received is silence (the host's end of a burst), played or not.
+    private var newestSilent = false
     private var concealPeriod = 0
     /// Frames of concealment played since the last real frame: its fade counts what the output
     /// played, not timeline frames (a late pull skips a gap, a late block moves the timeline
@@ -155,11 +159,43 @@ public struct HapticsPlayout: Sendable {
     /// samples (left, right, …). Returns true when it starts a stream (the output should wake).
     @discardableResult
     public mutating func receive(sequence: UInt16, samples blockSamples: UnsafeRawBufferPointer, at now: MonotonicInstant) -> Bool {
+        receive(sequence: sequence, samples: blockSamples, at: now, copy: false)
+    }
+
+    /// The copy of a block that a later block carried (`HapticsBlock.withPreviousSamples`),
+    /// handed over before that block: taken where the block itself was lost and its place has not
+    /// passed, or where silence plays (a click whose only block was lost, recovered from the
+    /// host's silent block after it), as a burst placed afresh. Where its place passed while
+    /// concealment played, concealment covered it and it is dropped: it never moves the timeline
+    /// back. Its arrival is not the link's jitter (it rode a later datagram), so the allowance
+    /// does not measure it.
+    @discardableResult
+    public mutating func receiveCopy(sequence: UInt16, samples blockSamples: UnsafeRawBufferPointer, at now: MonotonicInstant) -> Bool {
         guard blockSamples.count >= 2 * Self.blockFrames else { return false }
-        counters.received += 1
+        let number = timeline.number(of: sequence)
+        var startsBurst = false
+        if timeline.isPlaying {
+            if slotBlock[Int(number & Int64(Self.capacity - 1))] == number { return false }
+            let start = timeline.firstFrame(of: number)
+            if let position = timeline.position, start < position {
+                // Its place passed: taken only as a burst after silence (after the host's silent
+                // block, or past the concealment of the last sound), never inside one.
+                let silence = newestSilent || lastSoundFrame.map { start >= $0 + Self.frames(configuration.concealment) } ?? true
+                guard silence, number > timeline.newest ?? .max else { return false }
+                startsBurst = true
+            }
+        }
+        counters.recovered += 1
+        return receive(sequence: sequence, samples: blockSamples, at: now, copy: true, startsBurst: startsBurst)
+    }
+
+    private mutating func receive(sequence: UInt16, samples blockSamples: UnsafeRawBufferPointer, at now: MonotonicInstant,
+                                  copy: Bool, startsBurst: Bool = false) -> Bool {
+        guard blockSamples.count >= 2 * Self.blockFrames else { return false }
+        if !copy { counters.received += 1 }
         let number = timeline.number(of: sequence)
         let start = timeline.firstFrame(of: number)
-        if let first = firstArrival {
+        if !copy, let first = firstArrival {
             let lateness = now - (first.at + Self.blockDuration(number - first.number))
             if lateness > counters.worstLateness { counters.worstLateness = lateness }
         }
@@ -175,7 +211,7 @@ public struct HapticsPlayout: Sendable {
             forgetHistory()
             counters.worstLateness = .zero
             for i in slotBlock.indices { slotBlock[i] = -1 }
-        } else if isQuiet, let newest = timeline.newest, number > newest {
+        } else if isQuiet || startsBurst, let newest = timeline.newest, number > newest {
             // Sound after silence, with everything received played: the burst starts afresh at
             // the allowance measured now (a game's clicks keep one stream going, and the first
             // click's allowance would hold for all of them); what the move skips is silence.
@@ -196,7 +232,7 @@ public struct HapticsPlayout: Sendable {
                 timeline.origin!.time = timeline.origin!.time - (place - wanted)
             }
         }
-        jitter.observe(number, at: now)
+        if !copy { jitter.observe(number, at: now) }
         if let position = timeline.position, start < position {
             // Its place has passed, in part or whole. A straggler (a newer block came first)
             // after whose start real sound has played is dropped once its whole place passed:
@@ -241,6 +277,7 @@ public struct HapticsPlayout: Sendable {
                 allowance = configuration.maximumAllowance
             }
         }
+        if timeline.newest == number { newestSilent = !blockSamples.prefix(2 * Self.blockFrames).contains { $0 != 0 } }
         return starts
     }
 
@@ -405,6 +442,10 @@ public struct HapticsPlayout: Sendable {
             }
             f = (number + 1) * Int64(Self.blockFrames)
         }
+        // Skipped past where the concealment of the last sound belonged (the host's silent block
+        // after it lost): what is left of it would play just before the next sound, one burst
+        // with it to the hand.
+        if let last = lastSoundFrame, to - last >= Self.frames(configuration.concealment) { concealPeriod = -1 }
     }
 
     private mutating func remember(left: Int8, right: Int8) {

@@ -10,11 +10,16 @@ public struct HapticsBlock: Equatable, Sendable {
     public static let frames = 15
     public static let sampleRate = DualSenseHapticsReport.sampleRate
     public static let duration: Duration = .milliseconds(5)
-    static let wireSize = 3 + 2 * frames
 
     public var slot: PadSlot
     public var sequence: WireSequence
     private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    /// A copy of block `sequence - 1`, where the host sent that one too: a single lost datagram
+    /// (a click is often one block) is recovered from the next instead of concealed or missed
+    /// (docs/haptics.md, "What crosses"). Appended on the wire, so a receiver that knows only
+    /// the block ignores it.
+    private var previousStorage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    public private(set) var carriesPrevious = false
 
     public init(slot: PadSlot, sequence: WireSequence) { self.slot = slot; self.sequence = sequence }
 
@@ -36,8 +41,22 @@ public struct HapticsBlock: Equatable, Sendable {
         try withUnsafeBytes(of: storage) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(2 * Self.frames))) }
     }
 
+    /// Carries `block`'s samples as the copy of the block before this one (`block` must be it).
+    public mutating func attachPrevious(_ block: HapticsBlock) {
+        precondition(block.sequence.next == sequence)
+        previousStorage = block.storage
+        carriesPrevious = true
+    }
+
+    /// The copy of block `sequence - 1`'s samples, if carried.
+    public func withPreviousSamples<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        guard carriesPrevious else { return nil }
+        return try withUnsafeBytes(of: previousStorage) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(2 * Self.frames))) }
+    }
+
     public static func == (a: Self, b: Self) -> Bool {
         a.slot == b.slot && a.sequence == b.sequence && a.storage == b.storage
+            && a.carriesPrevious == b.carriesPrevious && (!a.carriesPrevious || a.previousStorage == b.previousStorage)
     }
 }
 
@@ -47,12 +66,21 @@ extension HapticsBlock: WireMessageBody {
         try w.u8(slot.rawValue); try w.u16(sequence.rawValue)
         var copy = storage
         try withUnsafeBytes(of: &copy) { (raw) throws(WireError) in try w.bytes(UnsafeRawBufferPointer(rebasing: raw.prefix(2 * Self.frames))) }
+        guard carriesPrevious else { return }
+        var previous = previousStorage
+        try withUnsafeBytes(of: &previous) { (raw) throws(WireError) in try w.bytes(UnsafeRawBufferPointer(rebasing: raw.prefix(2 * Self.frames))) }
     }
 
     static func decode(_ r: inout WireReader) throws(WireError) -> HapticsBlock {
         var block = HapticsBlock(slot: try WireLimits.checkSlot(try r.u8()), sequence: WireSequence(try r.u16()))
         let samples = try r.slice(2 * frames)
         withUnsafeMutableBytes(of: &block.storage) { $0.copyMemory(from: samples) }
+        // The copy of the block before, when the body holds it whole (fewer bytes: a newer field's, ignored).
+        if r.remaining >= 2 * frames {
+            let previous = try r.slice(2 * frames)
+            withUnsafeMutableBytes(of: &block.previousStorage) { $0.copyMemory(from: previous) }
+            block.carriesPrevious = true
+        }
         return block
     }
 }

@@ -32,10 +32,16 @@ final class HapticsBurstsNeverMixTests: XCTestCase {
     }
 
     func testTwoBurstsNeverMixWhateverTheLinkAndTheOutput() {
-        for seed in 1...300 { run(seed: UInt64(seed)) }
+        for seed in 1...300 { run(seed: UInt64(seed), copies: false) }
     }
 
-    func run(seed: UInt64) {
+    /// The same with each block carrying a copy of the one before where the host sent it (the
+    /// wire's recovery of a lost block): a copy never brings A back after B began.
+    func testCopiesOfTheBlockBeforeNeverMixTheBurstsEither() {
+        for seed in 1...300 { run(seed: UInt64(seed), copies: true) }
+    }
+
+    func run(seed: UInt64, copies: Bool) {
         var random = SplitMix64(seed: seed)
         // The host's blocks: 60 of A and a silent one, 80 silent blocks' worth of nothing, 60 of B and a silent one.
         var sent: [(number: Int, at: Int, bytes: [UInt8])] = []
@@ -60,6 +66,9 @@ final class HapticsBurstsNeverMixTests: XCTestCase {
         while now < .milliseconds(1600) {
             while let a = next.first, Duration.microseconds(a.at) <= now {
                 next.removeFirst()
+                if copies, let before = sent.first(where: { $0.number == a.number - 1 }) {
+                    before.bytes.withUnsafeBytes { _ = playout.receiveCopy(sequence: UInt16(truncatingIfNeeded: 500 + before.number), samples: $0, at: .origin + .microseconds(Int64(a.at))) }
+                }
                 a.bytes.withUnsafeBytes { _ = playout.receive(sequence: UInt16(truncatingIfNeeded: 500 + a.number), samples: $0, at: .origin + .microseconds(Int64(a.at))) }
             }
             let state = buffer.withUnsafeMutableBufferPointer { playout.render(into: $0, frames: Self.frames, playsAt: playsAt) }

@@ -37,7 +37,7 @@ final class HapticsPlayoutTests: XCTestCase {
     func run(_ arrivals: [(block: Int, at: Int)], firstSequence: UInt16 = 100, until end: Duration = .milliseconds(600),
              pull: Int = 32, interval: Duration = .nanoseconds(10_666_667), pullAt: ((Int) -> Duration?)? = nil,
              configuration: HapticsPlayout.Configuration = .init(lead: .nanoseconds(10_666_667)),
-             silent: Set<Int> = []) -> ([Played], HapticsPlayout) {
+             silent: Set<Int> = [], sent: Set<Int>? = nil) -> ([Played], HapticsPlayout) {
         var playout = HapticsPlayout(configuration: configuration)
         var played: [Played] = []
         var queue = arrivals.sorted { $0.at < $1.at }[...]
@@ -48,8 +48,13 @@ final class HapticsPlayoutTests: XCTestCase {
             if pullTime > end { break }
             while let next = queue.first, Duration.microseconds(next.at) <= pullTime {
                 queue.removeFirst()
-                let bytes = silent.contains(next.block) ? [UInt8](repeating: 0, count: 2 * Self.frames) : Self.block(next.block)
-                bytes.withUnsafeBytes { _ = playout.receive(sequence: firstSequence &+ UInt16(truncatingIfNeeded: next.block), samples: $0, at: .origin + .microseconds(next.at)) }
+                func bytes(_ block: Int) -> [UInt8] { silent.contains(block) ? [UInt8](repeating: 0, count: 2 * Self.frames) : Self.block(block) }
+                // The host's copy of the block before, handed over first, where the host `sent` that
+                // one too (nil: no copies).
+                if let sent, sent.contains(next.block - 1) {
+                    bytes(next.block - 1).withUnsafeBytes { _ = playout.receiveCopy(sequence: firstSequence &+ UInt16(truncatingIfNeeded: next.block - 1), samples: $0, at: .origin + .microseconds(next.at)) }
+                }
+                bytes(next.block).withUnsafeBytes { _ = playout.receive(sequence: firstSequence &+ UInt16(truncatingIfNeeded: next.block), samples: $0, at: .origin + .microseconds(next.at)) }
             }
             let now = MonotonicInstant.origin + pullTime
             _ = buffer.withUnsafeMutableBufferPointer { playout.render(into: $0, frames: pull, playsAt: now) }
@@ -130,6 +135,61 @@ final class HapticsPlayoutTests: XCTestCase {
         XCTAssertEqual(stream[330..<900].compactMap(frame), Array(330..<900))
         let levels = stream[150..<240].map { abs(Int($0.left)) }
         XCTAssertLessThan(levels.suffix(20).max()!, levels.prefix(20).max()! / 3, "the concealment fades")
+    }
+
+    /// Each block carries a copy of the one before (the host's): a block lost alone plays from the
+    /// copy in its place, nothing concealed; a copy of a block that did arrive changes nothing.
+    func testALostBlockPlaysFromTheNextBlocksCopy() {
+        let sent = Set(0..<40)
+        let (played, playout) = run(steady(40).filter { $0.block != 10 }, sent: sent)
+        XCTAssertEqual(sound(played).prefix(600).compactMap(frame), Array(0..<600), "the signal, whole: block 10 from block 11's copy")
+        XCTAssertEqual(playout.counters.recovered, 1)
+        XCTAssertEqual(playout.counters.missing + playout.counters.late, 0)
+        XCTAssertEqual(playout.counters.received, 39, "a copy is not a block received")
+        let (whole, wholePlayout) = run(steady(40), sent: sent)
+        let (plain, plainPlayout) = run(steady(40))
+        XCTAssertEqual(playout.counters.concealedFrames, plainPlayout.counters.concealedFrames, "only the stream's end concealed, as without loss")
+        XCTAssertEqual(whole.map(\.left), plain.map(\.left), "copies of blocks held change nothing")
+        XCTAssertEqual(wholePlayout.counters.recovered, 0)
+    }
+
+    /// A click whose only block was lost, after the clicks have made the allowance the floor
+    /// (2 ms): the host's silent block after it carries its copy, 5 ms late. It is a burst after
+    /// silence, placed afresh, and plays whole; without the copy it is never heard.
+    func testAClickWhoseOnlyBlockWasLostPlaysFromTheSilentBlocksCopy() throws {
+        let (clicks, arrivals) = Self.clickTrain()
+        let lost = 40
+        let (played, playout) = run(arrivals.filter { $0.block != lost }, until: .milliseconds(700), silent: Set(clicks.map { $0 + 1 }),
+                                    sent: Set(arrivals.map(\.block)))
+        let placed = self.placed(played)
+        let heard = placed.filter { (lost * Self.frames..<(lost + 1) * Self.frames).contains($0.frame) }
+        XCTAssertEqual(heard.map(\.frame), Array(lost * Self.frames..<(lost + 1) * Self.frames), "the lost click, whole, once")
+        let first = try XCTUnwrap(heard.first)
+        let copyArrived = MonotonicInstant.origin + .microseconds(1000 + Int64(lost + 1) * 5000)
+        XCTAssertEqual(Double((first.at - copyArrived) / .microseconds(1)), Double((.milliseconds(2) + .nanoseconds(10_666_667)) / .microseconds(1)),
+                       accuracy: 334, "placed afresh at the measured allowance from the copy's arrival")
+        XCTAssertEqual(playout.counters.recovered, 1)
+        XCTAssertEqual(playout.counters.onsets, 4, "still one burst a click")
+        let (without, _) = run(arrivals.filter { $0.block != lost }, until: .milliseconds(700), silent: Set(clicks.map { $0 + 1 }))
+        XCTAssertFalse(self.placed(without).contains { $0.frame == lost * Self.frames }, "without the copy the click is lost")
+        // The allowance did not measure the copy: the next click still starts at the floor.
+        let next = try XCTUnwrap(placed.first { $0.frame == 60 * Self.frames })
+        XCTAssertEqual(Double((next.at - (.origin + .microseconds(1000 + 60 * 5000))) / .microseconds(1)),
+                       Double((.milliseconds(2) + .nanoseconds(10_666_667)) / .microseconds(1)), accuracy: 334)
+    }
+
+    /// A copy that comes after its block's place inside a burst (the allowance at the floor, and
+    /// the next block, which carries it, 12 ms late): concealment covered the gap, and the copy is
+    /// dropped, never played late nor moving the timeline back: the rest plays as without it.
+    func testACopyAfterItsPlaceInsideABurstIsDropped() {
+        // A first stream measures a steady link (the allowance then the floor), then a second.
+        let second = steady(40, start: 400_000).map { ($0.block + 100, $0.at + ($0.block == 11 ? 12_000 : 0)) }
+        let arrivals = steady(40) + second.filter { $0.0 != 110 }
+        let (with, playout) = run(arrivals, until: .milliseconds(900), sent: Set(steady(40).map(\.block) + second.map(\.0)))
+        let (without, _) = run(arrivals, until: .milliseconds(900))
+        XCTAssertEqual(with.map(\.left), without.map(\.left), "the late copy changed nothing")
+        XCTAssertEqual(playout.counters.recovered, 0)
+        XCTAssertFalse(placed(with).contains { (110 * Self.frames..<111 * Self.frames).contains($0.frame) }, "block 110 never played")
     }
 
     /// A stream that ends with a silent block (the host sends one when the game's sound stops)

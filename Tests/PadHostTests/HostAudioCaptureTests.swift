@@ -67,6 +67,25 @@ final class HostAudioCaptureTests: XCTestCase {
         XCTAssertFalse(blocks[2].isSilent)
     }
 
+    /// Each block sent carries a copy of the one before where that was sent too, so a single lost
+    /// datagram costs nothing: a click's host silent block carries the click. A burst after
+    /// silence that was not sent carries none (a copy from before the silence would be stale).
+    func testEachBlockCarriesACopyOfTheOneBeforeWhenThatWasSent() {
+        let capture = HostAudioCapture(slot: PadSlot(0))
+        // 10 ms sound, 20 ms silence, 5 ms sound, 5 ms silence.
+        let bytes = Self.payload(frames: 0..<1920) { f in (f < 480 || (1440..<1680).contains(f)) ? (Int16(f), 8000) : (0, 0) }
+        bytes.withUnsafeBytes { capture.take($0) }
+        let blocks = drain(capture)
+        XCTAssertEqual(blocks.map(\.sequence.rawValue), [0, 1, 2, 6, 7])
+        XCTAssertEqual(blocks.map(\.carriesPrevious), [false, true, true, false, true])
+        for (n, block) in blocks.enumerated() where block.carriesPrevious {
+            let before = blocks[n - 1]
+            XCTAssertEqual(block.withPreviousSamples { Array($0) }, before.withSamples { Array($0) }, "block \(block.sequence.rawValue)")
+        }
+        XCTAssertTrue(blocks[4].isSilent, "the host's silent block after the click carries the click")
+        XCTAssertFalse(blocks[4].withPreviousSamples { $0.allSatisfy { $0 == 0 } } ?? true)
+    }
+
     func testAStalledReaderLosesTheOldestBlocksAndNeverGrows() {
         let capture = HostAudioCapture(slot: PadSlot(0))
         let bytes = Self.payload(frames: 0..<(240 * 100)) { _ in (1000, -1000) }

@@ -83,6 +83,37 @@ final class WireCodecTests: XCTestCase {
         XCTAssertEqual(decode(badSlot).1.malformed, 1)
     }
 
+    /// The copy of the block before rides after the samples (docs/wire.md): length 63, the copy's
+    /// 30 samples last. A body of the block alone has no copy, and one with fewer than 30 bytes
+    /// after the samples (a newer sender's field) keeps the block and ignores them.
+    func testAHapticsBlocksCopyOfTheOneBeforeIsPinned() throws {
+        var previous = HapticsBlock(slot: Self.slot, sequence: WireSequence(0xFFFD))
+        for i in 0..<2 * HapticsBlock.frames { previous[i] = Int8(truncatingIfNeeded: 100 - i * 7) }
+        var block = Self.haptics
+        block.attachPrevious(previous)
+        let bytes = try encode([.haptics(block)])
+        XCTAssertEqual(Array(bytes[0..<7]), [wireVersion, 0x24, 0x00, 63, 2, 0xFF, 0xFE])
+        XCTAssertEqual(bytes.count, 1 + 3 + 63)
+        XCTAssertEqual(Array(bytes[37...]).map { Int8(bitPattern: $0) }, (0..<30).map { Int8(truncatingIfNeeded: 100 - $0 * 7) })
+        let decoded = try XCTUnwrap(decode(bytes).0.first)
+        XCTAssertEqual(decoded, .haptics(block))
+        guard case .haptics(let got) = decoded else { return XCTFail("\(decoded)") }
+        XCTAssertTrue(got.carriesPrevious)
+        XCTAssertEqual(got.withPreviousSamples { Array($0).map { Int8(bitPattern: $0) } }, (0..<30).map { Int8(truncatingIfNeeded: 100 - $0 * 7) })
+        XCTAssertNotEqual(decoded, .haptics(Self.haptics), "a copy is part of what the message says")
+        // Plain: no copy.
+        guard case .haptics(let plain)? = decode(try encode([.haptics(Self.haptics)])).0.first else { return XCTFail() }
+        XCTAssertFalse(plain.carriesPrevious)
+        XCTAssertNil(plain.withPreviousSamples { $0.count })
+        // 29 bytes after the samples: ignored, the block kept.
+        var partial = Array(bytes.prefix(bytes.count - 1))
+        partial[3] = 62
+        let (messages, counts) = decode(partial)
+        XCTAssertEqual(counts.malformed, 0)
+        guard case .haptics(let kept)? = messages.first else { return XCTFail("\(messages)") }
+        XCTAssertEqual(kept, Self.haptics)
+    }
+
     func testSpeakerFrameLayoutIsPinned() throws {
         let frame = try XCTUnwrap(SpeakerFrame(slot: PadSlot(2), sequence: WireSequence(0xFFFE), packet: [7, 8, 9]))
         let bytes = try encode([.speaker(frame)])

@@ -83,6 +83,8 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         let (start, onset) = lock.withLock { () -> (Bool, Duration?) in
             guard !stopping, !broken else { return (false, nil) }
             let before = playout.counters.streams + playout.counters.onsets
+            // The copy of the block before first: where that one was lost, it plays in its place.
+            _ = block.withPreviousSamples { playout.receiveCopy(sequence: block.sequence.rawValue &- 1, samples: $0, at: now) }
             block.withSamples { _ = playout.receive(sequence: block.sequence.rawValue, samples: $0, at: now) }
             let onset = playout.counters.streams + playout.counters.onsets > before ? playout.delay : nil
             guard !running, playout.isPlaying else { return (false, onset) }
@@ -166,7 +168,7 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
             log.debug("haptics stream from \(began.nanoseconds / 1000) µs (monotonic), delay \(delay)")
             defer {
                 let (after, allowance) = lock.withLock { (playout.counters, playout.allowance) }
-                log.debug("haptics stream ended after \(MonotonicInstant.now - began): \(after.received - before.received) blocks received, \(after.played - before.played) played, \(after.late - before.late) late, \(after.missing - before.missing) missing, \(after.skips - before.skips) skips (\(after.skippedFrames - before.skippedFrames) frames), \(after.regrown - before.regrown) regrown, \(after.slips - before.slips) slips, allowance \(allowance), the latest block \(after.worstLateness) behind the first's pace")
+                log.debug("haptics stream ended after \(MonotonicInstant.now - began): \(after.received - before.received) blocks received, \(after.played - before.played) played, \(after.late - before.late) late, \(after.missing - before.missing) missing, \(after.skips - before.skips) skips (\(after.skippedFrames - before.skippedFrames) frames), \(after.recovered - before.recovered) recovered, \(after.regrown - before.regrown) regrown, \(after.slips - before.slips) slips, allowance \(allowance), the latest block \(after.worstLateness) behind the first's pace")
             }
             do {
                 switch output {

@@ -14,7 +14,8 @@ import WireProtocol
 ///
 /// - Blocks are numbered by their place in the stream, so the client places each by its number:
 ///   a block of silence after silence is not sent (a game that holds the pad's audio open
-///   silently costs no datagrams), but it still takes its number.
+///   silently costs no datagrams), but it still takes its number. Each block sent carries a copy
+///   of the one before when that was sent too.
 /// - The queue is bounded (`capacity`, the newest kept): a stalled input path loses old haptics,
 ///   which the client would drop as late anyway, and never grows.
 /// - `take` runs on the USB device's thread and allocates nothing; `descriptor` wakes the input
@@ -30,6 +31,9 @@ public final class HostAudioCapture: @unchecked Sendable {
     private let lock = NSLock()
     private var builder: HapticsBlock.Builder
     private var lastWasSilent = true
+    /// The last block queued (without its own copy): the next carries it, so one lost datagram
+    /// costs nothing.
+    private var lastQueued: HapticsBlock?
     private var queue: [HapticsBlock]
     private var head = 0, count = 0
     /// A packet's trailing partial frame, carried to the next.
@@ -145,12 +149,15 @@ public final class HostAudioCapture: @unchecked Sendable {
 
     /// One 48 kHz frame's coil channels into the decimator. True when a block was queued.
     private func pushCoils(left: Int16, right: Int16) -> Bool {
-        guard let block = builder.push(left: left, right: right) else { return false }
+        guard var block = builder.push(left: left, right: right) else { return false }
         let silent = block.isSilent
         defer { lastWasSilent = silent }
-        if silent && lastWasSilent { return false }
+        if silent && lastWasSilent { lastQueued = nil; return false }
         if !silent && lastWasSilent { soundBegan = .now; soundReported = false }
         blocks += 1
+        let plain = block
+        if let last = lastQueued { block.attachPrevious(last) }
+        lastQueued = plain
         if count == Self.capacity {
             head = (head + 1) % Self.capacity
             count -= 1
