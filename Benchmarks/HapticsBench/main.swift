@@ -13,7 +13,7 @@ import WireProtocol
 //           drain (what the input path does when the capture wakes it);
 //   wire:   OutgoingPayloads.append of the block, DatagramSealer.seal, DatagramOpener.open and
 //           WireCodec.decode (the client's receive);
-//   client: HapticsPlayout.receive, then the output's pull: over Bluetooth render 32 frames and
+//   client: HapticsPlayout.receive(_:at:) (the copy of the block before, then the block), then the output's pull: over Bluetooth render 32 frames and
 //           fill report 0x32 (CRC included) every 10.667 ms, over USB render 15 frames and
 //           upsample them to the pad's 4-channel 48 kHz period.
 // Each stage is timed with the CPU's time-stamp counter around the shipped calls; allocations are
@@ -114,8 +114,8 @@ func block(_ n: Int, record: Bool) {
     datagrams += sent
     let t2 = padgate_ticks()
     if let received {
-        received.withSamples { _ = bluetooth.receive(sequence: received.sequence.rawValue, samples: $0, at: now) }
-        received.withSamples { _ = usb.receive(sequence: received.sequence.rawValue, samples: $0, at: now) }
+        bluetooth.receive(received, at: now)
+        usb.receive(received, at: now)
     }
     let t3 = padgate_ticks()
     // Bluetooth: a report every 32 frames (15 a block: 15 of every 32 blocks pull twice, the rest once).

@@ -6,7 +6,7 @@ import WireProtocol
 // MARK: haptics: what a host's haptics stream can make of the client's playout and the host's capture
 
 /// The input as a script for the client's playout: each step is an op byte, then its operands.
-/// Blocks with any number and bytes, arriving at any time, pulls of any size at any moment: the
+/// Blocks and copies with any number and bytes, arriving at any time, pulls of any size at any moment: the
 /// playout never traps, and once blocks stop the stream ends within its dead-link bound. The tail
 /// of the input is also fed to the host's capture as isochronous packets of any size.
 func fuzzHaptics(_ input: UnsafeRawBufferPointer) {
@@ -19,7 +19,13 @@ func fuzzHaptics(_ input: UnsafeRawBufferPointer) {
         time = time + .microseconds(Int64(op & 0x3F) * 500)
         if op & 0x80 == 0 {
             guard let hi = byte(), let lo = byte(), i + 30 <= input.count else { break }
-            _ = playout.receive(sequence: UInt16(hi) << 8 | UInt16(lo), samples: UnsafeRawBufferPointer(rebasing: input[i..<i + 30]), at: time)
+            let sequence = UInt16(hi) << 8 | UInt16(lo), samples = UnsafeRawBufferPointer(rebasing: input[i..<i + 30])
+            // Bit 6: the samples are a copy a later block carried (any number, any time).
+            if op & 0x40 == 0 {
+                _ = playout.receive(sequence: sequence, samples: samples, at: time)
+            } else {
+                _ = playout.receiveCopy(sequence: sequence, samples: samples, at: time)
+            }
             i += 30
         } else {
             let frames = Int(op & 0x3F) + 1

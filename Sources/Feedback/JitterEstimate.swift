@@ -43,6 +43,10 @@ public struct JitterEstimate: Sendable {
     private var earliest: Duration?
     private var latest: Duration = .zero
     private var spanWindow: Int64 = .min
+    /// Whether `earliest` is the transit of a stream's or burst's first block (`startStream`),
+    /// which later ones are measured against; in a window the stream runs on into, the earliest.
+    private var anchored = false
+    private var anchorNext = false
     private var measured = false
     /// The spread of the latest window measured: what a stream starts with after a quiet spell
     /// longer than the memory (the link as last seen, rather than the floor or the initial guess).
@@ -67,8 +71,14 @@ public struct JitterEstimate: Sendable {
     /// a first burst at the ceiling; a stream's own blocks raise it.
     public mutating func seed(linkJitter: Duration) { seeded = linkJitter * 4 }
 
-    /// A new stream: its transits are not compared with the last one's.
-    public mutating func startStream() { earliest = nil }
+    /// A new stream or burst, placed at its first block's arrival: its transits are not compared
+    /// with the last one's, and within the window it starts in they are measured against its
+    /// first block's, not the earliest. A block that comes early against the first needs no
+    /// allowance (the burst plays from its first block), and a game's audio starting on the host
+    /// pad makes just that: the stream's first milliseconds reach the host at once (the card's
+    /// queue filled at the start), the rest at the card's pace, so a click at the start and the
+    /// host's silent block after it measured 7-15 ms apart and the next second's clicks waited it.
+    public mutating func startStream() { earliest = nil; anchorNext = true }
 
     /// Block `number` (unwrapped, of the current stream) arrived at `now`.
     public mutating func observe(_ number: Int64, at now: MonotonicInstant) {
@@ -83,9 +93,11 @@ public struct JitterEstimate: Sendable {
             earliest = transit
             latest = transit
             spanWindow = w
+            anchored = anchorNext
+            anchorNext = false
             return
         }
-        if transit < first { earliest = transit }
+        if transit < first && !anchored { earliest = transit }
         if transit > latest { latest = transit }
         let spread = latest - earliest!
         let slot = Int(w.magnitude % UInt64(Self.windows))

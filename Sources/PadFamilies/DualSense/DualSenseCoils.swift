@@ -83,9 +83,7 @@ public final class DualSenseCoils: HapticsOutput, @unchecked Sendable {
         let (start, onset) = lock.withLock { () -> (Bool, Duration?) in
             guard !stopping, !broken else { return (false, nil) }
             let before = playout.counters.streams + playout.counters.onsets
-            // The copy of the block before first: where that one was lost, it plays in its place.
-            _ = block.withPreviousSamples { playout.receiveCopy(sequence: block.sequence.rawValue &- 1, samples: $0, at: now) }
-            block.withSamples { _ = playout.receive(sequence: block.sequence.rawValue, samples: $0, at: now) }
+            playout.receive(block, at: now)
             let onset = playout.counters.streams + playout.counters.onsets > before ? playout.delay : nil
             guard !running, playout.isPlaying else { return (false, onset) }
             running = true
@@ -364,5 +362,15 @@ public final class BluetoothSpeakerEncoder {
         squeezed.withUnsafeMutableBufferPointer { DualSenseSpeakerReport.squeeze(sound, into: $0) }
         let length = try squeezed.withUnsafeBufferPointer { pcm in try packet.withUnsafeMutableBufferPointer { try encoder.encode(pcm, into: $0) } }
         packet.withUnsafeBufferPointer { stream.fill(&report, samples: coils, speaker: UnsafeBufferPointer(rebasing: $0[0..<length])) }
+    }
+}
+
+extension HapticsPlayout {
+    /// A block from the wire: the copy of the block before it first (where that one was lost, it
+    /// plays in its place), then the block. True when a stream starts.
+    @discardableResult
+    public mutating func receive(_ block: HapticsBlock, at now: MonotonicInstant) -> Bool {
+        _ = block.withPreviousSamples { receiveCopy(sequence: block.sequence.rawValue &- 1, samples: $0, at: now) }
+        return block.withSamples { receive(sequence: block.sequence.rawValue, samples: $0, at: now) }
     }
 }
