@@ -175,7 +175,7 @@ public struct HapticsPlayout: Sendable {
         let number = timeline.number(of: sequence)
         var startsBurst = false
         if timeline.isPlaying {
-            if slotBlock[Int(number & Int64(Self.capacity - 1))] == number { return false }
+            if slotBlock[Self.slot(of: number)] == number { return false }
             let start = timeline.firstFrame(of: number)
             if let position = timeline.position, start < position {
                 // Its place passed: taken only as a burst after silence (after the host's silent
@@ -258,7 +258,7 @@ public struct HapticsPlayout: Sendable {
             }
         }
         if let newest = timeline.newest, number <= newest - Int64(Self.capacity) { counters.stale += 1; return false }
-        let slot = Int(number & Int64(Self.capacity - 1))
+        let slot = Self.slot(of: number)
         if slotBlock[slot] == number { counters.duplicates += 1; return false }
         slotBlock[slot] = number
         let base = slot * 2 * Self.blockFrames
@@ -277,7 +277,7 @@ public struct HapticsPlayout: Sendable {
                 allowance = configuration.maximumAllowance
             }
         }
-        if timeline.newest == number { newestSilent = !blockSamples.prefix(2 * Self.blockFrames).contains { $0 != 0 } }
+        if timeline.newest == number { newestSilent = !sounds(slot: slot) }
         return starts
     }
 
@@ -335,7 +335,7 @@ public struct HapticsPlayout: Sendable {
         for i in 0..<count {
             let number = SampleClock.block(of: position, size: Self.blockFrames)
             let offset = Int(position - number * Int64(Self.blockFrames))
-            let slot = Int(number & Int64(Self.capacity - 1))
+            let slot = Self.slot(of: number)
             if slotBlock[slot] == number {
                 let base = slot * 2 * Self.blockFrames + 2 * offset
                 out[2 * i] = samples[base]
@@ -358,6 +358,9 @@ public struct HapticsPlayout: Sendable {
         timeline.position = position
         return timeline.endIfDead(after: configuration.deadLink) ? .idle : .playing
     }
+
+    /// The ring slot block `number` is held in.
+    private static func slot(of number: Int64) -> Int { Int(number & Int64(capacity - 1)) }
 
     /// A stream or burst placed afresh: the allowance measured now, and its pace from this block.
     private mutating func placeAfresh(_ number: Int64, at now: MonotonicInstant) {
@@ -407,7 +410,7 @@ public struct HapticsPlayout: Sendable {
         guard let newest = timeline.newest, to > from else { return nil }
         var number = max(SampleClock.block(of: from, size: Self.blockFrames), newest - Int64(Self.capacity) + 1)
         while number <= newest, number * Int64(Self.blockFrames) < to {
-            let slot = Int(number & Int64(Self.capacity - 1))
+            let slot = Self.slot(of: number)
             if slotBlock[slot] == number, sounds(slot: slot) { return max(from, number * Int64(Self.blockFrames)) }
             number += 1
         }
@@ -416,7 +419,7 @@ public struct HapticsPlayout: Sendable {
 
     /// Whether block `number` is held, unplayed, and silent (the host's end of a burst).
     private func holdsSilence(_ number: Int64) -> Bool {
-        let slot = Int(number & Int64(Self.capacity - 1))
+        let slot = Self.slot(of: number)
         return slotBlock[slot] == number && !sounds(slot: slot)
     }
 
@@ -435,7 +438,7 @@ public struct HapticsPlayout: Sendable {
         var f = from
         while f < to {
             let number = f / Int64(Self.blockFrames)
-            let slot = Int(number & Int64(Self.capacity - 1))
+            let slot = Self.slot(of: number)
             if slotBlock[slot] == number {
                 slotBlock[slot] = -1
                 if !sounds(slot: slot) { concealPeriod = -1 }

@@ -46,7 +46,6 @@ public struct JitterEstimate: Sendable {
     /// Whether `earliest` is the transit of a stream's or burst's first block (`startStream`),
     /// which later ones are measured against; in a window the stream runs on into, the earliest.
     private var anchored = false
-    private var anchorNext = false
     private var measured = false
     /// The spread of the latest window measured: what a stream starts with after a quiet spell
     /// longer than the memory (the link as last seen, rather than the floor or the initial guess).
@@ -78,7 +77,7 @@ public struct JitterEstimate: Sendable {
     /// pad makes just that: the stream's first milliseconds reach the host at once (the card's
     /// queue filled at the start), the rest at the card's pace, so a click at the start and the
     /// host's silent block after it measured 7-15 ms apart and the next second's clicks waited it.
-    public mutating func startStream() { earliest = nil; anchorNext = true }
+    public mutating func startStream() { earliest = nil }
 
     /// Block `number` (unwrapped, of the current stream) arrived at `now`.
     public mutating func observe(_ number: Int64, at now: MonotonicInstant) {
@@ -90,11 +89,11 @@ public struct JitterEstimate: Sendable {
         // Compared within a window only: two machines' clocks drift apart over a long stream
         // (tens of µs a second), which is the playout's to follow, not jitter to wait for.
         guard let first = earliest, w == spanWindow else {
+            // A stream's first block (`startStream` cleared `earliest`), or a new window of one.
+            anchored = earliest == nil
             earliest = transit
             latest = transit
             spanWindow = w
-            anchored = anchorNext
-            anchorNext = false
             return
         }
         if transit < first && !anchored { earliest = transit }
