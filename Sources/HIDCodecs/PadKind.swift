@@ -33,6 +33,11 @@ public enum PadKind: UInt8, Sendable, CaseIterable, Codable, CustomStringConvert
         self = Self.knownIDs.first { $0.vendor == vendorID && ($0.product == nil || $0.product == productID) }?.kind ?? .generic
     }
 
+    /// This kind's rows of the table: its vendor and each product (nil: every product of the vendor).
+    public var ids: [(vendor: UInt16, product: UInt16?)] {
+        Self.knownIDs.filter { $0.kind == self }.map { ($0.vendor, $0.product) }
+    }
+
     /// The vendor whose pads are of this kind (the first the table lists for it).
     public var vendorID: UInt16? { Self.knownIDs.first { $0.kind == self }?.vendor }
 

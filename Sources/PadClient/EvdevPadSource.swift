@@ -15,6 +15,8 @@ public final class EvdevPadSource: PhysicalPadSource {
     public let arrival: PadArrival
     public let pad: Pad
     let reader: LivePadReader
+    /// The pad's evdev nodes, held while it is forwarded (nil: `forward --shared`).
+    public let grab: EvdevGrab?
     public let sessionFeedback: SessionFeedback
     public private(set) var controls: PadStateSnapshot
     public private(set) var touch: TouchSnapshot
@@ -28,16 +30,21 @@ public final class EvdevPadSource: PhysicalPadSource {
     public var gyroCalibration: GyroCalibrationMode { gyroCorrection.mode }
 
     /// As `forward` opens a pad: the gyro calibrated as `gyroCalibration` says, from the bias stored for its serial.
-    public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), gyroCalibration: GyroCalibrationMode = .continuous) throws {
+    public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), gyroCalibration: GyroCalibrationMode = .continuous,
+                            exclusive: Bool = false) throws {
         try self.init(pad: pad, slot: slot, options: options,
-                      motionCorrection: gyroCalibration == .off ? nil : MotionCorrectionStore.forwardingCorrection(for: pad), gyroCalibration: gyroCalibration)
+                      motionCorrection: gyroCalibration == .off ? nil : MotionCorrectionStore.forwardingCorrection(for: pad), gyroCalibration: gyroCalibration,
+                      exclusive: exclusive)
     }
 
     /// `motionCorrection` applied as `gyroCalibration` says (by default, as given: no continuous estimate).
+    /// `exclusive`: the pad's evdev nodes, those read here among them, are held for this source
+    /// alone while it lives (`EvdevGrab`).
     public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?,
-                gyroCalibration: GyroCalibrationMode = .stored) throws {
+                gyroCalibration: GyroCalibrationMode = .stored, exclusive: Bool = false) throws {
         self.pad = pad
         reader = try LivePadReader(pad: pad)
+        grab = exclusive ? try EvdevGrab(pad, reading: reader.devices) : nil
         motionUnits = reader.motion.map(MotionUnits.init)
         gyroCorrection = GyroCorrection(mode: gyroCalibration, stored: motionCorrection)
         self.motionCorrection = gyroCorrection.stored

@@ -19,6 +19,8 @@ public final class HidrawPadSource: PhysicalPadSource {
     public let pad: Pad
     let device: HIDRawDevice
     let descriptor: FileDescriptor
+    /// The pad's evdev nodes, held while it is forwarded (nil: `forward --shared`).
+    public let grab: EvdevGrab?
     /// Touched only by the forwarding thread, on every report: no runtime exclusivity check.
     @exclusivity(unchecked) private var input: DecodedReportInput
     public let sessionFeedback: SessionFeedback
@@ -56,20 +58,24 @@ public final class HidrawPadSource: PhysicalPadSource {
     }
 
     /// As `forward` opens a pad: the gyro calibrated as `gyroCalibration` says, from the bias stored for its serial.
-    public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), gyroCalibration: GyroCalibrationMode = .continuous) throws {
+    public convenience init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), gyroCalibration: GyroCalibrationMode = .continuous,
+                            exclusive: Bool = false) throws {
         try self.init(pad: pad, slot: slot, options: options,
-                      motionCorrection: gyroCalibration == .off ? nil : MotionCorrectionStore.forwardingCorrection(for: pad), gyroCalibration: gyroCalibration)
+                      motionCorrection: gyroCalibration == .off ? nil : MotionCorrectionStore.forwardingCorrection(for: pad), gyroCalibration: gyroCalibration,
+                      exclusive: exclusive)
     }
 
     /// `motionCorrection` applied as `gyroCalibration` says (by default, as given: no continuous estimate).
+    /// `exclusive`: the pad's evdev nodes are held for this source alone while it lives (`EvdevGrab`).
     public init(pad: Pad, slot: PadSlot, options: PadFeedback.Options = .init(), motionCorrection: MotionCorrection?,
-                gyroCalibration: GyroCalibrationMode = .stored) throws {
+                gyroCalibration: GyroCalibrationMode = .stored, exclusive: Bool = false) throws {
         let driver = PadDrivers.driver(for: pad.kind)
         guard let path = pad.hidraw, driver.readsThroughHidraw,
               let codec = driver.inputCodec(for: pad.kind, descriptor: driver.decodesThroughDescriptor ? try Self.descriptor(hidraw: path) : nil) else {
             throw DeviceError.unsupported("\(pad.name) has no hidraw node with a decoder padgate knows; read it through evdev")
         }
         self.pad = pad
+        grab = exclusive ? try EvdevGrab(pad) : nil
         device = try HIDRawDevice(path: path)
         descriptor = try device.pollDescriptor()
         try device.setNonBlocking()

@@ -16,6 +16,9 @@ public final class HotPlugFeeder: @unchecked Sendable {
     let post: (PadForwarder.SourceChange) -> Void
     let open: Opener
     public var logger = Logger(label: "padgate.client.hotplug")
+    /// Whether a forwarded pad's hidraw node is checked for other readers as it is opened (`forward`
+    /// without `--shared`: its evdev nodes are held, its hidraw node cannot be).
+    public var namesHidrawReaders = false
     /// The forwarded pads by id.
     public private(set) var sources: [String: PadSource] = [:]
     private let wake = WakePipe()
@@ -85,6 +88,13 @@ public final class HotPlugFeeder: @unchecked Sendable {
             }
             let note = PadDrivers.driver(for: pad.kind).readingNote(for: pad).map { " (\($0))" } ?? ""
             logger.info("forwarding \(pad.kind.displayName) \(pad.name) from \(path) as slot \(slot.rawValue)\(correction)\(note)")
+            if namesHidrawReaders, let hidraw = pad.hidraw {
+                let readers = HIDRawReaders.processes(holding: hidraw)
+                if !readers.isEmpty {
+                    let names = readers.map { "\(TerminalText.escaped($0.command)) (pid \($0.pid))" }.joined(separator: ", ")
+                    logger.warning("\(pad.name): \(hidraw) is also open by \(names): they still read the pad while it is forwarded; close them (docs/desk.md)")
+                }
+            }
         } catch {
             logger.error("cannot read \(pad.name): \(error)")
         }
@@ -107,12 +117,13 @@ public final class HotPlugFeeder: @unchecked Sendable {
         try opener(gyroCalibration: .continuous)(pad, slot, reading)
     }
 
-    /// The real devices, their gyro corrected as `gyroCalibration` says, their feedback as `options`.
-    public static func opener(gyroCalibration: GyroCalibrationMode, options: PadFeedback.Options = .init()) -> Opener {
+    /// The real devices, their gyro corrected as `gyroCalibration` says, their feedback as `options`;
+    /// `exclusive`: each pad's evdev nodes held for `forward` alone while it forwards the pad.
+    public static func opener(gyroCalibration: GyroCalibrationMode, options: PadFeedback.Options = .init(), exclusive: Bool = false) -> Opener {
         { pad, slot, reading in
             switch reading {
-            case .hidraw: return try HidrawPadSource(pad: pad, slot: slot, options: options, gyroCalibration: gyroCalibration)
-            case .evdev: return try EvdevPadSource(pad: pad, slot: slot, options: options, gyroCalibration: gyroCalibration)
+            case .hidraw: return try HidrawPadSource(pad: pad, slot: slot, options: options, gyroCalibration: gyroCalibration, exclusive: exclusive)
+            case .evdev: return try EvdevPadSource(pad: pad, slot: slot, options: options, gyroCalibration: gyroCalibration, exclusive: exclusive)
             }
         }
     }

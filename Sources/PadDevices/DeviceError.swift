@@ -7,6 +7,8 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable {
     case notFound(path: String)
     case removed(path: String)
     case busy(path: String)
+    /// EVIOCGRAB refused: another reader holds the node exclusively.
+    case grabbedElsewhere(path: String)
     case systemCall(String, path: String, errno: Errno)
     case timedOut(String, path: String)
     case unsupported(String)
@@ -33,6 +35,9 @@ public enum DeviceError: Error, CustomStringConvertible, Equatable {
         case .busy(let raw):
             let path = TerminalText.escaped(raw)
             return "\(path) is busy: another program has grabbed it exclusively (close Steam Input or other remappers)"
+        case .grabbedElsewhere(let raw):
+            let path = TerminalText.escaped(raw)
+            return "\(path) is held exclusively by another program (another 'padgate forward' of this pad, Steam Input or a remapper): stop it, or forward with --shared to read the pad beside it"
         case .systemCall(let call, let path, let code):
             return "\(call) failed on \(TerminalText.escaped(path)): \(code)"
         case .timedOut(let what, let path):

@@ -15,6 +15,14 @@ public protocol PadDriver: Sendable {
     /// The `PadKind` rows (vendor and product ids) this driver owns.
     var kinds: [PadKind] { get }
 
+    /// The products whose hidraw and evdev nodes padgate opens, by vendor and product: the udev
+    /// rules grant them to the logged-in user (`UdevRules`). By default the kinds' table rows that
+    /// name a product; a family whose vendor-wide row would open other devices (Microsoft's
+    /// keyboards and mice) lists its own.
+    var openedProducts: [(vendor: UInt16, product: UInt16)] { get }
+    /// Why the rules grant `openedProducts`, for the rules file's comment (nil: the kinds' names say it).
+    var openedProductsNote: String? { get }
+
     /// Client: the physical pad's motion calibration and the identity reports the host's pad will
     /// answer games with, read once at open. `hidraw` is the open node when the pad is read
     /// through it, nil when through evdev. A pad that does not answer gets nominal values.
@@ -203,6 +211,10 @@ public struct HostStyle: Sendable, Hashable {
 }
 
 extension PadDriver {
+    public var openedProducts: [(vendor: UInt16, product: UInt16)] {
+        kinds.flatMap(\.ids).compactMap { row in row.product.map { (row.vendor, $0) } }
+    }
+    public var openedProductsNote: String? { nil }
     public var hostStyles: [HostStyle] { [] }
     public func hostPad(for arrival: PadArrival, transport: VirtualPadTransport, style: HostStyle) throws -> (any VirtualPad)? {
         try hostPad(for: arrival, transport: transport)

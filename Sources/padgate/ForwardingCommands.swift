@@ -280,6 +280,8 @@ struct ForwardCommand: ParsableCommand {
     var gyroCalibration: GyroCalibrationMode = .continuous
     @Flag(help: "Offer the pads' microphones to the host: a USB DualSense's is then the host pad's, recorded while, and only while, a program on the host records from it; forward says when it starts and stops (docs/audio.md).")
     var microphone = false
+    @Flag(help: "Leave the pads' evdev nodes to this machine's programs too, as without padgate (by default forward holds them while it forwards a pad, so its touchpad moves no pointer here and its buttons reach no program here; docs/desk.md).")
+    var shared = false
 
     var feedbackOptions: PadFeedback.Options {
         var options = PadFeedback.Options()
@@ -304,7 +306,11 @@ struct ForwardCommand: ParsableCommand {
         // Hot-plug on a thread of its own: opening a pad (and reading its calibration) can wait on
         // the kernel, and the forwarding loop must not (a stall there would expire the host's lease).
         let plugging = HotPlugFeeder(policy: HotPlugPolicy(selectors: selectors, preferHidraw: !evdev), forwarder: forwarder,
-                                     open: HotPlugFeeder.opener(gyroCalibration: gyroCalibration, options: feedbackOptions))
+                                     open: HotPlugFeeder.opener(gyroCalibration: gyroCalibration, options: feedbackOptions, exclusive: !shared))
+        if !shared {
+            plugging.namesHidrawReaders = true
+            console.info("forwarded pads answer the host alone: their evdev nodes are held while forwarded (--shared leaves them to this machine too); their hidraw nodes cannot be held, so a program here that reads those (Steam, a game through SDL's HIDAPI drivers, a browser's WebHID) still sees a pad: close it (docs/desk.md)")
+        }
         let pluggingThread = JoinableThread { plugging.run(monitor: monitor) }
         defer { plugging.stop(); pluggingThread.join() }
         if !quiet {

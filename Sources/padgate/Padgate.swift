@@ -17,6 +17,8 @@ struct Padgate: ParsableCommand {
             // codec commands
             InspectCommand.self, CalibrateCommand.self, LightbarCommand.self, PlayerLEDsCommand.self,
             TriggerSubcommand.self, RumbleCommand.self, HapticsCommand.self,
+            // set-up
+            DoctorCommand.self, UdevRulesCommand.self,
         ]
     )
 

@@ -90,7 +90,10 @@ final class PadGroupingTests: XCTestCase {
             let deck = pads.first
             XCTAssertEqual(deck?.kind, .steamDeck)
             XCTAssertEqual(deck?.hidraw, "/dev/hidraw2", "the controller's node, not the mouse's or keyboard's")
-            XCTAssertEqual(deck?.evdev, [])
+            // Its lizard mouse and keyboard (the other interfaces of its USB device), for `forward`
+            // to hold; never hid-steam's gamepad and motion nodes.
+            XCTAssertEqual(deck?.evdev, [EvdevNode(path: "/dev/input/event5", role: .other, name: "Valve Software Steam Controller"),
+                                         EvdevNode(path: "/dev/input/event7", role: .other, name: "Valve Software Steam Controller")])
             XCTAssertEqual(deck?.hasItsInputNodes, true)
             XCTAssertEqual(deck?.uniq, "123456789ABCDEF")
             XCTAssertEqual(deck.map { Set($0.capabilities.names) }, ["touchpad", "motion", "rumble"])
@@ -119,12 +122,25 @@ final class PadGroupingTests: XCTestCase {
         let wired = PadGrouping.pads(from: steamControllerRecords(product: 0x1302, interface: 0, number: 1))
         XCTAssertEqual(wired.map(\.kind), [.steamController])
         XCTAssertEqual(wired.first?.hidraw, "/dev/hidraw1")
-        XCTAssertEqual(wired.first?.evdev, [], "its lizard mouse and keyboard are not read")
+        XCTAssertEqual(wired.first?.evdev.map(\.path), ["/dev/input/event10", "/dev/input/event11"], "its lizard mouse and keyboard, held while forwarded")
+        XCTAssertEqual(wired.first?.evdev.map(\.role), [.other, .other], "and never read as the pad")
         // A puck: its four slots (interfaces 2-5) are controllers; interface 6, the puck's own, is not.
         let puck = (2...6).flatMap { steamControllerRecords(product: 0x1304, interface: $0, number: $0) }
         XCTAssertEqual(PadGrouping.pads(from: puck).compactMap(\.hidraw), ["/dev/hidraw2", "/dev/hidraw3", "/dev/hidraw4", "/dev/hidraw5"])
+        // Each slot holds its own lizard nodes, not its neighbours' nor the puck's.
+        XCTAssertEqual(PadGrouping.pads(from: puck).map { $0.evdev.map(\.path) },
+                       (2...5).map { ["/dev/input/event\(10 * $0)", "/dev/input/event\(10 * $0 + 1)"] })
         // A Deck's lizard interfaces stay out (their input nodes are theirs).
         XCTAssertEqual(PadGrouping.pads(from: deckRecords(hidSteam: false)).count, 1)
+    }
+
+    func testTheUSBDeviceOfAHIDDeviceIsFoundOnlyThroughAUSBInterface() {
+        XCTAssertEqual(PadGrouping.usbDevice(ofHID: "/sys/devices/pci0000:00/0000:00:14.0/usb3/3-1/3-1:1.2/0003:28DE:1205.0003"),
+                       "/sys/devices/pci0000:00/0000:00:14.0/usb3/3-1")
+        XCTAssertEqual(PadGrouping.usbDevice(ofHID: "/sys/devices/pci0000:00/0000:00:14.0/usb3/3-1/3-1.4/3-1.4:1.0/0003:054C:0CE6.0002"),
+                       "/sys/devices/pci0000:00/0000:00:14.0/usb3/3-1/3-1.4", "behind a hub")
+        XCTAssertNil(PadGrouping.usbDevice(ofHID: "/sys/devices/virtual/misc/uhid/0005:054C:0CE6.0001"), "uhid pads are no USB device's")
+        XCTAssertNil(PadGrouping.usbDevice(ofHID: "/0005:054C:0CE6.0001"))
     }
 
     func testSysfsCapabilityBitmap() {

@@ -42,7 +42,40 @@ public enum PadGrouping {
             byKey[key, default: []].append(record)
         }
         return order.compactMap { key in makePad(key: key, members: byKey[key]!) }
+            .map { withLizardNodes($0, groups: byKey) }
             .sorted { ($0.gamepadNode?.path ?? $0.id).naturallyPrecedes($1.gamepadNode?.path ?? $1.id) }
+    }
+
+    /// A pad found by its hidraw node with the mouse and keyboard nodes its controller makes in
+    /// lizard mode (role `.other`), so that `forward` holds them too: the Steam Controller's on its
+    /// own HID device, a Deck's on the other HID interfaces of its USB device. A kernel driver's
+    /// gamepad node (hid-steam's, which comes and goes as programs open the hidraw node) is not one.
+    static func withLizardNodes(_ pad: Pad, groups: [String: [UdevRecord]]) -> Pad {
+        guard pad.kind.foundByHidraw else { return pad }
+        let device = usbDevice(ofHID: pad.id)
+        var pad = pad
+        for (key, members) in groups.sorted(by: { $0.key < $1.key }) {
+            let sameController = key == pad.id || (!pad.kind.lizardNodesOnItsInterface && device != nil && usbDevice(ofHID: key) == device)
+            guard sameController, !members.contains(where: { $0.properties["ID_INPUT_JOYSTICK"] == "1" }) else { continue }
+            for record in members.filter(isEventNode) where !pad.evdev.contains(where: { $0.path == record.devnode }) {
+                pad.evdev.append(EvdevNode(path: record.devnode!, role: .other, name: inputName(record)))
+            }
+        }
+        pad.evdev.sort { $0.path.naturallyPrecedes($1.path) }
+        return pad
+    }
+
+    /// The USB device a HID device hangs off through one of its interfaces
+    /// (`…/usb3/3-1/3-1:1.2/0003:28DE:1205.0003` → `…/usb3/3-1`), nil for one on another bus.
+    static func usbDevice(ofHID syspath: String) -> String? {
+        var parts = syspath.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count > 3 else { return nil }
+        parts.removeLast()
+        let interface = parts.removeLast()
+        let device = parts.last!
+        // An interface is named DEVICE:CONFIG.NUMBER after its device.
+        guard interface.hasPrefix(device + ":"), interface.dropFirst(device.count + 1).contains(".") else { return nil }
+        return parts.joined(separator: "/")
     }
 
     static func makePad(key: String, members: [UdevRecord]) -> Pad? {

@@ -8,6 +8,14 @@ import WireProtocol
 public struct XboxBluetoothDriver: PadDriver {
     public init() {}
     public var kinds: [PadKind] { [.xbox] }
+    /// Those hid-microsoft drives over Bluetooth, and the Adaptive Controller (0b0c, 0b21): one
+    /// by one, since the kind's vendor-wide row would also open Microsoft's keyboards and mice.
+    public var openedProducts: [(vendor: UInt16, product: UInt16)] {
+        (XboxOneSIdentityData.bluetoothProductIDs.union([0x0b0c, 0x0b21])).sorted().map { (PadKind.xbox.vendorID!, $0) }
+    }
+    public var openedProductsNote: String? {
+        "over Bluetooth (over USB they speak GIP through xpad and have no hidraw node), one by one: a vendor-wide match would also open Microsoft keyboards and mice"
+    }
     /// Over Bluetooth the pad has a hidraw node, read through its descriptor since the layout
     /// moves with the firmware; over USB xpad drives it with no HID layer (no node: evdev).
     public var readsThroughHidraw: Bool { true }
