@@ -6,7 +6,7 @@ export PATH := $(dir $(SWIFT)):$(PATH)
 # machine, one job a core got half of it; docs/testing.md), and idle it costs nothing.
 BUILD_JOBS ?= $(shell echo $$(( $$(nproc) * 2 )))
 
-.PHONY: all deps build release test test-repeat test-unit test-devices test-package demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble bench-haptics fuzz fuzz-long install install-udev uninstall deb clean guest
+.PHONY: all deps build release udev-rules test test-repeat test-unit test-devices test-package demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble bench-haptics fuzz fuzz-long install install-udev uninstall deb clean guest
 
 all: build
 
@@ -83,6 +83,10 @@ fuzz: deps
 # The long run docs/fuzzing.md reports: 10 million executions on every target.
 fuzz-long: deps
 	tools/fuzz.sh --runs 10000000
+
+# The rules file from the families' ids (a unit test holds the two equal).
+udev-rules: build
+	$$($(SWIFT) build --show-bin-path)/padgate udev-rules > udev/70-padgate.rules
 
 install-udev:
 	install -m 0644 udev/70-padgate.rules /etc/udev/rules.d/70-padgate.rules

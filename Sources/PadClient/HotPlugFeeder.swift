@@ -105,6 +105,8 @@ public final class HotPlugFeeder: @unchecked Sendable {
         if case .hidraw(let path) = policy.reading(for: pad) {
             do {
                 return (try open(pad, slot, .hidraw(path: path)), path)
+            } catch DeviceError.grabbedElsewhere(let node) {
+                throw DeviceError.grabbedElsewhere(path: node)  // its evdev nodes are what is held
             } catch {
                 logger.warning("cannot read \(pad.name) from \(path) (\(error)); reading its evdev nodes instead")
             }

@@ -59,7 +59,8 @@ final class ForwardingTests: XCTestCase {
         let port = String(27900 + Int.random(in: 0..<50))
         let serve = try startPairedServe(["--virtual", virtual], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
-        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"])
+        // --shared: the test reads the physical pad's nodes beside forward, to compare them with the host's.
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet", "--shared"])
         defer { forward.interrupt() }
 
         let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(15)) {
@@ -172,7 +173,8 @@ final class ForwardingTests: XCTestCase {
         let port = String(27950 + Int.random(in: 0..<40))
         let serve = try startPairedServe(["--virtual", virtual], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
-        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"], includeStandardError: true)
+        // --shared: the test reads the physical pad's nodes beside forward, to compare them with the host's.
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet", "--shared"], includeStandardError: true)
         defer { forward.interrupt() }
         let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(15)) {
             udev.pads().first { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.hidraw != nil && $0.capabilities.contains(.battery) }

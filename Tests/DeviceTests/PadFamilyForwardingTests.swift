@@ -45,7 +45,8 @@ final class PadFamilyForwardingTests: XCTestCase {
         let port = String(27800 + Int.random(in: 0..<50))
         let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
-        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"], includeStandardError: true)
+        // --shared: the test reads the physical pad's nodes beside forward, to compare them with the host's.
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet", "--shared"], includeStandardError: true)
         defer { forward.interrupt() }
         let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
             udev.pads().first { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.hidraw != nil && $0.capabilities.contains(.battery) }
@@ -142,7 +143,8 @@ final class PadFamilyForwardingTests: XCTestCase {
         let port = String(27850 + Int.random(in: 0..<50))
         let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
-        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet"], includeStandardError: true)
+        // --shared: the test reads the physical pad's nodes beside forward, to compare them with the host's.
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.hidraw), "--quiet", "--shared"], includeStandardError: true)
         defer { forward.interrupt() }
         let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(30)) {
             udev.pads().first { $0.isHostVirtualPad && $0.hidraw != nil && $0.gamepadNode != nil }
@@ -254,7 +256,8 @@ final class PadFamilyForwardingTests: XCTestCase {
         let port = String(27750 + Int.random(in: 0..<50))
         let serve = try startPairedServe(["--virtual", "auto"], host: "127.0.0.1", port: port)
         defer { serve.interrupt() }
-        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.gamepadNode?.path)], includeStandardError: true)
+        // --shared: the test reads the physical pad's nodes beside forward, to compare them with the host's.
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", try XCTUnwrap(physicalPad.gamepadNode?.path), "--shared"], includeStandardError: true)
         defer { forward.interrupt() }
         // Whatever ends the test early, both processes say what they saw.
         do {

@@ -247,6 +247,30 @@ final class SDLClientTests: XCTestCase {
         }
     }
 
+    /// The host's DualSense, uhid and USB, is no pointer to the host's desktop: with padgate's
+    /// rules installed its touchpad node (and every other) carries LIBINPUT_IGNORE_DEVICE=1 in
+    /// udev's database, while the emulated physical pad's does not; SDL still reads its touches.
+    func testTheHostsDualSenseIsNoPointerToTheDesktopAndSDLStillReadsItsTouches() throws {
+        try UdevRulesTests.installTheseRules()
+        for virtual in ["dualsense", "usb"] {
+            if virtual == "usb", let reason = VHCI.unavailableReason() { print("the USB host pad is left out: \(reason)"); continue }
+            try forwarded(virtual: virtual) { physical, virtualPad in
+                let touchpad = try XCTUnwrap(virtualPad.node(.touchpad)?.path, "\(virtual): the host pad has no touchpad node")
+                let ignored = eventually(timeout: UdevRulesTests.udevBudget) { () -> Bool? in
+                    virtualPad.evdev.allSatisfy { SystemProbe.udevProperties(ofNode: $0.path)["LIBINPUT_IGNORE_DEVICE"] == "1" } ? true : nil
+                }
+                XCTAssertEqual(ignored, true, "\(virtual) host pad \(touchpad): \(virtualPad.evdev.map { "\($0.path) \(SystemProbe.udevProperties(ofNode: $0.path)["LIBINPUT_IGNORE_DEVICE"] ?? "-")" })")
+                XCTAssertEqual(SystemProbe.udevProperties(ofNode: touchpad)["ID_INPUT_TOUCHPAD"], "1", "still a touchpad to games that look")
+                let physicalTouchpad = try XCTUnwrap(try Udev().pads().first { $0.phys.hasPrefix(PadPhys.emulated) && $0.kind == .dualSense }?.node(.touchpad)?.path)
+                XCTAssertNil(SystemProbe.udevProperties(ofNode: physicalTouchpad)["LIBINPUT_IGNORE_DEVICE"], "a pad padgate did not make for a host stays the desktop's")
+                let sdl = try SDLProbe(.sdl3, hidapi: true, path: try XCTUnwrap(virtualPad.hidraw))
+                defer { sdl.quit() }
+                XCTAssertEqual(sdl.info["touchpads"] as? Int, 1)
+                try checkInput(sdl: sdl, send: { try physical.send($0) }, touch: true, buttons: [(.touchpad, "touchpad")])
+            }
+        }
+    }
+
     func testAGameOnTheHostSeesTheForwardedDualShock4ThroughSDLsHIDAPIAsAPS4Controller() throws { try forwardedDualShock4(.sdl2) }
     func testAGameOnTheHostSeesTheForwardedDualShock4ThroughSDL3sHIDAPIAsAPS4Controller() throws { try forwardedDualShock4(.sdl3) }
 

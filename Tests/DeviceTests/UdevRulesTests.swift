@@ -17,18 +17,27 @@ final class UdevRulesTests: XCTestCase {
 
     override func setUpWithError() throws {
         try requireDeviceAccess([UHIDDevice.path])
+        try Self.installTheseRules()
+    }
+
+    /// In the guest, installs this checkout's rules as `make install-udev` would (its root is a
+    /// throw-away overlay) and waits until udevd applies them; elsewhere, skips loudly unless they
+    /// are installed already.
+    static func installTheseRules() throws {
         let ours = try Data(contentsOf: Self.rules)
+        if (try? Data(contentsOf: Self.installed)) == ours, installedThisRun { return }
         if ProcessInfo.processInfo.environment["PADGATE_IN_GUEST"] == "1" {
-            // The guest's root is a throw-away overlay: install, as `make install-udev` would.
             try FileManager.default.createDirectory(at: Self.installed.deletingLastPathComponent(), withIntermediateDirectories: true)
             try? FileManager.default.removeItem(at: Self.installed)
             try ours.write(to: Self.installed)
             try udevadm(["control", "--reload"])
             try waitForTheRules()
+            installedThisRun = true
         } else if (try? Data(contentsOf: Self.installed)) != ours {
             try skipLoudly("\(Self.installed.path) is not this checkout's udev/70-padgate.rules (sudo make install-udev)")
         }
     }
+    nonisolated(unsafe) private static var installedThisRun = false
 
     func testSupportedPadsAndVirtualDeviceInterfacesGetUaccess() throws {
         for bus in PadBus.allCases {
@@ -61,11 +70,38 @@ final class UdevRulesTests: XCTestCase {
         }
     }
 
+    /// Every family's emulated pad, by its driver's own model (Valve's included): its hidraw node
+    /// and each of its evdev nodes get uaccess (forward holds the nodes no joystick rule opens).
+    func testEveryFamilysPadGetsUaccessOnItsHidrawAndEvdevNodes() throws {
+        var walked: [String] = []
+        for driver in PadDrivers.all {
+            for model in driver.emulatedModels where model.throughUHID {
+                let emulated = try driver.emulate(model, bus: .usb, transport: .uhid, onOutput: nil)
+                defer { emulated.stop() }
+                let pad = eventually(timeout: Self.udevBudget) { () -> Pad? in
+                    try? Udev().pads().first { $0.kind == model.kind && $0.phys.hasPrefix(PadPhys.emulated) && $0.hidraw != nil && $0.hasItsInputNodes }
+                }
+                guard let pad, let hidraw = pad.hidraw else { XCTFail("\(model.name): no pad with a hidraw node"); continue }
+                let nodes = [hidraw] + pad.evdev.map(\.path)
+                let untagged = eventually(timeout: Self.udevBudget) { () -> [String]? in
+                    let missing = nodes.filter { node in
+                        !((try? self.udevadm(["info", "--query=property", "--name=\(node)"])) ?? "").contains(":uaccess:")
+                    }
+                    return missing.isEmpty ? [] : nil
+                }
+                XCTAssertEqual(untagged, [], "\(model.name) \(pad.vidpid): nodes without uaccess among \(nodes)")
+                walked.append("\(model.name) \(pad.vidpid) \(nodes.count) nodes")
+            }
+        }
+        print("udev rules reached: \(walked.joined(separator: "; "))")
+        XCTAssertTrue(walked.contains { $0.hasPrefix("steam-deck ") } && walked.contains { $0.hasPrefix("steam-controller ") }, "Valve's pads: \(walked)")
+    }
+
     /// Until udevd applies the installed rules: `udevadm control --reload` returns before udevd
     /// has loaded them, and a loaded 6.12 guest processed three pads' add events on the old rules
     /// (no tags at all) while /dev/uhid, 4 s later, had its uaccess. Told by /dev/uhid's own tag
     /// after a change event, within the budget.
-    private func waitForTheRules() throws {
+    private static func waitForTheRules() throws {
         let began = MonotonicInstant.now
         repeat {
             let events = try UdevEvents(subsystems: ["misc"])
@@ -93,7 +129,10 @@ final class UdevRulesTests: XCTestCase {
     }
 
     @discardableResult
-    private func udevadm(_ arguments: [String]) throws -> String {
+    func udevadm(_ arguments: [String]) throws -> String { try Self.udevadm(arguments) }
+
+    @discardableResult
+    static func udevadm(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/udevadm")
         process.arguments = arguments
