@@ -41,6 +41,18 @@ public enum AvahiBrowser {
     /// The most resolved answers kept (a host answers once per address family and interface).
     static let maxAnswers = 4096
 
+    /// The running avahi-daemon's version, asked over the system bus (`padgate doctor`): reads only.
+    public static func daemonVersion() throws(DiscoveryError) -> String {
+        guard let poll = avahi_simple_poll_new() else { throw .failed("out of memory") }
+        defer { avahi_simple_poll_free(poll) }
+        var error: Int32 = 0
+        guard let client = avahi_client_new(avahi_simple_poll_get(poll), AvahiClientFlags(0), { _, _, _ in }, nil, &error) else {
+            throw .daemonUnreachable(String(cString: avahi_strerror(error)))
+        }
+        defer { avahi_client_free(client) }
+        return avahi_client_get_version_string(client).map { String(cString: $0) } ?? "avahi"
+    }
+
     public static func browse(for window: Duration) throws(DiscoveryError) -> [DiscoveredHost] {
         try browse(for: window, preferring: { _ in false }, enough: { !$0.isEmpty })
     }

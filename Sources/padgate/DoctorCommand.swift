@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HIDCodecs
+import HostDiscovery
 import PadDevices
 import PadFamilies
 import PadHost
@@ -198,18 +199,28 @@ enum Doctor {
                     detail: "something listens on TCP \(port): padgate serve as another user or service, or another program (then: serve --address [::]:PORT)")
     }
 
+    /// The system bus where its clients look for it: `$DBUS_SYSTEM_BUS_ADDRESS`'s path, else D-Bus's default.
+    static var systemBusSocket: String {
+        let address = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? ""
+        return address.hasPrefix("unix:path=") ? String(address.dropFirst("unix:path=".count).prefix { $0 != "," }) : "/run/dbus/system_bus_socket"
+    }
+
     static func systemBus() -> Check {
-        SystemProbe.exists("/run/dbus/system_bus_socket")
-            ? Check(check: "system bus", role: .both, status: .ok, detail: "the D-Bus system bus is there (avahi-daemon is reached through it)")
-            : Check(check: "system bus", role: .both, status: .warning, detail: "no D-Bus system bus: hosts are neither announced nor found on the LAN (give HOST by name or address)",
+        SystemProbe.exists(systemBusSocket)
+            ? Check(check: "system bus", role: .both, status: .ok, detail: "the D-Bus system bus is there (\(systemBusSocket); avahi-daemon is reached through it)")
+            : Check(check: "system bus", role: .both, status: .warning, detail: "no D-Bus system bus at \(systemBusSocket): hosts are neither announced nor found on the LAN (give HOST by name or address)",
                     fix: "sudo apt install dbus && sudo systemctl start dbus")
     }
 
     static func avahi() -> Check {
-        SystemProbe.exists("/run/avahi-daemon/socket")
-            ? Check(check: "avahi-daemon", role: .both, status: .ok, detail: "avahi-daemon is running: serve announces itself, hosts --discover finds hosts")
-            : Check(check: "avahi-daemon", role: .both, status: .warning, detail: "avahi-daemon is not running: hosts are neither announced nor found on the LAN (give HOST by name or address)",
-                    fix: "sudo apt install avahi-daemon && sudo systemctl enable --now avahi-daemon")
+        do {
+            let version = try AvahiBrowser.daemonVersion()
+            return Check(check: "avahi-daemon", role: .both, status: .ok, detail: "\(TerminalText.escaped(version)) is running: serve announces itself, hosts --discover finds hosts")
+        } catch {
+            return Check(check: "avahi-daemon", role: .both, status: .warning,
+                         detail: "avahi-daemon cannot be reached (\(error)): hosts are neither announced nor found on the LAN (give HOST by name or address)",
+                         fix: "sudo apt install avahi-daemon && sudo systemctl enable --now avahi-daemon")
+        }
     }
 
     static func firewall() -> Check {
