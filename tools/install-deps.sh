@@ -8,6 +8,8 @@ install_packages padgate pkg-config libevdev-dev libudev-dev libhidapi-dev libss
 # LAN discovery's tests run the real daemons (tools/lan/rig.sh): avahi-daemon, its browser, D-Bus,
 # and iproute2 for the namespaces that play two machines.
 install_packages padgate avahi-daemon avahi-utils dbus-daemon dbus-bin iproute2
+# strace: the tests that check a command only reads (doctor) watch its system calls.
+install_packages padgate strace
 command -v swift >/dev/null || [ -x /opt/swift/usr/bin/swift ] || {
     echo "padgate needs a Swift 6 toolchain (swift.org) on PATH or at /opt/swift" >&2; exit 1; }
 

@@ -29,13 +29,13 @@ if [ -n "${PADGATE_DEVICE_CLASSES:-}" ]; then
 fi
 # Every kernel line runs the classes that touch a kernel driver, SDL or a version rule
 # (forwarding, each family, the Steam Deck, SDL, feedback, haptics over USB audio, calibration, hid-replay, the
-# demo, list/watch, udev rules); the classes about padgate's own link, LAN, administration and
+# demo, list/watch, udev rules, doctor); the classes about padgate's own link, LAN, administration and
 # signals depend on no driver and run once, on 6.12 (measured loaded on 6.12: they are 170 s of its
 # 750 s; docs/testing.md). So do two classes whose driver part another class holds on every line:
 # GyroCalibrationTests (padgate's calibration; the motion nodes' values are PadFamilyForwardingTests')
 # and HapticsOnMotorsTests (padgate's rendering; the coils' card is HapticsForwardingTests', the
 # DualShock 4's and Switch Pro's rumble reports PadFamilyForwardingTests'): 120-150 s a line loaded.
-driver_classes="USBPadTests,ExclusiveForwardingTests,HostPadOrderDeviceTests,SteamControllerDeviceTests,CalibrateTests,HIDReplayTests,HostVirtualPadMarkTests,ForwardingTests,PadFamilyForwardingTests,SDLClientTests,FeedbackDualSenseTests,FeedbackUInputTests,EmulatedDualSenseTests,EmulatedDualShock4Tests,EmulatedSwitchProTests,EmulateEveryFamilyTests,HapticsDeviceTests,HapticsForwardingTests,MicrophoneForwardingTests,DemoTests,CommandLineTests,UdevRulesTests,EvdevConventionTests,UInputGamepadTests,SteamDeckDeviceTests"
+driver_classes="USBPadTests,ExclusiveForwardingTests,HostPadOrderDeviceTests,SteamControllerDeviceTests,CalibrateTests,HIDReplayTests,HostVirtualPadMarkTests,ForwardingTests,PadFamilyForwardingTests,SDLClientTests,FeedbackDualSenseTests,FeedbackUInputTests,EmulatedDualSenseTests,EmulatedDualShock4Tests,EmulatedSwitchProTests,EmulateEveryFamilyTests,HapticsDeviceTests,HapticsForwardingTests,MicrophoneForwardingTests,DemoTests,CommandLineTests,UdevRulesTests,DoctorDeviceTests,EvdevConventionTests,UInputGamepadTests,SteamDeckDeviceTests"
 # SDL's version does not change with the kernel: the SDL tests of an emulated pad (both SDLs, a few
 # seconds each) run on every line, and the forwarded-pad SDL tests (10-20 s each) with one SDL per
 # line: SDL 2 on Debian 12's 6.1, SDL 3 on Debian 13's 6.12 and sid's newest line (both Debians

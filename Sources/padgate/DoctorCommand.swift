@@ -217,8 +217,10 @@ enum Doctor {
             let version = try AvahiBrowser.daemonVersion()
             return Check(check: "avahi-daemon", role: .both, status: .ok, detail: "\(TerminalText.escaped(version)) is running: serve announces itself, hosts --discover finds hosts")
         } catch {
+            let why: String
+            switch error { case .daemonUnreachable(let reason), .failed(let reason): why = reason }
             return Check(check: "avahi-daemon", role: .both, status: .warning,
-                         detail: "avahi-daemon cannot be reached (\(error)): hosts are neither announced nor found on the LAN (give HOST by name or address)",
+                         detail: "avahi-daemon cannot be reached (\(TerminalText.escaped(why))): hosts are neither announced nor found on the LAN (give HOST by name or address)",
                          fix: "sudo apt install avahi-daemon && sudo systemctl enable --now avahi-daemon")
         }
     }
