@@ -129,6 +129,71 @@ final class ExclusiveForwardingTests: XCTestCase {
         XCTAssertFalse(second.snapshot().contains { $0.contains("forwarding DualSense") }, "the second forward took the pad too")
     }
 
+    /// A pad unplugged while forward holds it: a line says so, the host's pad lets go of the button
+    /// held at that moment, forward goes on, takes the next pad plugged in and holds it as it held
+    /// the first, and lets it go when it stops.
+    func testAPadUnpluggedWhileHeldLeavesNothingHeldAndTheNextPadIsHeldAsTheFirst() throws {
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+        defer { unsetenv("PADGATE_STATE_DIR") }
+        let udev = try Udev()
+        let port = String(28200 + Int.random(in: 0..<50))
+        let serve = try startPairedServe(["--virtual", "dualsense"], host: "127.0.0.1", port: port)
+        defer { serve.interrupt() }
+        var first: EmulatedPlayStationPad? = try EmulatedPlayStationPad(bus: .usb)
+        defer { first?.stop() }
+        _ = try XCTUnwrap(padFor(first!, udev: udev))
+        let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", "054c:0ce6", "--quiet"], includeStandardError: true)
+        defer { forward.interrupt() }
+        XCTAssertNotNil(forward.waitForLine(timeout: .seconds(30)) { $0.contains("forwarding DualSense") }, "forward did not take the pad: \(forward.snapshot())")
+        let hostPad = try XCTUnwrap(eventually(timeout: .seconds(30)) { udev.pads().first { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.capabilities.contains(.battery) } })
+        let host = try Bystander(hostPad)
+        var held = GamepadState.dualSenseAtRest
+        held.buttons = [.south]
+        let pressed = eventually(timeout: .seconds(10)) { () -> Bool? in
+            try? first?.send(held)
+            _ = Poll.wait(host.nodes.map(\.descriptor), timeout: .milliseconds(20))
+            _ = try? host.drain()
+            return host.nodes[0].value(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_SOUTH) == 1 ? true : nil
+        }
+        XCTAssertEqual(pressed, true, "the held button never reached the host's pad")
+
+        first?.stop()
+        first = nil
+        XCTAssertNotNil(forward.waitForLine(timeout: .seconds(30)) { $0.contains("was unplugged") }, "no line for the unplugged pad: \(forward.snapshot())")
+        let released = eventually(timeout: .seconds(30)) { () -> Bool? in
+            if !udev.pads().contains(where: { $0.isHostVirtualPad && $0.id == hostPad.id }) { return true }
+            _ = try? host.drain()
+            return host.nodes[0].value(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_SOUTH) == 0 ? true : nil
+        }
+        XCTAssertEqual(released, true, "the host's pad kept the button the unplugged pad held")
+        XCTAssertTrue(forward.process.isRunning, "forward goes on after an unplug")
+
+        let second = try EmulatedPlayStationPad(bus: .usb)
+        defer { second.stop() }
+        let secondPad = try XCTUnwrap(padFor(second, udev: udev))
+        XCTAssertNotNil(forward.waitForLine(timeout: .seconds(30)) { line in line.contains("forwarding DualSense") && forward.snapshot().filter { $0.contains("forwarding DualSense") }.count >= 2 },
+                        "forward did not take the next pad: \(forward.snapshot())")
+        let bystander = try Bystander(secondPad)
+        let nextHost = try XCTUnwrap(eventually(timeout: .seconds(30)) { udev.pads().first { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.id != hostPad.id } })
+        let hostReader = try Bystander(nextHost)
+        var presses = Presses()
+        _ = try bystander.drain()
+        for change in 0..<6 {
+            let state = presses.next()
+            let value: Int32 = state.buttons.isEmpty ? 0 : 1
+            let arrived = eventually(timeout: .seconds(10)) { () -> Bool? in
+                try? second.send(state)
+                _ = Poll.wait(hostReader.nodes.map(\.descriptor), timeout: .milliseconds(20))
+                _ = try? hostReader.drain()
+                return hostReader.nodes[0].value(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_SOUTH) == value ? true : nil
+            }
+            XCTAssertEqual(arrived, true, "change \(change) of the next pad never reached the host")
+        }
+        XCTAssertEqual(try bystander.drain(), 0, "the next pad was not held as the first")
+        forward.interrupt()
+        XCTAssertNotNil(try seenByBystander(bystander, second, &presses), "after forward stopped, the next pad stayed held")
+    }
+
     /// Sends changes until the bystander reads one; nil when it never did.
     private func seenByBystander(_ bystander: Bystander, _ physical: EmulatedPlayStationPad, _ presses: inout Presses) throws -> Int? {
         _ = try bystander.drain()
