@@ -15,8 +15,14 @@ final class ExclusiveForwardingTests: XCTestCase {
     override func setUpWithError() throws { try requireDeviceAccess() }
 
     var state: URL!
-    override func setUp() { state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-excl-\(UUID())") }
-    override func tearDown() { try? FileManager.default.removeItem(at: state) }
+    override func setUp() {
+        state = FileManager.default.temporaryDirectory.appendingPathComponent("padgate-excl-\(UUID())")
+        setenv("PADGATE_STATE_DIR", state.path, 1)
+    }
+    override func tearDown() {
+        unsetenv("PADGATE_STATE_DIR")
+        try? FileManager.default.removeItem(at: state)
+    }
 
     /// The client's other reader: the gamepad and touchpad nodes, opened as any program opens them.
     final class Bystander {
@@ -42,8 +48,6 @@ final class ExclusiveForwardingTests: XCTestCase {
     }
 
     func testAForwardedPadAnswersTheHostAloneUntilForwardStopsOrIsKilled() throws {
-        setenv("PADGATE_STATE_DIR", state.path, 1)
-        defer { unsetenv("PADGATE_STATE_DIR") }
         let physical = try EmulatedPlayStationPad(bus: .usb)
         defer { physical.stop() }
         let udev = try Udev()
@@ -68,15 +72,7 @@ final class ExclusiveForwardingTests: XCTestCase {
             _ = try bystander.drain()
             // Twenty changes, each seen by the host's pad before the next: none by the bystander.
             for change in 0..<20 {
-                let state = presses.next()
-                let pressed: Int32 = state.buttons.isEmpty ? 0 : 1
-                let arrived = eventually(timeout: .seconds(10)) { () -> Bool? in
-                    try? physical.send(state)
-                    _ = Poll.wait(host.nodes.map(\.descriptor), timeout: .milliseconds(20))
-                    _ = try? host.drain()
-                    return host.nodes[0].value(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_SOUTH) == pressed ? true : nil
-                }
-                XCTAssertEqual(arrived, true, "change \(change) never reached the host's pad (\(ending) run)")
+                XCTAssertTrue(hostReads(presses.next(), from: physical, host: host), "change \(change) never reached the host's pad (\(ending) run)")
             }
             XCTAssertEqual(try bystander.drain(), 0, "while forwarded, the client's other reader got the pad's events (\(ending) run)")
             XCTAssertTrue(forward.snapshot().contains { $0.contains("answer the host alone") }, "forward did not say it holds the pads: \(forward.snapshot())")
@@ -92,8 +88,6 @@ final class ExclusiveForwardingTests: XCTestCase {
     /// A pad whose node another program holds (Steam Input, a remapper, another forward) is
     /// refused with a line naming what to do, and forward holds none of its other nodes.
     func testAPadHeldElsewhereIsRefusedWithAClearLineAndNothingIsLeftHeld() throws {
-        setenv("PADGATE_STATE_DIR", state.path, 1)
-        defer { unsetenv("PADGATE_STATE_DIR") }
         let physical = try EmulatedPlayStationPad(bus: .usb)
         defer { physical.stop() }
         let udev = try Udev()
@@ -133,8 +127,6 @@ final class ExclusiveForwardingTests: XCTestCase {
     /// held at that moment, forward goes on, takes the next pad plugged in and holds it as it held
     /// the first, and lets it go when it stops.
     func testAPadUnpluggedWhileHeldLeavesNothingHeldAndTheNextPadIsHeldAsTheFirst() throws {
-        setenv("PADGATE_STATE_DIR", state.path, 1)
-        defer { unsetenv("PADGATE_STATE_DIR") }
         let udev = try Udev()
         let port = String(28200 + Int.random(in: 0..<50))
         let serve = try startPairedServe(["--virtual", "dualsense"], host: "127.0.0.1", port: port)
@@ -149,13 +141,7 @@ final class ExclusiveForwardingTests: XCTestCase {
         let host = try Bystander(hostPad)
         var held = GamepadState.dualSenseAtRest
         held.buttons = [.south]
-        let pressed = eventually(timeout: .seconds(10)) { () -> Bool? in
-            try? first?.send(held)
-            _ = Poll.wait(host.nodes.map(\.descriptor), timeout: .milliseconds(20))
-            _ = try? host.drain()
-            return host.nodes[0].value(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_SOUTH) == 1 ? true : nil
-        }
-        XCTAssertEqual(pressed, true, "the held button never reached the host's pad")
+        XCTAssertTrue(hostReads(held, from: try XCTUnwrap(first), host: host), "the held button never reached the host's pad")
 
         first?.stop()
         first = nil
@@ -179,19 +165,22 @@ final class ExclusiveForwardingTests: XCTestCase {
         var presses = Presses()
         _ = try bystander.drain()
         for change in 0..<6 {
-            let state = presses.next()
-            let value: Int32 = state.buttons.isEmpty ? 0 : 1
-            let arrived = eventually(timeout: .seconds(10)) { () -> Bool? in
-                try? second.send(state)
-                _ = Poll.wait(hostReader.nodes.map(\.descriptor), timeout: .milliseconds(20))
-                _ = try? hostReader.drain()
-                return hostReader.nodes[0].value(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_SOUTH) == value ? true : nil
-            }
-            XCTAssertEqual(arrived, true, "change \(change) of the next pad never reached the host")
+            XCTAssertTrue(hostReads(presses.next(), from: second, host: hostReader), "change \(change) of the next pad never reached the host")
         }
         XCTAssertEqual(try bystander.drain(), 0, "the next pad was not held as the first")
         forward.interrupt()
         XCTAssertNotNil(try seenByBystander(bystander, second, &presses), "after forward stopped, the next pad stayed held")
+    }
+
+    /// Sends `state` until the host's pad shows its south button so (each change seen before the next).
+    private func hostReads(_ state: GamepadState, from physical: EmulatedPlayStationPad, host: Bystander) -> Bool {
+        let pressed: Int32 = state.buttons.isEmpty ? 0 : 1
+        return eventually(timeout: .seconds(10)) { () -> Bool? in
+            try? physical.send(state)
+            _ = Poll.wait(host.nodes.map(\.descriptor), timeout: .milliseconds(20))
+            _ = try? host.drain()
+            return host.nodes[0].value(type: EvdevCode.EV_KEY, code: EvdevCode.BTN_SOUTH) == pressed ? true : nil
+        } ?? false
     }
 
     /// Sends changes until the bystander reads one; nil when it never did.
