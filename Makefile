@@ -6,7 +6,7 @@ export PATH := $(dir $(SWIFT)):$(PATH)
 # machine, one job a core got half of it; docs/testing.md), and idle it costs nothing.
 BUILD_JOBS ?= $(shell echo $$(( $$(nproc) * 2 )))
 
-.PHONY: all deps build release udev-rules test test-repeat test-unit test-devices test-package demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble bench-haptics fuzz fuzz-long install install-udev uninstall deb clean guest
+.PHONY: all deps build release udev-rules test test-repeat test-unit test-devices test-package demo demo-guest bench bench-forward bench-hostile bench-latency bench-rumble bench-haptics fuzz fuzz-long install install-udev uninstall deb dist test-dist clean guest
 
 all: build
 
@@ -139,5 +139,14 @@ uninstall:
 deb: release
 	tools/make-deb.sh $(RELEASE_BIN)
 
+# A tarball for any Linux with glibc 2.36 or newer (SteamOS, Fedora, Arch, Ubuntu): the release
+# binary, the libraries a distribution may lack, rules, units, completions, man page and install.sh
+# (docs/install.md). test-dist unpacks it in a Debian 13 root without the toolchain.
+dist: release
+	tools/make-dist.sh $(RELEASE_BIN)
+
+test-dist: dist
+	tools/test-dist.sh $$(ls -t .build-dist/padgate-*.tar.gz | head -1)
+
 clean:
-	rm -rf .build .build-fuzz .guest .build-deb
+	rm -rf .build .build-fuzz .guest .build-deb .build-dist

@@ -2,7 +2,8 @@
 # The host service as it is installed: the unit passes `systemd-analyze verify` and its offline
 # security exposure stays within docs/service.md's bound; `make install DESTDIR=…` lays out every
 # file and `make uninstall` takes every one away; the .deb's binary has no Swift library in `ldd`
-# and runs with the toolchain hidden. Part of `make test`.
+# and runs with the toolchain hidden; the tarball for other distributions (make dist) runs in a Debian
+# 13 root without the toolchain (tools/test-dist.sh). Part of `make test`.
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -73,3 +74,8 @@ hidden=$(unshare -m sh -c "mount -t tmpfs none /opt/swift 2>/dev/null || true; e
 env -i PATH=/usr/bin:/bin "$work/deb/usr/bin/padgate" lightbar 1 2 3 --dry-run --bus usb | grep -q "^0200" || fail "the packaged binary does not work"
 echo "test-package: $(basename "$package"): $(du -h "$package" | cut -f1), runs without the toolchain (version $hidden); ldd:"
 echo "$libraries" | awk '{print "  " $1}'
+
+# 4. The tarball for other distributions (make dist), in a Debian 13 root (tools/test-dist.sh).
+tarball=$(make -s dist | tail -1)
+[ -f "$tarball" ] || fail "make dist made no tarball ($tarball)"
+tools/test-dist.sh "$tarball"
