@@ -22,38 +22,49 @@ all=$("$bundle" --list-tests | grep -E '^ *DeviceTests\.' | sed -E 's/^ *//; s#/
 benches=$(tr , '\n' <<< "$all" | grep -E 'Bench$' | paste -sd, - || true)
 all=$(tr , '\n' <<< "$all" | grep -vE 'Bench$' | paste -sd, - || true)
 [ -n "$all" ] || { echo "no device tests found in $bundle" >&2; exit 1; }
-# PADGATE_DEVICE_CLASSES=GyroCalibrationTests,ForwardingTests runs only those classes (on every kernel chosen).
+# PADGATE_DEVICE_CLASSES=GyroCalibrationTests,ForwardingTests runs only those classes (on every kernel
+# chosen); an entry Class/test runs that one test (PADGATE_DEVICE_CLASSES=DoctorDeviceTests,ForwardingTests/testTwoPads…).
 if [ -n "${PADGATE_DEVICE_CLASSES:-}" ]; then
-    all=$(tr , '\n' <<< "$all,$benches" | grep -xF -f <(tr , '\n' <<< "$PADGATE_DEVICE_CLASSES" | sed 's/^/DeviceTests./') | paste -sd, - || true)
+    single=$(tr , '\n' <<< "$PADGATE_DEVICE_CLASSES" | grep / | sed 's/^/DeviceTests./' || true)
+    all=$( { tr , '\n' <<< "$all,$benches" | grep -xF -f <(tr , '\n' <<< "$PADGATE_DEVICE_CLASSES" | sed 's/^/DeviceTests./') || true
+             [ -z "$single" ] || "$bundle" --list-tests | sed -E 's/^ *//' | grep -xF -f <(echo "$single") || true; } | paste -sd, - )
     [ -n "$all" ] || { echo "PADGATE_DEVICE_CLASSES names no device test class: $PADGATE_DEVICE_CLASSES" >&2; exit 1; }
 fi
-# Every kernel line runs the classes that touch a kernel driver, SDL or a version rule
-# (forwarding, each family, the Steam Deck, SDL, feedback, haptics over USB audio, calibration, hid-replay, the
-# demo, list/watch, udev rules, doctor); the classes about padgate's own link, LAN, administration and
-# signals depend on no driver and run once, on 6.12 (measured loaded on 6.12: they are 170 s of its
-# 750 s; docs/testing.md). So do two classes whose driver part another class holds on every line:
-# GyroCalibrationTests (padgate's calibration; the motion nodes' values are PadFamilyForwardingTests')
-# and HapticsOnMotorsTests (padgate's rendering; the coils' card is HapticsForwardingTests', the
-# DualShock 4's and Switch Pro's rumble reports PadFamilyForwardingTests'): 120-150 s a line loaded.
-driver_classes="USBPadTests,ExclusiveForwardingTests,HostPadOrderDeviceTests,SteamControllerDeviceTests,CalibrateTests,HIDReplayTests,HostVirtualPadMarkTests,ForwardingTests,PadFamilyForwardingTests,SDLClientTests,FeedbackDualSenseTests,FeedbackUInputTests,EmulatedDualSenseTests,EmulatedDualShock4Tests,EmulatedSwitchProTests,EmulateEveryFamilyTests,HapticsDeviceTests,HapticsForwardingTests,MicrophoneForwardingTests,DemoTests,CommandLineTests,UdevRulesTests,DoctorDeviceTests,EvdevConventionTests,UInputGamepadTests,SteamDeckDeviceTests"
+# Every kernel line runs the classes that touch a kernel driver, SDL or a version rule (each family
+# bound and forwarded, USB pads on vhci-hcd, the Steam pads, SDL on an emulated pad, feedback, the
+# coils' card through snd-usb-audio, the microphone, calibration, hid-replay, udev rules, doctor).
+# The rest depends on no driver and runs once, on 6.12: padgate's own link, LAN, administration,
+# signals, its command line and demo, the exclusive hold (evdev's EVIOCGRAB, the same in every
+# line), the pads' independence, and two classes whose driver part another class holds on every
+# line: GyroCalibrationTests (the motion nodes' values are PadFamilyForwardingTests') and
+# HapticsOnMotorsTests (the DualShock 4's and Switch Pro's rumble reports PadFamilyForwardingTests').
+# Of HapticsForwardingTests (240 s of 6.12's 1000 s with the unit tests beside) the other lines run
+# the USB pad's coils through the host pad's own card; its timing tests run once (docs/testing.md).
+driver_classes="USBPadTests,HostPadOrderDeviceTests,SteamControllerDeviceTests,CalibrateTests,HIDReplayTests,HostVirtualPadMarkTests,ForwardingTests,PadFamilyForwardingTests,SDLClientTests,FeedbackDualSenseTests,FeedbackUInputTests,EmulatedDualSenseTests,EmulatedDualShock4Tests,EmulatedSwitchProTests,EmulateEveryFamilyTests,HapticsDeviceTests,MicrophoneForwardingTests,UdevRulesTests,DoctorDeviceTests,EvdevConventionTests,UInputGamepadTests,SteamDeckDeviceTests"
+driver_tests="HapticsForwardingTests/testAGamesHapticsReachAUSBPadsCoilsAsItsOwnAudio"
 # SDL's version does not change with the kernel: the SDL tests of an emulated pad (both SDLs, a few
-# seconds each) run on every line, and the forwarded-pad SDL tests (10-20 s each) with one SDL per
-# line: SDL 2 on Debian 12's 6.1, SDL 3 on Debian 13's 6.12 and sid's newest line (both Debians
-# after 12 ship SDL 3; docs/testing.md). PADGATE_BOTH_SDL=1 runs both SDLs' forwarded tests everywhere.
+# seconds each) run on every line, and the forwarded-pad SDL tests (10-20 s each) with one SDL: SDL 2
+# on Debian 12's 6.1, SDL 3 on Debian 13's 6.12 (docs/testing.md); the newest line runs none of them
+# (its SDL is 6.12's). PADGATE_BOTH_SDL=1 runs both SDLs' forwarded tests everywhere.
 forwarded_sdl_tests="SDLClientTests/testAGameOnTheHostSeesTheForwarded"
-sdl_of_line() { [ -n "${PADGATE_BOTH_SDL:-}" ] || case $1 in 6.1) echo 2 ;; 6.12|newest) echo 3 ;; esac; }
-# The chosen classes on a line (every chosen class, or with SUBSET those that touch a driver), as
-# XCTest filters ("Class" or "Class/test").
+sdl_of_line() { [ -n "${PADGATE_BOTH_SDL:-}" ] || case $1 in 6.1) echo 2 ;; 6.12) echo 3 ;; *) echo none ;; esac; }
+# The chosen classes on a line (every chosen class, or with SUBSET those that touch a driver and the
+# single tests of driver_tests), as XCTest filters ("Class" or "Class/test").
 line_selection() {
-    local name=$1 subset=$2 classes sdl
+    local name=$1 subset=$2 classes sdl test
     classes=$(tr , '\n' <<< "$all")
-    [ -z "$subset" ] || classes=$(grep -xF -f <(tr , '\n' <<< "$driver_classes" | sed 's/^/DeviceTests./') <<< "$classes" || true)
+    if [ -n "$subset" ]; then
+        classes=$( { awk -F/ -v keep="$driver_classes" 'BEGIN { n = split(keep, k, ","); for (i = 1; i <= n; i++) ok["DeviceTests." k[i]] = 1 } ok[$1]' <<< "$classes"
+                     for test in ${driver_tests//,/ }; do
+                         if grep -qxF "DeviceTests.${test%%/*}" <<< "$classes"; then echo "DeviceTests.$test"; fi
+                     done; } || true)
+    fi
     sdl=$(sdl_of_line "$name")
     if [ -n "$sdl" ] && grep -qxF DeviceTests.SDLClientTests <<< "$classes"; then
         classes=$(grep -vxF DeviceTests.SDLClientTests <<< "$classes"
             "$bundle" --list-tests | sed -E 's/^ *//' | grep -E '^DeviceTests\.SDLClientTests/' |
                 awk -v f="DeviceTests.$forwarded_sdl_tests" -v sdl="$sdl" \
-                    'index($0, f) != 1 || (sdl == 3) == (index($0, "SDL3") > 0)')
+                    'index($0, f) != 1 || (sdl != "none" && (sdl == 3) == (index($0, "SDL3") > 0))')
     fi
     paste -sd, - <<< "$classes"
 }

@@ -44,7 +44,7 @@ final class ForwardingTests: XCTestCase {
             let made = udev.pads().filter { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.hidraw != nil }
             return made.count == 2 ? made : nil
         }
-        XCTAssertNotNil(hostPads, "both host pads bound by hid-playstation (hidraw and evdev): \(udev.pads().filter(\.isHostVirtualPad).map { "\($0.name) \($0.uniq)" })\nserve said: \(serve.snapshot())")
+        XCTAssertNotNil(hostPads, "both host pads bound by hid-playstation (hidraw and evdev): \(udev.pads().filter(\.isHostVirtualPad).map { "\($0.name) \($0.uniq) hidraw \($0.hidraw ?? "none") nodes \($0.evdev.map(\.role))" })\nserve said: \(serve.snapshot())")
         if let hostPads { XCTAssertEqual(Set(hostPads.map(\.uniq)).count, 2, "two addresses: \(hostPads.map(\.uniq))") }
     }
 
