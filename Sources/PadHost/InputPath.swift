@@ -230,6 +230,9 @@ final class InputPath {
 
     func receiveDatagrams() {
         for _ in 0..<configuration.limits.datagramsPerWake {
+            // Each datagram answers for itself: one dropped over its budget sends nothing, not the
+            // replies the one before it made (issue 59: a flood was answered pong for datagram).
+            replies.removeAll(keepingCapacity: true)
             // The session id picks the client; its key decides whether the datagram is genuine.
             var sender: ClientSession?
             let receipt = inbox.receiveOne(from: udp, opener: { id in
@@ -242,7 +245,6 @@ final class InputPath {
                 session.lastAuthentic = now
                 // Over its budget: dropped and counted before a single message is read.
                 guard session.budget.admit(payload, now: now) else { return }
-                replies.removeAll(keepingCapacity: true)
                 WireCodec.decode(payload, counters: &wire) { message in session.pads.handle(message, now: now, replies: &replies) }
             }
             switch receipt {

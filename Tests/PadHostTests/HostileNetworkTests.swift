@@ -213,6 +213,32 @@ final class HostileNetworkTests: XCTestCase {
         XCTAssertLessThanOrEqual(Double(attackerBudget.admitted), allowed, "admitted \(attackerBudget.admitted) of \(sent)")
     }
 
+    /// A datagram dropped over its session's budget is answered with nothing: before, the replies of
+    /// the datagram before it (a ping's pong) went out again for each one (issue 59: 263,556 pongs
+    /// for 20 pings), so every dropped datagram cost the host a seal and a send.
+    func testADatagramDroppedOverItsBudgetIsNotAnswered() throws {
+        let (running, _) = try startHost()
+        defer { running.stop() }
+        let attacker = try RawClient(port: running.port, identity: try identity("attacker"), from: "127.0.0.3")
+        let packed: [UInt8] = [wireVersion] + Array(repeating: [UInt8]([0xEE, 0, 0]), count: 466).flatMap { $0 }
+        let pings = 5, floodPerPing = 200
+        for id in 0..<pings {
+            attacker.send(attacker.seal([.ping(Probe(id: UInt32(id), sentMicros: 1))]))
+            // Paced so that the host's socket buffer keeps them: each reaches the budget.
+            // Each sealed afresh: a datagram sent twice is a replay, refused before its budget.
+            for _ in 0..<floodPerPing { attacker.sendNow(attacker.sealRaw(packed)); usleep(300) }
+        }
+        usleep(300_000)
+        var received = 0, buffer = [UInt8](repeating: 0, count: 2048)
+        while (buffer.withUnsafeMutableBytes { try? attacker.socket.receive(into: $0) }) != nil { received += 1 }
+        let attackerPrint = try identity("attacker").fingerprint
+        let budget = try XCTUnwrap(running.onInputPath { input in input.sessions.values.first { $0.fingerprint == attackerPrint }?.budget } ?? nil)
+        XCTAssertGreaterThanOrEqual(budget.dropped[.messagesPerDatagram] ?? 0, pings * floodPerPing / 2, "the flood was over its budget: \(budget.dropped)")
+        XCTAssertGreaterThanOrEqual(received, 1, "the pings were answered")
+        // The pongs and what the host sends a session of its own accord (its own probes), never one per dropped datagram.
+        XCTAssertLessThanOrEqual(received, pings * 2 + 10, "\(received) datagrams answered \(pings) pings and \(pings * floodPerPing) dropped datagrams")
+    }
+
     func testUnpairedClientsGetNoSessionAndTheClientLimitHolds() throws {
         let (running, log) = try startHost()
         defer { running.stop() }
