@@ -3,13 +3,13 @@
 # + encode + AES-GCM seal, heap allocations counted), loopback latency through the real client and
 # host, and the idle cost of both ends. For scale, OpenSSL's own AES-256-GCM speed on 64-byte
 # blocks is measured in the same run: the seal cannot be cheaper than that on this CPU.
-#   tools/bench-forward.sh [REPORTS=100000]
+#   tools/bench-forward.sh [REPORTS=5000]  (the loopback paces them at a pad's 250 a second)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 "$SWIFT" build -c release --product ForwardBench >&2
 bin="$("$SWIFT" build -c release --show-bin-path)/ForwardBench"
-out=$("$bin" Tests/HIDCodecsTests/Fixtures/recordings/dualsense_edge_usb_dsegde.hid "${1:-100000}")
+out=$("$bin" Tests/HIDCodecsTests/Fixtures/recordings/dualsense_edge_usb_dsegde.hid "${1:-5000}")
 echo "$out"
 if command -v openssl >/dev/null; then
     # "AES-256-GCM  <k bytes/s>" for 64-byte blocks -> ns per block.

@@ -39,7 +39,7 @@ if arguments.count >= 2, arguments[1] == "--hostile" {
 guard arguments.count >= 2, let text = try? String(contentsOfFile: arguments[1], encoding: .utf8) else {
     print("usage: ForwardBench RECORDING.hid [reports]"); exit(2)
 }
-let latencyReports = arguments.count >= 3 ? Int(arguments[2]) ?? 100_000 : 100_000
+let latencyReports = arguments.count >= 3 ? Int(arguments[2]) ?? 5_000 : 5_000
 let recording = try HIDRecording(text: text)
 let reports = recording.events.map(\.data).filter { $0.first == 0x01 && $0.count == 64 }
 guard !reports.isEmpty else { print("no DualSense USB reports in \(arguments[1])"); exit(2) }
@@ -85,6 +85,7 @@ final class ClientLoopState {
     init(reports: Int, gyroCalibration: GyroCalibrationMode) throws {
         source = RecordedReportSource(kind: .dualSenseEdge, slot: PadSlot(0), gyroCalibration: gyroCalibration)
         pad = ForwardedPad(source)
+        _ = pad.announcement(now: .now)  // as forward does when the link comes up: collect sends nothing before
         let keys = DirectionKeys(key: [UInt8](repeating: 7, count: 32), iv: [UInt8](repeating: 9, count: 12))
         sealer = try DatagramSealer(keys: keys, session: 1)
         ticks = [[UInt64]](repeating: [UInt64](repeating: 0, count: reports), count: 3)
@@ -146,6 +147,11 @@ func clientPipeline(gyroCalibration: GyroCalibrationMode) throws -> (medianSent:
         let sentTotal = median((0..<n).map { ticks[2][$0] > 0 ? totals[$0] : 0 })
         let mean = Double(elapsed / .nanoseconds(1)) / Double(n)
         result = (sentTotal, mean)
+        // A stage that measured nothing fails the bench (issue 59: a pad never announced sent nothing and printed zeros).
+        let stages = ["decode": median(ticks[0]), "diff_encode": median(ticks[1]), "seal": median(ticks[2]), "sent": sentTotal]
+        for (stage, value) in stages.sorted(by: { $0.key < $1.key }) where value <= 0 {
+            print("client_pipeline: the \(stage) stage measured nothing (\(loop.datagrams) datagrams sealed over \(n) reports)"); exit(1)
+        }
         print("client_pipeline gyro=\(gyroCalibration.rawValue) " + String(format: "reports=%d median_ns=%.1f median_sent_ns=%.1f mean_ns=%.1f budget_ratio=%.2f (of 450 ns) decode_ns=%.1f diff_encode_ns=%.1f seal_ns=%.1f allocations_per_report=%.4f datagrams=%d bytes_sealed=%d",
                      n, total, sentTotal, mean, sentTotal / 450, median(ticks[0]), median(ticks[1]), median(ticks[2]),
                      allocs, loop.datagrams, loop.sealedBytes))
@@ -274,7 +280,13 @@ func loopback() throws {
     let traceAllocations = ProcessInfo.processInfo.environment["PADGATE_TRACE_ALLOCATIONS"] == "1"
     let allocationsBefore = padgate_allocation_count()
     if traceAllocations { padgate_allocation_trace(1) }
+    // Paced as a real pad sends (a DualSense's 250 reports a second), within the session's budget:
+    // as fast as round trips allow, the host's budget and the snapshot re-sends were what it measured.
+    let interval = Duration.microseconds(4_000)
+    var next = MonotonicInstant.now
     for (report, expected) in prepared {
+        while MonotonicInstant.now < next { usleep(UInt32(max(1, (next - MonotonicInstant.now) / .microseconds(1)))) }
+        next = next + interval
         let sent = MonotonicInstant.now
         injector.inject(report)
         var arrivedAt: MonotonicInstant?
@@ -286,6 +298,7 @@ func loopback() throws {
     let allocations = padgate_allocation_count() - allocationsBefore
     if traceAllocations { padgate_allocation_trace(0) }
     let allocationsPerReport = Double(allocations) / Double(prepared.count)
+    guard !latencies.isEmpty, lost == 0 else { print("loopback_latency: \(latencies.count) reports arrived, \(lost) lost"); exit(1) }
     latencies.sort()
     func percentile(_ p: Double) -> Double { Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] / .nanoseconds(1)) / 1000 }
     print(String(format: "loopback_latency reports=%d p50_us=%.1f p99_us=%.1f max_us=%.1f lost=%d p99_ratio=%.2f (of 200 us)",

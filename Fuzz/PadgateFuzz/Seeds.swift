@@ -40,9 +40,20 @@ func writeSeeds(into directory: URL, fixtures: URL) throws {
         clientMessages.append(.motion(batch))
     }
     clientMessages += [.battery(BatteryReport(slot: slot, percent: 80, state: 1)), .ping(Probe(id: 1, sentMicros: 123_456)), .removal(slot)]
-    for (i, payload) in payloads(clientMessages).enumerated() {
+    let clientPayloads = payloads(clientMessages)
+    for (i, payload) in clientPayloads.enumerated() {
         try write("wire-host", "edge-\(i)", payload)
         try write("virtual-pad", "edge-\(i)", payload)
+    }
+    // session-budget reads (length / 8, gap in ms, datagram) triples: the same payloads 4 ms apart
+    // (a pad's 250 reports a second), then all at once.
+    for (name, gap) in [("paced", UInt8(4)), ("burst", UInt8(0))] {
+        var stream: [UInt8] = []
+        for payload in clientPayloads {
+            let blocks = (payload.count + 7) / 8
+            stream += [UInt8(min(blocks, 255)), gap] + payload + [UInt8](repeating: 0, count: blocks * 8 - payload.count)
+        }
+        try write("session-budget", name, stream)
     }
 
     // Host → client: what `serve` sends for pydualsense's real output reports.

@@ -64,8 +64,9 @@ public struct ForwardedPad {
     }
 
     /// The arrival and current state, sent when the pad or the link comes up: the state starts the
-    /// keep-alives at once, so the host's lease holds even while the pad sends nothing.
-    mutating func announcement(now: MonotonicInstant) -> [WireMessage] {
+    /// keep-alives at once, so the host's lease holds even while the pad sends nothing. Until it is
+    /// made, `collect` sends nothing.
+    public mutating func announcement(now: MonotonicInstant) -> [WireMessage] {
         announced = source.present
         guard announced else { return [] }
         lastBattery = source.battery
