@@ -83,6 +83,14 @@ public final class PadFeedback {
     public func setLightbar(enabled: Bool) throws { try lights.setLightbar(enabled: enabled) }
     public func setPlayerLEDs(_ leds: PlayerLEDs) throws { try lights.setPlayerLEDs(leds) }
     public func setTriggers(left: TriggerEffect?, right: TriggerEffect?) throws { try lights.setTriggers(left: left, right: right) }
+    /// For a one-shot command (`padgate lightbar`): waits until a colour the lights hold back has gone out.
+    public func finishLights() throws {
+        while let due = madeLights?.deadline {
+            let wait = due - now
+            if wait > .zero { usleep(UInt32(min(wait, .seconds(1)) / .microseconds(1))) }
+            try madeLights?.pump()
+        }
+    }
 
     // MARK: Haptics
 
@@ -181,10 +189,14 @@ public final class PadFeedback {
     }
 
     /// When `pump()` must run next without new messages.
-    public var nextDeadline: MonotonicInstant? { renderer.nextDeadline }
+    public var nextDeadline: MonotonicInstant? {
+        guard let held = madeLights?.deadline else { return renderer.nextDeadline }
+        return min(held, renderer.nextDeadline ?? held)
+    }
 
-    /// Steps the renderer and performs its actions on the pad.
+    /// Steps the renderer and performs its actions on the pad, and a held colour once it is due.
     public func pump() throws {
+        if let held = madeLights?.deadline, held <= now { try madeLights?.pump() }
         for action in renderer.step(now: now) {
             Self.log.trace("rumble on \(pad.name): \(action)")
             try perform(action)

@@ -1,3 +1,4 @@
+import MonotonicTime
 import HIDCodecs
 import PadDevices
 
@@ -17,6 +18,15 @@ public protocol PadLights: AnyObject {
     func silenceRumble()
     /// Nothing is written afterwards.
     func close()
+    /// When a colour held back (a Bluetooth DualSense's connection animation) is due to be looked
+    /// at again: `pump()` then. Nil when nothing waits.
+    var deadline: MonotonicInstant? { get }
+    func pump() throws
+}
+
+extension PadLights {
+    public var deadline: MonotonicInstant? { nil }
+    public func pump() throws {}
 }
 
 /// The kernel's LED class devices (lightbar colour, player LEDs): what a pad whose family has no

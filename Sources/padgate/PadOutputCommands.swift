@@ -45,6 +45,7 @@ struct PadOutputOptions: ParsableArguments {
         SignalTrap.install { feedback.close() }
         defer { feedback.close() }
         try body(feedback)
+        try feedback.finishLights()
     }
 
     func dualSenseReport(_ state: DualSenseOutputState) throws -> [UInt8] {
