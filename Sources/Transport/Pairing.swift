@@ -88,6 +88,10 @@ public enum Pairing {
 
     /// How many connections one pairing step may use when the host leaves them unanswered.
     public static let connectionsPerStep = 3
+    /// How long `pair` keeps trying to reach the host over TCP: longer than a connection's
+    /// `TLSDialer.connectTimeout`, since the person waits at both ends while the PIN is valid
+    /// (2 minutes) and a lossy LAN's lost neighbour probes answer "No route to host" for seconds.
+    public static let connectWindow: Duration = .seconds(30)
     static let retryPause: Duration = .milliseconds(300)
 
     /// Runs `step` (a connection and what it sends) again when the host left it unanswered: closed

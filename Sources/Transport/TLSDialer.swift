@@ -14,19 +14,19 @@ public enum TLSDialer {
     /// overloaded, not padgate) is reported after it instead of hanging.
     /// `from`: a local address to connect from (tests that play several machines).
     public static func connect(host: String, port: UInt16, identity: TLSIdentity?, timeout: Duration = TLSConnection.stepTimeout,
-                               from: String? = nil) throws -> TLSConnection {
+                               from: String? = nil, within: Duration = connectTimeout) throws -> TLSConnection {
         let addresses: [SocketAddress]
         do { addresses = try SocketAddress.resolveAll(host, port: port) } catch { throw NetworkError.badAddress(error) }
         let name = addresses.count == 1 && addresses[0].host == host ? addresses[0].description : "\(host) port \(port)"
-        return try connect(addresses, named: name, identity: identity, timeout: timeout, from: from)
+        return try connect(addresses, named: name, identity: identity, timeout: timeout, from: from, within: within)
     }
 
     /// The addresses a discovery found when there are some (`named` for messages), else `host`'s.
     public static func connect(host: String, port: UInt16, discovered: [SocketAddress], named name: String,
-                               identity: TLSIdentity?) throws -> TLSConnection {
+                               identity: TLSIdentity?, within: Duration = connectTimeout) throws -> TLSConnection {
         discovered.isEmpty
-            ? try connect(host: host, port: port, identity: identity)
-            : try connect(discovered, named: name, identity: identity)
+            ? try connect(host: host, port: port, identity: identity, within: within)
+            : try connect(discovered, named: name, identity: identity, within: within)
     }
 
     /// Connects to the first of `addresses` that answers (those a discovery found, say).
@@ -38,7 +38,7 @@ public enum TLSDialer {
         let local = try from.map { text throws(NetworkError) in try NetworkError.parse(text, port: 0) }
         let connectDeadline = MonotonicInstant.now + within
         while true {
-            let (socket, address) = try connectTCP(addresses, named: name, deadline: connectDeadline, from: local)
+            let (socket, address) = try connectTCP(addresses, named: name, deadline: connectDeadline, window: within, from: local)
             let deadline = MonotonicInstant.now + timeout
             do {
                 return try TLSConnection(context: context, socket: socket, server: false, peer: address, deadline: deadline)
@@ -58,7 +58,7 @@ public enum TLSDialer {
     /// in 10⁴. "No route to host" is retried too: on a lossy LAN it means the ARP or neighbour
     /// probes were lost, not that the host is gone. A refused port, or an address of a family this
     /// machine cannot reach, moves on to the next address; when every address refuses, it fails.
-    static func connectTCP(_ addresses: [SocketAddress], named name: String, deadline: MonotonicInstant,
+    static func connectTCP(_ addresses: [SocketAddress], named name: String, deadline: MonotonicInstant, window budget: Duration = connectTimeout,
                            from: SocketAddress?) throws -> (Socket, SocketAddress) {
         let candidates = addresses.filter { from == nil || $0.family == from!.family }
         guard !candidates.isEmpty else { throw TLSError.io("cannot connect to \(name): no address of the family of \(from!)") }
@@ -94,7 +94,7 @@ public enum TLSDialer {
             window = .seconds(2)
         }
         if let code = lastTransientError {
-            throw TLSError.io("cannot connect to \(name): \(code) for \(connectTimeout) — is the host up and on this network?")
+            throw TLSError.io("cannot connect to \(name): \(code) for \(budget) — is the host up and on this network?")
         }
         throw TLSError.timedOut("connecting to \(name) (is the host up and the port open?)")
     }

@@ -226,8 +226,8 @@ enum Discovery {
         /// The typed form worth remembering as an address (a discovered one changes with DHCP).
         var typedAddress: String? { addresses.isEmpty ? HostAndPort(host: host, port: port).description : nil }
 
-        func connect(identity: TLSIdentity) throws -> TLSConnection {
-            try TLSDialer.connect(host: host, port: port, discovered: addresses, named: display, identity: identity)
+        func connect(identity: TLSIdentity, within: Duration = TLSDialer.connectTimeout) throws -> TLSConnection {
+            try TLSDialer.connect(host: host, port: port, discovered: addresses, named: display, identity: identity, within: within)
         }
 
         /// What `forward` and `probe` give their forwarder: where to go, and what was announced.

@@ -358,13 +358,13 @@ struct PairCommand: ParsableCommand {
         // host's first-frame deadline would otherwise count the scrypt); the second one pairs.
         let retried: (Int) -> Void = { commandLog.notice("the host left the connection unanswered (a slow or lossy link?); connecting again (\($0) of \(Pairing.connectionsPerStep))") }
         let hostFingerprint: String = try Pairing.againIfUnanswered(onRetry: retried) {
-            let probe = try target.connect(identity: identity)
+            let probe = try target.connect(identity: identity, within: Pairing.connectWindow)
             guard let fingerprint = probe.peerFingerprint else { throw PairingError.protocolError("the host sent no certificate") }
             return fingerprint
         }
         let stretched = try Pairing.stretch(pin: pin, clientFingerprint: identity.fingerprint, hostFingerprint: hostFingerprint)
         let connection = try Pairing.againIfUnanswered(onRetry: retried) {
-            let connection = try target.connect(identity: identity)
+            let connection = try target.connect(identity: identity, within: Pairing.connectWindow)
             try Pairing.pairAsClient(connection, clientIdentity: identity, stretchedPIN: stretched, clientName: PeerName(local: ProcessInfo.processInfo.hostName))
             return connection
         }
