@@ -40,7 +40,9 @@ final class ForwardingTests: XCTestCase {
         defer { serve.interrupt() }
         let forwards = try pads.map { try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", $0.evdev[0].path, "--quiet"]) }
         defer { forwards.forEach { $0.interrupt() } }
-        let hostPads = eventually(timeout: .seconds(30)) { () -> [Pad]? in
+        // Two USB devices enumerated on vhci-hcd and probed by usbhid, snd-usb-audio and
+        // hid-playstation one after the other: 19 s on an idle guest, 30 s once with both cores busy.
+        let hostPads = eventually(timeout: .seconds(90)) { () -> [Pad]? in
             let made = udev.pads().filter { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.hidraw != nil }
             return made.count == 2 ? made : nil
         }
