@@ -34,6 +34,14 @@ func skipLoudly(_ reason: String) throws -> Never {
 /// The checkout these tests were built from: fixtures, udev rules and the hid-tools venv live there.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+/// How long a test waits for `serve` to make the host's pad after `forward` starts: pairing, the
+/// session, and the kernel's drivers binding the pad (a USB host pad: vhci-hcd, usbhid,
+/// snd-usb-audio, hid-playstation), which on the emulated guest with both cores busy took over 15 s.
+/// A budget for the emulator's speed, not a bound of padgate's.
+enum HostPadBudget {
+    static let made: Duration = .seconds(60)
+}
+
 /// Polls `condition` until it holds or `timeout` passes (udev needs a moment to name new nodes).
 /// Budgets are generous: they are spent only when a test fails, and under emulation with both
 /// host cores busy a driver's probe has been seen to take seconds (a 5 s default once ran out).

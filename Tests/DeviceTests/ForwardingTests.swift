@@ -65,7 +65,7 @@ final class ForwardingTests: XCTestCase {
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet", "--shared"])
         defer { forward.interrupt() }
 
-        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(15)) {
+        let virtualPad = try XCTUnwrap(eventually(timeout: HostPadBudget.made) {
             udev.pads().first { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.capabilities.contains(.battery) }
         }, "the host never created its virtual DualSense")
         XCTAssertEqual(virtualPad.kind, .dualSense)
@@ -178,7 +178,7 @@ final class ForwardingTests: XCTestCase {
         // --shared: the test reads the physical pad's nodes beside forward, to compare them with the host's.
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet", "--shared"], includeStandardError: true)
         defer { forward.interrupt() }
-        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(15)) {
+        let virtualPad = try XCTUnwrap(eventually(timeout: HostPadBudget.made) {
             udev.pads().first { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.hidraw != nil && $0.capabilities.contains(.battery) }
         }, "the host never created its virtual pad")
         XCTAssertEqual(virtualPad.kind, .dualSenseEdge, "a forwarded Edge must be an Edge on the host")

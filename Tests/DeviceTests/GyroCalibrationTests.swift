@@ -44,7 +44,7 @@ final class GyroCalibrationTests: XCTestCase {
         defer { serve.interrupt() }
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--pad", physicalPad.evdev[0].path, "--quiet"], includeStandardError: true)
         defer { forward.interrupt() }
-        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(15)) {
+        let virtualPad = try XCTUnwrap(eventually(timeout: HostPadBudget.made) {
             udev.pads().first { $0.isHostVirtualPad && $0.hasItsInputNodes && $0.capabilities.contains(.motion) }
         }, "the host never created its virtual pad")
         XCTAssertNotNil(forward.waitForLine { $0.contains("gyro calibrated at rest") }, "forward did not say so: \(forward.snapshot())")

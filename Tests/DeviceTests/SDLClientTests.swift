@@ -563,7 +563,7 @@ final class SDLClientTests: XCTestCase {
         // leave those alone, or each forwarded pad makes another.
         let forward = try PadgateProcess(["forward", "127.0.0.1:\(port)", "--all", "--quiet"])
         defer { forward.interrupt() }
-        let virtualPad = try XCTUnwrap(eventually(timeout: .seconds(15)) {
+        let virtualPad = try XCTUnwrap(eventually(timeout: HostPadBudget.made) {
             udev.pads().first { $0.isHostVirtualPad && (kind == "xbox" || ($0.hasItsInputNodes && $0.capabilities.contains(.battery))) }
         }, "the host never created its virtual pad")
         _ = physicalPad
