@@ -80,7 +80,8 @@ final class HapticsDeviceTests: XCTestCase {
         let (virtual, hidraw) = try emulated()
         defer { virtual.virtual.stop() }
         let haptics = try RunningPadgate(["haptics", "--pad", hidraw, "--tone", "200", "--for", "30s"])
-        let playing = try collect(virtual, timeout: .seconds(10)) { $0.count >= 10 }
+        // A budget for the process's start on the emulated guest (CI's loaded run once saw none in 10 s).
+        let playing = try collect(virtual, timeout: .seconds(30)) { $0.count >= 10 }
         XCTAssertGreaterThanOrEqual(playing.count, 10, "it did not start")
         let stopped = MonotonicInstant.now
         XCTAssertNotNil(haptics.stop(with: SIGINT, limit: .seconds(5)), "haptics did not exit on SIGINT")
